@@ -1,0 +1,179 @@
+//! Diagnostics: the one shape every stage reports problems in (catalog errors, validation
+//! findings, KRM results), so that the CLI, the KRM adapter and the docs all agree.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// The Kubernetes object a finding is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl ObjectRef {
+    pub fn new(kind: impl Into<String>, name: impl Into<String>) -> Self {
+        ObjectRef { kind: kind.into(), name: name.into(), ..Default::default() }
+    }
+
+    /// Reads apiVersion, kind, metadata.name and metadata.namespace from an untyped object.
+    pub fn of(value: &serde_json::Value) -> Self {
+        let s = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        ObjectRef {
+            api_version: s(value.get("apiVersion")),
+            kind: s(value.get("kind")),
+            name: s(value.pointer("/metadata/name")),
+            namespace: value.pointer("/metadata/namespace").and_then(|v| v.as_str()).map(str::to_string),
+        }
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.kind.is_empty() { "object" } else { &self.kind };
+        let name = if self.name.is_empty() { "<unnamed>" } else { &self.name };
+        match &self.namespace {
+            Some(ns) => write!(f, "{kind}/{ns}/{name}"),
+            None => write!(f, "{kind}/{name}"),
+        }
+    }
+}
+
+/// One finding: what is wrong, where, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Stable rule id, e.g. `catalog/unknown-field` or `accelerator/tpu-chips-per-host`.
+    pub rule: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<ObjectRef>,
+    /// Field path in the object, dotted with `[i]` for list items: `spec.accelerator.tpu.topology`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The file the object came from, as the user named it (`<stdin>`, `builtin:catalog/x.yaml`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line in `file`, where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// Index of the YAML document in `file` (0-based), where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// How to fix it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, rule: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            rule: rule.into(),
+            message: message.into(),
+            object: None,
+            field: None,
+            file: None,
+            line: None,
+            index: None,
+            help: None,
+        }
+    }
+    pub fn error(rule: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, rule, message)
+    }
+    pub fn warning(rule: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, rule, message)
+    }
+    pub fn info(rule: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, rule, message)
+    }
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+    pub fn with_object(mut self, object: ObjectRef) -> Self {
+        self.object = Some(object);
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_file(mut self, file: impl Into<String>, index: Option<usize>, line: Option<usize>) -> Self {
+        self.file = Some(file.into());
+        self.index = index;
+        self.line = line;
+        self
+    }
+    /// Prefixes the field path, for findings made on a sub-object.
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.field = Some(match self.field.take() {
+            Some(f) if f.starts_with('[') => format!("{prefix}{f}"),
+            Some(f) if !f.is_empty() => format!("{prefix}.{f}"),
+            _ => prefix.to_string(),
+        });
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// `error[rule]: file:line: Kind/name: field: message` and an indented help line.
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: ", self.severity, self.rule)?;
+        if let Some(file) = &self.file {
+            match self.line {
+                Some(line) => write!(f, "{file}:{line}: ")?,
+                None => match self.index {
+                    Some(i) if i > 0 => write!(f, "{file} (document {}): ", i + 1)?,
+                    _ => write!(f, "{file}: ")?,
+                },
+            }
+        }
+        if let Some(object) = &self.object {
+            write!(f, "{object}: ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "`{field}`: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// True when any finding is an error.
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}

@@ -1,0 +1,129 @@
+//! Render stage: a resolved runtime -> a typed `ClusterTrainingRuntime` / `TrainingRuntime`.
+//! Pure construction of k8s-openapi and Trainer structs; no decisions are made here.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
+use k8s_openapi::api::core::v1::{Container, EmptyDirVolumeSource, PodSpec, PodTemplateSpec, Volume, VolumeMount};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::resolve::{Accel, Resolved};
+use crate::trainer::*;
+
+/// Label on every generated runtime.
+pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY: &str = "jax-runtimes";
+/// Annotation naming the catalog object a runtime was generated from, e.g. `JaxRuntime/jax-cpu`.
+pub const ANNOTATION_SOURCE: &str = "jax-runtimes.dev/source";
+pub const ANNOTATION_DESCRIPTION: &str = "jax-runtimes.dev/description";
+/// Summary of the accelerator, e.g. `tpu v5e 4x4 (4 hosts x 4 chips, ct5lp-hightpu-4t)`.
+pub const ANNOTATION_ACCELERATOR: &str = "jax-runtimes.dev/accelerator";
+pub const ANNOTATION_TRAINER: &str = "jax-runtimes.dev/trainer-version";
+
+/// Name of the memory-backed volume mounted at `/dev/shm`.
+pub const SHM_VOLUME: &str = "dshm";
+
+/// A one-line description of the accelerator, for the annotation and for humans.
+pub fn accelerator_summary(r: &Resolved) -> String {
+    match &r.accelerator {
+        Accel::Cpu => "cpu".to_string(),
+        Accel::Gpu(g) => match &g.machine_type {
+            Some(mt) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, mt),
+            None => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
+        },
+        Accel::Tpu(t) => format!(
+            "tpu {} {} ({} host{} x {} chips, {})",
+            t.generation,
+            t.topology,
+            t.hosts,
+            if t.hosts == 1 { "" } else { "s" },
+            t.chips_per_host,
+            t.machine_type
+        ),
+    }
+}
+
+/// Builds the runtime object.
+pub fn render(r: &Resolved) -> TrainingRuntime {
+    let mut labels = r.labels.clone();
+    labels.insert(LABEL_FRAMEWORK.into(), "jax".into());
+    labels.insert(LABEL_MANAGED_BY.into(), MANAGED_BY.into());
+    let mut annotations = r.annotations.clone();
+    annotations.insert(ANNOTATION_SOURCE.into(), r.origin.object.to_string());
+    annotations.insert(ANNOTATION_ACCELERATOR.into(), accelerator_summary(r));
+    annotations.insert(ANNOTATION_TRAINER.into(), r.trainer.clone());
+    if let Some(d) = &r.description {
+        annotations.insert(ANNOTATION_DESCRIPTION.into(), d.clone());
+    }
+
+    let mut volumes = Vec::new();
+    let mut mounts = Vec::new();
+    if let Some(size) = &r.shared_memory {
+        volumes.push(Volume {
+            name: SHM_VOLUME.into(),
+            empty_dir: Some(EmptyDirVolumeSource { medium: Some("Memory".into()), size_limit: size.clone().map(Quantity) }),
+            ..Default::default()
+        });
+        mounts.push(VolumeMount { name: SHM_VOLUME.into(), mount_path: "/dev/shm".into(), ..Default::default() });
+    }
+
+    let container = Container {
+        name: NODE.into(),
+        image: Some(r.image.clone()),
+        command: non_empty(r.command.clone()),
+        args: non_empty(r.args.clone()),
+        env: non_empty(r.env.clone()),
+        resources: if r.resources.limits.is_some() || r.resources.requests.is_some() { Some(r.resources.clone()) } else { None },
+        volume_mounts: non_empty(mounts),
+        ..Default::default()
+    };
+    let pod = PodSpec {
+        containers: vec![container],
+        node_selector: if r.node_selector.is_empty() { None } else { Some(r.node_selector.clone()) },
+        tolerations: non_empty(r.tolerations.clone()),
+        volumes: non_empty(volumes),
+        host_network: r.host_network.then_some(true),
+        dns_policy: r.host_network.then(|| "ClusterFirstWithHostNet".to_string()),
+        service_account_name: r.service_account_name.clone(),
+        ..Default::default()
+    };
+    let job = JobTemplateSpec {
+        metadata: Some(ObjectMeta { labels: Some(BTreeMap::from([(LABEL_ANCESTOR.to_string(), "trainer".to_string())])), ..Default::default() }),
+        spec: Some(JobSpec { template: PodTemplateSpec { metadata: None, spec: Some(pod) }, ..Default::default() }),
+    };
+    TrainingRuntime {
+        api_version: API_VERSION.into(),
+        kind: if r.namespace.is_some() { KIND_NAMESPACED } else { KIND_CLUSTER }.into(),
+        metadata: ObjectMeta {
+            name: Some(r.name.clone()),
+            namespace: r.namespace.clone(),
+            labels: Some(labels),
+            annotations: Some(annotations),
+            ..Default::default()
+        },
+        spec: TrainingRuntimeSpec {
+            ml_policy: Some(MlPolicy { num_nodes: Some(r.num_nodes), jax: Some(JaxPolicy {}), ..Default::default() }),
+            pod_group_policy: r.pod_group_policy.clone(),
+            template: JobSetTemplateSpec {
+                metadata: if r.jobset_annotations.is_empty() {
+                    None
+                } else {
+                    Some(TemplateMetadata { annotations: r.jobset_annotations.clone(), ..Default::default() })
+                },
+                spec: JobSetSpec {
+                    replicated_jobs: vec![ReplicatedJob { name: NODE.into(), replicas: Some(1), template: job, ..Default::default() }],
+                    ..Default::default()
+                },
+            },
+        },
+    }
+}
+
+fn non_empty<T>(v: Vec<T>) -> Option<Vec<T>> {
+    if v.is_empty() {
+        None
+    } else {
+        Some(v)
+    }
+}
