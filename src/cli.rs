@@ -145,7 +145,8 @@ fn render(a: &RenderArgs) -> i32 {
         Ok(d) => d,
         Err(diags) => {
             report::print(&diags, a.format);
-            return EXIT_USAGE.max(if diags.iter().any(|d| d.rule == "input/malformed-yaml") { EXIT_FINDINGS } else { EXIT_USAGE });
+            // Unreadable paths are usage errors; readable but malformed input is a finding.
+            return if diags.iter().all(|d| d.rule.starts_with("input/malformed") || d.rule == "input/not-utf8") { EXIT_FINDINGS } else { EXIT_USAGE };
         }
     };
     let generated = pipeline::generate(&docs);

@@ -152,6 +152,7 @@ pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
     let text = source.text().unwrap_or_default();
     let values = yaml::parse_stream(text).map_err(|message| {
         let line = line_of_message(&message);
+        let message = message.replace("<input>", &source.name);
         Diagnostic::error("input/malformed-yaml", message)
             .with_file(source.name.clone(), None, line)
             .with_help("fix the YAML syntax at that line")

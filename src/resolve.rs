@@ -254,8 +254,16 @@ fn shape_error(e: &serde_path_to_error::Error<serde_json::Error>) -> Diagnostic 
     // serde_path_to_error reports `.` for the root and the parent for unknown fields.
     let mut field = if path == "." { String::new() } else { path };
     if let Some(name) = inner.strip_prefix("unknown field `").and_then(|s| s.split('`').next()) {
-        field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+        let already = field == name || field.ends_with(&format!(".{name}"));
+        if !already {
+            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+        }
     }
+    let help = if inner.contains("invalid type: boolean") && inner.contains("string") {
+        "YAML 1.1 (what kubectl reads) takes y, yes, on, n, no and off for booleans: quote the value, e.g. \"on\""
+    } else {
+        help
+    };
     let d = Diagnostic::error(rule, inner).with_help(help);
     if field.is_empty() {
         d
@@ -698,7 +706,7 @@ fn resolve_tpu(tpu: &catalog::TpuSpec) -> Result<TpuShape, Diagnostic> {
                 "TPU {} {topology} fits {} machine shapes with identical node labels ({}); the pod's `google.com/tpu` and the host count depend on which node pool you created",
                 generation.name,
                 shapes.len(),
-                shapes.iter().map(|s| format!("{} hosts x {} chips on {}", s.hosts, s.chips_per_host, s.machine_type)).collect::<Vec<_>>().join(", or ")
+                shapes.iter().map(|s| format!("{} host{} x {} chips on {}", s.hosts, if s.hosts == 1 { "" } else { "s" }, s.chips_per_host, s.machine_type)).collect::<Vec<_>>().join(", or ")
             ),
         )
         .with_field(format!("{field}.chipsPerHost"))

@@ -1,0 +1,174 @@
+//! Every class of bad catalog input gives a non-zero exit, writes nothing, and names the file,
+//! line, object and field path with what is accepted.
+
+use std::fs;
+
+use assert_cmd::Command;
+
+const HEAD: &str = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\n";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn render_text(file_name: &str, text: &str) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file_name);
+    fs::write(&path, text).unwrap();
+    let out_dir = dir.path().join("out");
+    // Once to stdout, once into a directory: neither may write anything.
+    let out = Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name]).output().unwrap();
+    let to_dir = Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name, "-o", "out"]).output().unwrap();
+    assert_eq!(out.status.code(), to_dir.status.code());
+    if out.status.code() != Some(0) {
+        assert!(!out_dir.exists(), "an output directory was created despite errors");
+    }
+    Run { code: out.status.code().unwrap_or(-1), stdout: String::from_utf8(out.stdout).unwrap(), stderr: String::from_utf8(out.stderr).unwrap() }
+}
+
+/// Asserts a failed render whose stderr holds every `needle`.
+fn fails_with(file_name: &str, text: &str, needles: &[&str]) -> String {
+    let r = render_text(file_name, text);
+    assert_eq!(r.code, 1, "expected exit 1, got {}:\n{}", r.code, r.stderr);
+    assert!(r.stdout.is_empty(), "nothing may be written on error, got:\n{}", r.stdout);
+    for n in needles {
+        assert!(r.stderr.contains(n), "stderr lacks {n:?}:\n{}", r.stderr);
+    }
+    r.stderr
+}
+
+#[test]
+fn malformed_yaml_names_file_and_line() {
+    fails_with("bad.yaml", &format!("{HEAD}metadata: {{name: x}}\nspec: [1, 2\n"), &["error[input/malformed-yaml]", "bad.yaml:4"]);
+}
+
+#[test]
+fn unknown_field_is_an_error_at_its_path_and_line() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  nodeSelectr: {{a: b}}\n");
+    fails_with(
+        "typo.yaml",
+        &text,
+        &["error[catalog/unknown-field]", "typo.yaml:6", "JaxRuntime/x", "`spec.nodeSelectr`", "expected one of", "`nodeSelector`"],
+    );
+}
+
+#[test]
+fn yaml_11_booleans_in_string_fields_get_a_quoting_hint() {
+    let text = format!("{HEAD}metadata: {{name: on}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n");
+    fails_with("b.yaml", &text, &["`metadata.name`", "quote the value"]);
+}
+
+#[test]
+fn wrong_type_names_the_field_and_expected_type() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  numNodes: two\n  accelerator: {{cpu: {{}}}}\n");
+    fails_with("t.yaml", &text, &["error[catalog/wrong-type]", "t.yaml:5", "`spec.numNodes`", "expected i32"]);
+}
+
+#[test]
+fn unknown_accelerator_lists_the_known_ones() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator:\n    gpu: {{model: h900}}\n");
+    fails_with("g.yaml", &text, &["error[catalog/unknown-gpu]", "g.yaml:6", "`spec.accelerator.gpu.model`", "`h100-80gb`"]);
+    let text = format!("{HEAD}metadata: {{name: z}}\nspec:\n  accelerator:\n    tpu: {{type: v9, topology: 2x2}}\n");
+    fails_with("t.yaml", &text, &["error[catalog/unknown-tpu]", "`spec.accelerator.tpu.type`", "`v5e`", "`tpu7x`"]);
+}
+
+#[test]
+fn impossible_topology_lists_nearest_valid_shapes() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator:\n    tpu: {{type: v5e, topology: 3x3}}\n");
+    let err = fails_with("t.yaml", &text, &["error[catalog/tpu-topology]", "`spec.accelerator.tpu.topology`", "nearest valid topologies"]);
+    assert!(err.contains("2x4") || err.contains("4x4"), "{err}");
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator:\n    tpu: {{type: v5p, topology: 4x4}}\n");
+    fails_with("t.yaml", &text, &["3D (AxBxC)"]);
+}
+
+#[test]
+fn two_accelerators_in_one_entry() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}, gpu: {{model: l4}}}}\n");
+    fails_with("a.yaml", &text, &["error[catalog/accelerator-count]", "`spec.accelerator`", "exactly one of"]);
+}
+
+#[test]
+fn duplicate_runtime_names_name_both_objects() {
+    let one = format!("{HEAD}metadata: {{name: dup}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n");
+    let text = format!("{one}---\n{one}");
+    fails_with("d.yaml", &text, &["error[catalog/duplicate-name]", "d.yaml:8", "ClusterTrainingRuntime `dup` is generated twice"]);
+}
+
+#[test]
+fn duplicate_yaml_keys_are_refused() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nmetadata: {{name: y}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n");
+    fails_with("k.yaml", &text, &["error[input/malformed-yaml]", "duplicate"]);
+}
+
+#[test]
+fn trainer_without_jax_policy_is_refused() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  trainer: v2.1\n  accelerator: {{cpu: {{}}}}\n");
+    fails_with("v.yaml", &text, &["error[catalog/trainer-version]", "`spec.trainer`", "v2.2"]);
+}
+
+#[test]
+fn multislice_is_refused_with_the_reason() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{tpu: {{type: v5e, topology: 4x4, slices: 2}}}}\n");
+    fails_with("m.yaml", &text, &["error[catalog/tpu-multislice]", "kubeflow/trainer#3408"]);
+}
+
+#[test]
+fn ambiguous_two_by_four_requires_chips_per_host() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{tpu: {{type: v5e, topology: 2x4}}}}\n");
+    fails_with("a.yaml", &text, &["error[catalog/tpu-chips-per-host]", "ct5lp-hightpu-8t", "ct5lp-hightpu-4t", "set `chipsPerHost` to 4 or 8"]);
+}
+
+#[test]
+fn tpu_num_nodes_must_match_the_slice() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  numNodes: 3\n  accelerator: {{tpu: {{type: v5e, topology: 4x4}}}}\n");
+    fails_with("n.yaml", &text, &["error[catalog/tpu-num-nodes]", "`spec.numNodes`", "has 4 hosts"]);
+}
+
+#[test]
+fn gpu_count_above_the_machine_shape_is_refused() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  platform: gke\n  accelerator: {{gpu: {{model: h100-80gb, count: 16}}}}\n");
+    fails_with("g.yaml", &text, &["error[catalog/gpu-shape]", "`spec.accelerator.gpu.count`", "at most 8", "a3-highgpu-8g"]);
+}
+
+#[test]
+fn tpu_on_a_non_gke_platform_is_refused() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  platform: eks\n  accelerator: {{tpu: {{type: v5e, topology: 2x2}}}}\n");
+    fails_with("p.yaml", &text, &["error[catalog/tpu-platform]", "`spec.platform`"]);
+}
+
+#[test]
+fn every_bad_entry_is_reported_not_just_the_first() {
+    let a = format!("{HEAD}metadata: {{name: a}}\nspec: {{accelerator: {{tpu: {{type: v5e, topology: 3x3}}}}}}\n");
+    let b = format!("{HEAD}metadata: {{name: b}}\nspec: {{accelerator: {{gpu: {{model: nope}}}}}}\n");
+    let c = format!("{HEAD}metadata: {{name: c}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n");
+    let err = fails_with("many.yaml", &format!("{a}---\n{b}---\n{c}"), &["JaxRuntime/a", "JaxRuntime/b", "2 error(s)"]);
+    assert!(!err.contains("JaxRuntime/c"), "{err}");
+}
+
+#[test]
+fn matrix_errors_point_into_the_template_and_name_the_row() {
+    let text = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeMatrix\nmetadata: {name: m}\nspec:\n  matrix: {topology: [2x2, 3x3]}\n  template:\n    metadata: {name: \"x-{{ topology }}\"}\n    spec:\n      accelerator: {tpu: {type: v5e, topology: \"{{ topology }}\"}}\n";
+    fails_with("m.yaml", text, &["JaxRuntimeMatrix/m", "`spec.template.spec.accelerator.tpu.topology`", "matrix row topology=3x3", "m.yaml:9"]);
+}
+
+#[test]
+fn plugin_env_and_memory_limits_warn_but_render() {
+    let text = format!(
+        "{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  env: [{{name: JAX_PROCESS_ID, value: \"0\"}}]\n  resources: {{limits: {{memory: 1Gi}}}}\n"
+    );
+    let r = render_text("w.yaml", &text);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("warning[catalog/jax-plugin-env]") && r.stderr.contains("`spec.env[0].name`"), "{}", r.stderr);
+    assert!(r.stderr.contains("warning[catalog/memory-limit]"), "{}", r.stderr);
+    assert!(r.stdout.contains("kind: ClusterTrainingRuntime"));
+}
+
+#[test]
+fn unreadable_path_is_a_usage_error() {
+    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["render", "/nonexistent/catalog.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/catalog.yaml"));
+    assert!(out.stdout.is_empty());
+}

@@ -1,0 +1,89 @@
+//! Golden tests: each folder under tests/golden/ holds a catalog (`catalog.yaml`) and the exact
+//! runtimes `jax-runtimes render` must print for it (`expected.yaml`). Rendering twice must give
+//! byte-identical output. `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the expectations
+//! (review the diff before committing).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert!(dirs.len() >= 8, "golden cases went missing from {}", root.display());
+    dirs
+}
+
+fn render(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("jax-runtimes").unwrap().args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn every_golden_catalog_renders_exactly_as_expected() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut failures = Vec::new();
+    for dir in cases() {
+        let catalog = dir.join("catalog.yaml");
+        let (code, stdout, stderr) = render(&["render", catalog.to_str().unwrap()]);
+        assert_eq!(code, 0, "{}: render failed:\n{stderr}", dir.display());
+        let expected_path = dir.join("expected.yaml");
+        if update {
+            fs::write(&expected_path, &stdout).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", expected_path.display()));
+        if stdout != expected {
+            let diff = similar::TextDiff::from_lines(&expected, &stdout).unified_diff().header("expected", "actual").to_string();
+            failures.push(format!("{}:\n{diff}", dir.display()));
+        }
+        let (_, again, _) = render(&["render", catalog.to_str().unwrap()]);
+        assert_eq!(stdout, again, "{}: two renders differ", dir.display());
+    }
+    assert!(failures.is_empty(), "golden mismatches:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn builtin_catalog_renders_deterministically_and_covers_every_kind() {
+    let (code, first, stderr) = render(&["render"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.is_empty(), "the built-in catalog must render without findings:\n{stderr}");
+    let (_, second, _) = render(&["render"]);
+    assert_eq!(first, second);
+    let docs: Vec<serde_json::Value> = jax_runtimes::yaml::parse_stream(&first).unwrap();
+    let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
+    let summary = |n: &str| -> String {
+        docs.iter().find(|d| d["metadata"]["name"] == n).unwrap()["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap().to_string()
+    };
+    // What the issue promises the built-in catalog holds.
+    assert!(names.contains(&"jax-cpu"), "{names:?}");
+    assert!(summary("jax-gpu-gke-h100").starts_with("gpu h100-80gb x8 per node (gke"));
+    assert!(names.iter().any(|n| n.starts_with("jax-gpu-gke-h100-") && summary(n).contains("gke")), "a multi-node GKE H100 runtime");
+    assert!(summary("jax-gpu-h100").contains("(generic)"));
+    for gen in ["v5e", "v5p", "v6e"] {
+        let tpu: Vec<&&str> = names.iter().filter(|n| summary(n).starts_with(&format!("tpu {gen} "))).collect();
+        assert!(tpu.iter().any(|n| summary(n).contains("(1 host x")), "{gen}: a single-host slice");
+        assert!(tpu.iter().any(|n| summary(n).contains("hosts x")), "{gen}: a multi-host slice");
+    }
+    for d in &docs {
+        assert_eq!(d["metadata"]["labels"]["trainer.kubeflow.org/framework"], "jax");
+        assert_eq!(d["spec"]["mlPolicy"]["jax"], serde_json::json!({}));
+    }
+}
+
+#[test]
+fn render_to_a_directory_writes_one_file_per_runtime_with_stable_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("runtimes");
+    let catalog = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/namespaced/catalog.yaml");
+    let (code, stdout, stderr) = render(&["render", catalog.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty());
+    let mut files: Vec<String> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    files.sort();
+    assert_eq!(files, ["clustertrainingruntime_team-runtime.yaml", "kustomization.yaml", "trainingruntime_team-a_team-runtime.yaml"]);
+    let namespaced = fs::read_to_string(out.join("trainingruntime_team-a_team-runtime.yaml")).unwrap();
+    assert!(namespaced.contains("kind: TrainingRuntime\n") && namespaced.contains("namespace: team-a\n"), "{namespaced}");
+}
