@@ -1,12 +1,16 @@
-//! Writes findings for people (text on stderr) and for tools (JSON).
+//! Writes findings for people (text on stderr, with the offending line of the user's file shown
+//! by miette) and for tools (JSON).
+
+use std::fmt;
 
 use clap::ValueEnum;
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 
 use crate::diag::Diagnostic;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// `error[rule]: file:line: Kind/name: `field`: message` and a help line.
+    /// `error[rule]: file:line: Kind/name: `field`: message`, the line itself, and a help line.
     Text,
     /// A JSON array of findings.
     Json,
@@ -20,9 +24,81 @@ pub fn print(diags: &[Diagnostic], format: Format) {
     match format {
         Format::Text => {
             for d in diags {
-                eprintln!("{d}");
+                eprint!("{}", text(d));
             }
         }
         Format::Json => eprintln!("{}", serde_json::to_string_pretty(diags).expect("findings serialize")),
+    }
+}
+
+/// One finding as text: the one-line summary and help, then the source line it points at
+/// when the file can be read (files on disk and the built-in catalog; not stdin).
+pub fn text(d: &Diagnostic) -> String {
+    let mut out = format!("{d}\n");
+    if let Some(snippet) = snippet(d) {
+        out.push_str(&snippet);
+    }
+    out
+}
+
+fn source_text(file: &str) -> Option<String> {
+    if let Some(name) = file.strip_prefix("builtin:") {
+        return crate::read::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| t.to_string());
+    }
+    if file.starts_with('<') {
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
+}
+
+/// The finding's line of its file, rendered by miette.
+fn snippet(d: &Diagnostic) -> Option<String> {
+    if d.rule.starts_with("input/malformed") {
+        return None; // the parser's message already shows the line
+    }
+    let (file, line) = (d.file.as_ref()?, d.line?);
+    let text = source_text(file)?;
+    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let this = text[start..].lines().next()?;
+    let indent = this.len() - this.trim_start().len();
+    let len = this.trim().len().max(1);
+    let label = d.field.clone().unwrap_or_else(|| "here".into());
+    let report = Snippet { src: NamedSource::new(file, text.clone()), span: (start + indent, len).into(), label };
+    let mut out = String::new();
+    GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+        .with_width(usize::MAX)
+        .with_context_lines(1)
+        .without_syntax_highlighting()
+        .render_report(&mut out, &report)
+        .ok()?;
+    // Keep only the source frame: the summary line is printed above in a stable, greppable form.
+    let frame: Vec<&str> = out.lines().skip_while(|l| !l.trim_start().starts_with('╭')).collect();
+    if frame.is_empty() {
+        return None;
+    }
+    Some(frame.join("\n") + "\n")
+}
+
+#[derive(Debug)]
+struct Snippet {
+    src: NamedSource<String>,
+    span: SourceSpan,
+    label: String,
+}
+
+impl fmt::Display for Snippet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("at")
+    }
+}
+
+impl std::error::Error for Snippet {}
+
+impl miette::Diagnostic for Snippet {
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.src)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(self.label.clone()), self.span))))
     }
 }
