@@ -452,7 +452,9 @@ fn file_of(v: &Value) -> (Option<String>, Option<usize>) {
     (path, index)
 }
 
-fn is_orchestrator_key(k: &str) -> bool {
+/// True for annotation keys that belong to kpt or kustomize (paths, ids, `local-config`,
+/// `config.kubernetes.io/function`): never copied from a catalog object onto a runtime.
+pub fn is_orchestrator_annotation(k: &str) -> bool {
     ORCHESTRATOR_PREFIXES.iter().any(|p| k.starts_with(p))
 }
 
@@ -466,7 +468,7 @@ fn pipeline_copy(v: &Value) -> Value {
 fn strip_orchestrator_annotations(v: &mut Value) {
     let Some(metadata) = v.get_mut("metadata").and_then(Value::as_object_mut) else { return };
     let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) else { return };
-    annotations.retain(|k, _| !is_orchestrator_key(k));
+    annotations.retain(|k, _| !is_orchestrator_annotation(k));
     if annotations.is_empty() {
         metadata.remove("annotations");
     }
@@ -477,7 +479,7 @@ fn strip_orchestrator_annotations(v: &mut Value) {
 fn carry_orchestrator_annotations(from: &Value, to: &mut Value) {
     let Some(old) = annotations(from) else { return };
     let carried: Vec<(String, Value)> =
-        old.iter().filter(|(k, _)| is_orchestrator_key(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        old.iter().filter(|(k, _)| is_orchestrator_annotation(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
     if carried.is_empty() {
         return;
     }

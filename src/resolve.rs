@@ -515,8 +515,14 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
 
     let mut labels = defaults.labels.clone();
     labels.extend(entry.metadata.labels.clone());
-    let mut annotations = defaults.annotations.clone();
-    annotations.extend(entry.metadata.annotations.clone());
+    // Orchestrator annotations (kpt/kustomize paths, local-config, function config) describe the
+    // catalog file, not the runtime: never copy them.
+    let mut annotations: BTreeMap<String, String> = BTreeMap::new();
+    for (k, v) in defaults.annotations.iter().chain(&entry.metadata.annotations) {
+        if !crate::krm::is_orchestrator_annotation(k) {
+            annotations.insert(k.clone(), v.clone());
+        }
+    }
 
     let image = spec.image.clone().or_else(|| default_image_from_defaults.cloned()).unwrap_or(default_image);
     if image.trim().is_empty() {

@@ -1,0 +1,458 @@
+//! End-to-end: the KRM function under the real kpt and kubectl, on the example packages in
+//! functions/ and the golden package in tests/krm/. Each kpt case renders twice: the second run
+//! must change nothing.
+//!
+//! kpt and kubectl must be on PATH. Without them the tests say so and pass on a developer
+//! machine, and fail under CI=true. `JAX_RUNTIMES_BLESS=1` rewrites the runtimes committed in
+//! functions/kpt/example/runtimes/ from the current renderer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use jax_runtimes::yaml;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_jax-runtimes");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The tool's path, or None (with a note) outside CI. Under CI=true a missing tool fails.
+fn tool(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("`{name}` is not on PATH; the KRM end-to-end tests need it (kpt 1.0.0-beta.56, kubectl 1.32)");
+        }
+        eprintln!("SKIPPED: `{name}` is not on PATH");
+    }
+    found
+}
+
+/// PATH with the freshly built jax-runtimes first, so that `exec: jax-runtimes` finds it.
+fn path_with_bin() -> std::ffi::OsString {
+    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&rest))).unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir`: relative path -> text.
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn show(o: &Output) -> String {
+    format!("exit {:?}\n--- stdout\n{}\n--- stderr\n{}", o.status.code(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn kpt_render(kpt: &Path, pkg: &Path, results: &Path) -> Output {
+    Command::new(kpt)
+        .args(["fn", "render", "--allow-exec", "--results-dir"])
+        .arg(results)
+        .current_dir(pkg)
+        .env("PATH", path_with_bin())
+        .output()
+        .unwrap()
+}
+
+/// Renders a copy of `pkg` twice; asserts success and that the second run changed nothing.
+fn render_twice(kpt: &Path, pkg: &Path) -> BTreeMap<String, String> {
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(kpt, pkg, results.path());
+    assert!(out.status.success(), "first render failed:\n{}", show(&out));
+    let first = tree(pkg);
+    let out = kpt_render(kpt, pkg, results.path());
+    assert!(out.status.success(), "second render failed:\n{}", show(&out));
+    let second = tree(pkg);
+    assert_eq!(first, second, "the second render changed files");
+    first
+}
+
+fn docs(text: &str) -> Vec<Value> {
+    yaml::parse_stream(text).unwrap()
+}
+
+fn without_annotation(mut v: Value, key: &str) -> Value {
+    if let Some(a) = v.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        a.remove(key);
+        if a.is_empty() {
+            v["metadata"].as_object_mut().unwrap().remove("annotations");
+        }
+    }
+    v
+}
+
+/// Comments of a file: the text after `#` on each line that has one outside quotes (good
+/// enough for the files used here, which have no `#` inside strings).
+fn comments(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            if t.starts_with('#') {
+                Some(t.to_string())
+            } else {
+                l.find(" #").map(|i| l[i + 1..].trim().to_string())
+            }
+        })
+        .collect()
+}
+
+fn runtimes_of(values: Vec<Value>) -> BTreeMap<String, Value> {
+    values
+        .into_iter()
+        .filter(|v| v["kind"] == "ClusterTrainingRuntime" || v["kind"] == "TrainingRuntime")
+        .map(|v| (v["metadata"]["name"].as_str().unwrap().to_string(), v))
+        .collect()
+}
+
+fn cli_render(files: &[PathBuf]) -> BTreeMap<String, Value> {
+    let out = Command::new(BIN).arg("render").args(files).output().unwrap();
+    assert!(out.status.success(), "jax-runtimes render failed:\n{}", show(&out));
+    runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()))
+}
+
+#[test]
+fn kpt_example_is_a_fixed_point_of_render() {
+    let Some(kpt) = tool("kpt") else { return };
+    let example = root().join("functions/kpt/example");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&example, &pkg);
+    let rendered = render_twice(&kpt, &pkg);
+    if std::env::var_os("JAX_RUNTIMES_BLESS").is_some() {
+        let _ = std::fs::remove_dir_all(example.join("runtimes"));
+        copy_dir(&pkg.join("runtimes"), &example.join("runtimes"));
+        return;
+    }
+    assert_eq!(tree(&example), rendered, "functions/kpt/example is not what render makes of it (JAX_RUNTIMES_BLESS=1 rewrites it)");
+}
+
+#[test]
+fn kpt_example_generates_its_runtimes_from_scratch_like_the_cli() {
+    let Some(kpt) = tool("kpt") else { return };
+    let example = root().join("functions/kpt/example");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&example, &pkg);
+    std::fs::remove_dir_all(pkg.join("runtimes")).unwrap();
+    let rendered = render_twice(&kpt, &pkg);
+    assert_eq!(tree(&example), rendered);
+
+    // The KRM route and `jax-runtimes render` agree on the same catalog.
+    let generated: Vec<Value> =
+        rendered.iter().filter(|(p, _)| p.starts_with("runtimes/")).flat_map(|(_, t)| docs(t)).collect();
+    let krm = runtimes_of(generated);
+    let cli = cli_render(&[pkg.join("catalog")]);
+    assert_eq!(krm.keys().collect::<Vec<_>>(), cli.keys().collect::<Vec<_>>());
+    for (name, runtime) in &krm {
+        assert_eq!(runtime, &cli[name], "runtime {name} differs between kpt and the CLI");
+    }
+}
+
+#[test]
+fn kpt_render_prunes_runtimes_of_removed_entries_only() {
+    let Some(kpt) = tool("kpt") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    let before = tree(&pkg);
+    // Drop the first document (JaxRuntime jax-cpu-small) of the catalog file.
+    let catalog = pkg.join("catalog/runtimes.yaml");
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    let rest = &text[text.find("\n---\n").unwrap() + 5..];
+    std::fs::write(&catalog, rest).unwrap();
+    let after = render_twice(&kpt, &pkg);
+    assert!(!after.contains_key("runtimes/clustertrainingruntime_jax-cpu-small.yaml"), "runtime of the removed entry is still there");
+    for (path, text) in &before {
+        if path != "catalog/runtimes.yaml" && path != "runtimes/clustertrainingruntime_jax-cpu-small.yaml" {
+            assert_eq!(after.get(path), Some(text), "{path} changed");
+        }
+    }
+}
+
+#[test]
+fn kpt_passthrough_keeps_values_types_and_comments() {
+    let Some(kpt) = tool("kpt") else { return };
+    let golden = root().join("tests/krm/passthrough");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("passthrough");
+    copy_dir(&golden, &pkg);
+    let original = tree(&golden);
+    let rendered = render_twice(&kpt, &pkg);
+    assert!(rendered.contains_key("runtimes/clustertrainingruntime_jax-cpu.yaml"), "{:?}", rendered.keys());
+    for (path, text) in &original {
+        let out = rendered.get(path).unwrap_or_else(|| panic!("{path} was removed"));
+        let before: Vec<Value> = docs(text);
+        let after: Vec<Value> = docs(out);
+        let after: Vec<Value> = if path.starts_with("catalog/") {
+            // The one change allowed: catalog objects become local config.
+            for v in &after {
+                assert_eq!(v.pointer("/metadata/annotations/config.kubernetes.io~1local-config"), Some(&Value::from("true")), "{path}");
+            }
+            after.into_iter().map(|v| without_annotation(v, "config.kubernetes.io/local-config")).collect()
+        } else {
+            after
+        };
+        assert_eq!(before, after, "{path} changed meaning:\n{out}");
+        for c in comments(text) {
+            assert!(out.contains(&c), "{path} lost the comment `{c}`:\n{out}");
+        }
+    }
+    // The YAML 1.1 look-alikes are still quoted, so YAML 1.1 readers see strings.
+    let cm = &rendered["app/yaml11.yaml"];
+    for s in ["on", "yes", "n", "0777", "1:20", "2001-12-14", "1_000", ".inf", "~", "", "Off", "0x1F", "1e3", "null", "true"] {
+        assert!(cm.contains(&format!(": \"{s}\"\n")) || cm.contains(&format!(": '{s}'\n")), "`{s}` is not quoted:\n{cm}");
+    }
+}
+
+#[test]
+fn kpt_passthrough_strings_survive_a_yaml_11_reader() {
+    // kubectl's kustomize reads plain `2001-12-14` as a timestamp and `1_000` as a number; the
+    // rendered ConfigMap must still give it the original strings.
+    let (Some(kpt), Some(kubectl)) = (tool("kpt"), tool("kubectl")) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("passthrough");
+    copy_dir(&root().join("tests/krm/passthrough"), &pkg);
+    render_twice(&kpt, &pkg);
+    let out = Command::new(&kubectl).arg("kustomize").arg(&pkg).output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let built = docs(&String::from_utf8(out.stdout).unwrap());
+    let original = docs(&std::fs::read_to_string(root().join("tests/krm/passthrough/app/yaml11.yaml")).unwrap());
+    for want in &original {
+        let name = &want["metadata"]["name"];
+        let got = built.iter().find(|v| v["kind"] == "ConfigMap" && &v["metadata"]["name"] == name).unwrap();
+        assert_eq!(got["data"], want["data"], "ConfigMap {name} data changed for a YAML 1.1 reader");
+    }
+}
+
+#[test]
+fn kpt_bad_catalog_entry_fails_the_pipeline_with_a_result() {
+    let Some(kpt) = tool("kpt") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    let catalog = pkg.join("catalog/runtimes.yaml");
+    let mut text = std::fs::read_to_string(&catalog).unwrap();
+    text.push_str("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: jax-tpu-bad\nspec:\n  platform: gke\n  accelerator:\n    tpu: {type: v5e, topology: 3x3}\n");
+    std::fs::write(&catalog, &text).unwrap();
+    let before = tree(&pkg);
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(&kpt, &pkg, results.path());
+    assert!(!out.status.success(), "render passed with a bad entry:\n{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[FAIL]"), "{stderr}");
+    assert!(stderr.contains("[error] jax-runtimes.dev/v1alpha1/JaxRuntime/jax-tpu-bad"), "kpt does not show the result:\n{stderr}");
+    assert_eq!(tree(&pkg), before, "a failed render changed files");
+
+    let results = std::fs::read_to_string(results.path().join("results.yaml")).unwrap();
+    let list = yaml::parse_one(&results).unwrap();
+    let result = list["items"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["severity"] == "error")
+        .unwrap_or_else(|| panic!("no error result:\n{results}"))
+        .clone();
+    assert_eq!(result["resourceRef"]["kind"], "JaxRuntime");
+    assert_eq!(result["resourceRef"]["name"], "jax-tpu-bad");
+    assert_eq!(result["file"]["path"], "catalog/runtimes.yaml");
+    assert_eq!(result["file"]["index"], 2);
+    assert!(result["field"]["path"].as_str().unwrap().starts_with("spec.accelerator.tpu"), "{result}");
+}
+
+#[test]
+fn kpt_render_refuses_to_overwrite_a_hand_written_runtime() {
+    let Some(kpt) = tool("kpt") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_file(pkg.join("runtimes/clustertrainingruntime_jax-cpu-small.yaml")).unwrap();
+    std::fs::write(
+        pkg.join("mine.yaml"),
+        "# Hand-written, same name as a catalog entry.\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: jax-cpu-small\nspec:\n  mlPolicy: {numNodes: 1}\n",
+    )
+    .unwrap();
+    let before = tree(&pkg);
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(&kpt, &pkg, results.path());
+    assert!(!out.status.success(), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("was not generated by jax-runtimes") && stderr.contains("mine.yaml"), "{stderr}");
+    assert_eq!(tree(&pkg), before);
+}
+
+#[test]
+fn kpt_eval_exec_with_a_config_outside_the_package() {
+    let Some(kpt) = tool("kpt") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    copy_dir(&root().join("tests/krm/passthrough/app"), &pkg);
+    let config = root().join("tests/krm/passthrough/catalog/cpu.yaml");
+    let eval = || {
+        Command::new(&kpt)
+            .args(["fn", "eval"])
+            .arg(&pkg)
+            .args(["--exec", "jax-runtimes", "--fn-config"])
+            .arg(&config)
+            .env("PATH", path_with_bin())
+            .output()
+            .unwrap()
+    };
+    let out = eval();
+    assert!(out.status.success(), "{}", show(&out));
+    let first = tree(&pkg);
+    let runtime = docs(&first["runtimes/clustertrainingruntime_jax-cpu.yaml"]);
+    assert_eq!(runtime.len(), 1);
+    assert_eq!(runtime[0]["metadata"]["annotations"]["jax-runtimes.dev/source"], "JaxRuntime/jax-cpu");
+    assert_eq!(runtime[0]["metadata"]["labels"]["app.kubernetes.io/managed-by"], "jax-runtimes");
+    let out = eval();
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(tree(&pkg), first, "the second eval changed files");
+    assert_eq!(cli_render(&[config]), runtimes_of(runtime));
+}
+
+#[test]
+fn kubectl_legacy_plugin_matches_cli_render() {
+    let Some(kubectl) = tool("kubectl") else { return };
+    let legacy = root().join("functions/kustomize-legacy");
+    let out = Command::new(&kubectl)
+        .args(["kustomize", "--enable-alpha-plugins"])
+        .arg(legacy.join("example"))
+        .env("KUSTOMIZE_PLUGIN_HOME", legacy.join("plugin"))
+        .env("JAX_RUNTIMES", BIN)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let built = docs(&String::from_utf8(out.stdout).unwrap());
+    let kustomized = runtimes_of(built.clone());
+    let cli = cli_render(&[legacy.join("example/runtime.yaml"), legacy.join("example/matrix.yaml")]);
+    assert!(!cli.is_empty());
+    assert_eq!(kustomized, cli, "kubectl kustomize and `jax-runtimes render` disagree");
+    // The plain resources of the kustomization are still there, strings intact.
+    let cm = built.iter().find(|v| v["kind"] == "ConfigMap").unwrap();
+    assert_eq!(cm["data"]["since"], "2001-12-14");
+    assert_eq!(cm["data"]["max-steps"], "1_000");
+}
+
+#[test]
+fn kustomize_generator_input_gives_the_cli_runtimes() {
+    // Standalone kustomize is not installed here; feed the function exactly what
+    // `kustomize build --enable-alpha-plugins --enable-exec` sends a generator (its config as
+    // functionConfig, and again as the only item, marked local-config) and check the answer.
+    let example = root().join("functions/kustomize/example");
+    let config_text = std::fs::read_to_string(example.join("runtimes.yaml")).unwrap();
+    let configs = docs(&config_text);
+    assert!(!configs.is_empty());
+    let mut all = BTreeMap::new();
+    for config in configs {
+        let mut item = config.clone();
+        item["metadata"]["annotations"]["config.kubernetes.io/local-config"] = Value::from("true");
+        let list = serde_json::json!({
+            "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+            "items": [item], "functionConfig": config,
+        });
+        let mut child = Command::new(BIN)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child.stdin.take().unwrap().write_all(yaml::to_string(&list).unwrap().as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        let answer = yaml::parse_one(&String::from_utf8(out.stdout).unwrap()).unwrap();
+        let items = answer["items"].as_array().unwrap().clone();
+        // kustomize drops the local-config config item and the path annotations itself.
+        let runtimes: Vec<Value> = items
+            .into_iter()
+            .filter(|v| v.pointer("/metadata/annotations/config.kubernetes.io~1local-config").is_none())
+            .map(|v| {
+                let mut v = v;
+                for k in ["config.kubernetes.io/path", "config.kubernetes.io/index", "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"] {
+                    v = without_annotation(v, k);
+                }
+                v
+            })
+            .collect();
+        for r in &runtimes {
+            assert!(r.pointer("/metadata/annotations/config.kubernetes.io~1function").is_none(), "function annotation leaked: {r}");
+        }
+        all.extend(runtimes_of(runtimes));
+    }
+    // Same catalog through the CLI, without the kustomize function annotation.
+    let dir = tempfile::tempdir().unwrap();
+    let plain: Vec<Value> =
+        docs(&config_text).into_iter().map(|v| without_annotation(v, "config.kubernetes.io/function")).collect();
+    let file = dir.path().join("catalog.yaml");
+    std::fs::write(&file, yaml::to_stream(&plain).unwrap()).unwrap();
+    assert_eq!(all, cli_render(&[file]));
+}
+
+#[test]
+fn argocd_cmp_generate_prints_the_cli_runtimes() {
+    let argocd = root().join("functions/argocd");
+    let cm = yaml::parse_one(&std::fs::read_to_string(argocd.join("cmp-plugin.yaml")).unwrap()).unwrap();
+    let plugin = yaml::parse_one(cm["data"]["plugin.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(plugin["kind"], "ConfigManagementPlugin");
+    let command: Vec<String> =
+        plugin["spec"]["generate"]["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+    assert_eq!(command[0], "/usr/local/bin/jax-runtimes", "the sidecar image puts the binary there");
+    let example = argocd.join("example");
+    let out = Command::new(BIN).args(&command[1..]).current_dir(&example).output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    // Argo CD wants only Kubernetes objects on stdout.
+    let objects = docs(&String::from_utf8(out.stdout).unwrap());
+    assert!(!objects.is_empty());
+    for o in &objects {
+        assert!(o["apiVersion"].is_string() && o["kind"].is_string() && o["metadata"]["name"].is_string(), "{o}");
+    }
+    assert_eq!(runtimes_of(objects), cli_render(&[example.join("catalog.yaml")]));
+}
+
+#[test]
+fn flux_example_is_rendered_and_builds_without_plugins() {
+    let flux = root().join("functions/flux/example");
+    // What the CI job runs: the committed runtimes match the catalog.
+    let out = Command::new(BIN)
+        .args(["render", "catalog", "-o", "deploy/runtimes", "--check"])
+        .current_dir(&flux)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "functions/flux/example/deploy/runtimes is stale:\n{}", show(&out));
+    // What Flux does with it: a plain kustomize build, no plugins.
+    let Some(kubectl) = tool("kubectl") else { return };
+    let out = Command::new(&kubectl).arg("kustomize").arg(flux.join("deploy/runtimes")).output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let built = runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()));
+    assert_eq!(built, cli_render(&[flux.join("catalog")]));
+}
