@@ -176,7 +176,8 @@ pub struct CpuSpec {}
 pub struct GpuSpec {
     /// A model from `jax-runtimes accelerators --kind gpu`, e.g. `h100-80gb`.
     pub model: String,
-    /// GPUs per node (per pod). Default: all GPUs of the smallest machine shape that has the model.
+    /// GPUs per node (per pod). Default: as many as the largest machine shape of the model has
+    /// on the platform (or the pinned machine type's count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
     /// `nvidia` (default) or `amd`; must match the model.

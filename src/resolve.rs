@@ -456,17 +456,37 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         warnings.push(
             Diagnostic::warning(
                 "catalog/memory-limit",
-                "a `memory` limit on the `node` container makes the Kubeflow SDK fail with \"Unknown device type\" when it lists this runtime",
+                "a `memory` limit on the `node` container: the JAX process is killed when it grows past it, and the Kubeflow SDK fails with \"Unknown device type\" on a runtime whose limits hold memory but no cpu or accelerator",
             )
             .with_field("spec.resources.limits.memory")
-            .with_help("request memory under `spec.resources.requests` instead, unless SDK users do not matter"),
+            .with_help("request memory under `spec.resources.requests` instead; keep a cpu limit beside a memory limit"),
         );
     }
-    if matches!(accel, Accel::Cpu) {
-        // The SDK reads the device from limits: give CPU runtimes a cpu limit equal to the request.
+    // The Kubeflow SDK reads the device kind from limits and knows only cpu, nvidia.com/gpu,
+    // google.com/tpu and nvidia.com/mig-*. CPU runtimes get a cpu limit equal to their request so
+    // the SDK shows them as cpu. For AMD GPUs a limit the SDK cannot read makes list_runtimes()
+    // fail for every runtime of the cluster (kubeflow SDK 0.5), so a cpu limit is required there.
+    let sdk_blind = matches!(&accel, Accel::Gpu(g) if !sdk_reads(&g.resource));
+    if matches!(accel, Accel::Cpu) || sdk_blind {
         let cpu_request = resources.requests.as_ref().and_then(|r| r.get("cpu")).cloned();
-        if let Some(cpu) = cpu_request {
-            resources.limits.get_or_insert_with(BTreeMap::new).entry("cpu".into()).or_insert(cpu);
+        match cpu_request {
+            Some(cpu) => {
+                resources.limits.get_or_insert_with(BTreeMap::new).entry("cpu".into()).or_insert(cpu);
+            }
+            None if sdk_blind && !resources.limits.as_ref().is_some_and(|l| l.contains_key("cpu")) => {
+                let resource = if let Accel::Gpu(g) = &accel { g.resource.clone() } else { String::new() };
+                errors.push(
+                    Diagnostic::error(
+                        "catalog/sdk-unreadable-device",
+                        format!(
+                            "the Kubeflow SDK cannot read `{resource}` limits: it raises \"Unknown device type\" and `list_runtimes()` fails for every runtime in the cluster unless the `node` container also has a `cpu` limit"
+                        ),
+                    )
+                    .with_field("spec.resources")
+                    .with_help("set `spec.resources.requests.cpu` (it becomes the cpu limit too); the SDK then lists the runtime as a cpu device"),
+                );
+            }
+            None => {}
         }
     }
     if !limits.is_empty() {
@@ -569,6 +589,11 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         },
         warnings,
     ))
+}
+
+/// Extended resources the Kubeflow SDK maps to a device kind.
+fn sdk_reads(resource: &str) -> bool {
+    matches!(resource, "nvidia.com/gpu" | "google.com/tpu" | "cpu") || resource.starts_with("nvidia.com/mig-")
 }
 
 /// Every extended resource name the accelerator data knows.

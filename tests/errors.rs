@@ -156,13 +156,23 @@ fn matrix_errors_point_into_the_template_and_name_the_row() {
 #[test]
 fn plugin_env_and_memory_limits_warn_but_render() {
     let text = format!(
-        "{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  env: [{{name: JAX_PROCESS_ID, value: \"0\"}}]\n  resources: {{limits: {{memory: 1Gi}}}}\n"
+        "{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  env: [{{name: JAX_PROCESS_ID, value: \"0\"}}]\n  resources: {{requests: {{cpu: \"2\"}}, limits: {{memory: 1Gi}}}}\n"
     );
     let r = render_text("w.yaml", &text);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("warning[catalog/jax-plugin-env]") && r.stderr.contains("`spec.env[0].name`"), "{}", r.stderr);
     assert!(r.stderr.contains("warning[catalog/memory-limit]"), "{}", r.stderr);
     assert!(r.stdout.contains("kind: ClusterTrainingRuntime"));
+}
+
+#[test]
+fn amd_gpus_need_a_cpu_limit_for_the_sdk() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  platform: aks\n  accelerator: {{gpu: {{model: mi300x}}}}\n");
+    fails_with("amd.yaml", &text, &["error[catalog/sdk-unreadable-device]", "`spec.resources`", "list_runtimes()"]);
+    let ok = format!("{HEAD}metadata: {{name: x}}\nspec:\n  platform: aks\n  accelerator: {{gpu: {{model: mi300x}}}}\n  resources: {{requests: {{cpu: \"96\"}}}}\n");
+    let r = render_text("amd.yaml", &ok);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("amd.com/gpu: \"8\"") && r.stdout.contains("cpu: \"96\""), "{}", r.stdout);
 }
 
 #[test]
