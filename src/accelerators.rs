@@ -153,7 +153,7 @@ impl TpuData {
         let wanted = name.trim().to_ascii_lowercase();
         self.generations
             .iter()
-            .find(|g| g.name == wanted || g.aliases.iter().any(|a| *a == wanted) || g.accelerator_label == wanted)
+            .find(|g| g.name == wanted || g.aliases.contains(&wanted) || g.accelerator_label == wanted)
             .ok_or_else(|| {
                 format!(
                     "unknown TPU type `{name}`; expected one of {}",
@@ -182,7 +182,7 @@ impl TpuData {
             .iter()
             .find(|g| g.accelerator_type_prefix == prefix || g.name == prefix)
             .ok_or_else(bad)?;
-        if count == 0 || count % generation.tensor_cores_per_chip != 0 {
+        if count == 0 || !count.is_multiple_of(generation.tensor_cores_per_chip) {
             return Err(format!(
                 "`{name}`: {} accelerator types count TensorCores ({} per chip), so the number must be a multiple of {}",
                 generation.name, generation.tensor_cores_per_chip, generation.tensor_cores_per_chip
@@ -214,10 +214,10 @@ impl TpuGeneration {
     /// Does the large-topology rule accept these dimensions?
     fn large_rule_accepts(&self, dims: &[u32]) -> bool {
         let Some(rule) = &self.large_topologies else { return false };
-        if dims.len() != 3 || dims.iter().any(|d| *d == 0 || d % rule.multiple_of != 0) {
+        if dims.len() != 3 || dims.iter().any(|d| *d == 0 || !d.is_multiple_of(rule.multiple_of)) {
             return false;
         }
-        if !rule.any_order && !(dims[0] <= dims[1] && dims[1] <= dims[2]) {
+        if !rule.any_order && (dims[0] > dims[1] || dims[1] > dims[2]) {
             return false;
         }
         let cubes: u64 = dims.iter().map(|d| u64::from(d / 4)).product();
@@ -285,7 +285,9 @@ impl TpuGeneration {
     }
 
     /// The topology an accelerator type name stands for: the listed topology with that chip
-    /// count, else the most cube-like large topology (smallest largest dimension).
+    /// count, else the most cube-like valid topology (smallest surface, then dimensions in
+    /// non-decreasing order). Cloud TPU calls this the default topology of a chip count; the rule
+    /// reproduces xpk's `default_topologies` lists for v4, v5p and tpu7x.
     pub fn default_topology(&self, chips: u32) -> Option<String> {
         if let Some(t) = self.topologies.iter().find(|t| parse_topology(&t.topology).map(|d| d.iter().product::<u32>()) == Some(chips)) {
             return Some(t.topology.clone());
@@ -293,32 +295,68 @@ impl TpuGeneration {
         self.all_shapes()
             .into_iter()
             .filter(|s| s.chips == chips)
-            .min_by_key(|s| {
-                let d = parse_topology(&s.topology).unwrap_or_default();
-                (d.iter().copied().max().unwrap_or(0), d)
-            })
-            .map(|s| s.topology)
+            .filter_map(|s| parse_topology(&s.topology).map(|d| (surface(&d), d, s.topology)))
+            .min_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)))
+            .map(|(_, _, t)| t)
     }
 
-    /// Valid topologies closest to `wanted` (by chip count, then shape), at most `n`.
+    /// Valid topologies closest to `wanted`, at most `n`, best first: the same chips in another
+    /// order (`4x2` -> `2x4`, `8x4x4` -> `4x4x8` where order matters), then the nearest chip
+    /// counts (a smaller and a larger slice), then the nearest shape. Distinct topologies only.
     pub fn nearest_topologies(&self, wanted: &str, n: usize) -> Vec<String> {
         let wanted_dims = parse_topology(wanted);
-        let wanted_chips = wanted_dims.as_ref().map(|d| d.iter().map(|x| f64::from(*x)).product::<f64>()).unwrap_or(16.0);
-        let mut topologies: Vec<String> = self.all_shapes().into_iter().map(|s| s.topology).collect();
-        topologies.dedup();
+        let wanted_chips = wanted_dims.as_ref().map(|d| d.iter().map(|x| f64::from(*x)).product::<f64>()).unwrap_or(16.0).max(1.0);
+        let mut sorted_wanted = wanted_dims.clone().unwrap_or_default();
+        sorted_wanted.sort_unstable();
+        let mut topologies: Vec<String> = Vec::new();
+        for s in self.all_shapes() {
+            if !topologies.contains(&s.topology) {
+                topologies.push(s.topology);
+            }
+        }
         let score = |t: &String| {
             let d = parse_topology(t).unwrap_or_default();
+            let mut sorted = d.clone();
+            sorted.sort_unstable();
+            let same_dims = wanted_dims.as_ref().is_some_and(|w| w.len() == d.len());
+            let permutation = same_dims && sorted == sorted_wanted;
             let chips: f64 = d.iter().map(|x| f64::from(*x)).product();
-            let size = (chips.ln() - wanted_chips.max(1.0).ln()).abs();
+            let size = ((chips.ln() - wanted_chips.ln()).abs() * 1000.0).round() as u64;
             let shape: u32 = match &wanted_dims {
-                Some(w) if w.len() == d.len() => w.iter().zip(&d).map(|(a, b)| a.abs_diff(*b)).sum(),
-                _ => 1000,
+                Some(w) if same_dims => w.iter().zip(&d).map(|(a, b)| a.abs_diff(*b)).sum(),
+                _ => u32::MAX,
             };
-            ((size * 1000.0) as u64, shape)
+            (!permutation, size, shape, surface(&d))
         };
-        topologies.sort_by_key(|t| (score(t), t.clone()));
+        topologies.sort_by_cached_key(|t| (score(t), t.clone()));
         topologies.truncate(n);
         topologies
+    }
+
+    /// `nearest_topologies` with what each one is, e.g. `4x4x8 (v5p-256, 32 hosts)`.
+    pub fn nearest_shapes_described(&self, wanted: &str, n: usize) -> Vec<String> {
+        self.nearest_topologies(wanted, n)
+            .into_iter()
+            .map(|t| {
+                let shapes = self.shapes_for(&t);
+                let hosts: Vec<String> = shapes.iter().map(|s| format!("{} host{}", s.hosts, if s.hosts == 1 { "" } else { "s" })).collect();
+                match shapes.first() {
+                    Some(s) => format!("{t} ({}, {})", s.accelerator_type, hosts.join(" or ")),
+                    None => t,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Surface of a slice (sum of the pairwise products of its dimensions): smallest for the most
+/// cube-like shape of a given chip count.
+fn surface(d: &[u32]) -> u64 {
+    let d: Vec<u64> = d.iter().map(|x| u64::from(*x)).collect();
+    match d.as_slice() {
+        [a, b] => a * b,
+        [a, b, c] => a * b + b * c + a * c,
+        _ => u64::MAX,
     }
 }
 
@@ -495,7 +533,8 @@ impl GpuData {
         let chosen = match pinned {
             Some(m) => Some(m.name.clone()),
             None if plat.select_machine_type => {
-                on.machine_types.iter().filter(|m| m.gpus >= count).min_by_key(|m| (m.gpus, m.name.clone())).map(|m| m.name.clone())
+                // The fewest GPUs that fit; among equals, the first listed (the data lists smallest first).
+                on.machine_types.iter().filter(|m| m.gpus >= count).min_by_key(|m| m.gpus).map(|m| m.name.clone())
             }
             None => None,
         };
@@ -768,6 +807,25 @@ mod tests {
         assert_eq!(v5p.shapes_for("4x4x8")[0].hosts, 32);
         assert!(v4.shapes_for("16x16x32").is_empty(), "v4 is limited to 64 cubes");
         assert!(v5p.shapes_for("4x4x6").is_empty(), "dims must be multiples of 4");
+    }
+
+    #[test]
+    fn default_topology_is_the_most_cube_like() {
+        let t = &data().tpu;
+        let cases = [("v5p-2048", "8x8x16"), ("v5p-512", "4x8x8"), ("v4-4096", "8x16x16"), ("tpu7x-128", "4x4x4"), ("tpu7x-384", "4x4x12")];
+        for (name, want) in cases {
+            let (g, chips) = t.accelerator_type(name).unwrap();
+            assert_eq!(g.default_topology(chips).as_deref(), Some(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn nearest_topologies_put_the_reordered_shape_first() {
+        let t = &data().tpu;
+        assert_eq!(t.generation("v5p").unwrap().nearest_topologies("8x4x4", 3)[0], "4x4x8");
+        assert_eq!(t.generation("v5e").unwrap().nearest_topologies("4x2", 3)[0], "2x4");
+        let near = t.generation("v6e").unwrap().nearest_topologies("4x6", 3);
+        assert!(near.contains(&"4x4".to_string()) && near.contains(&"4x8".to_string()), "{near:?}");
     }
 
     #[test]

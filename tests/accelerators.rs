@@ -1,0 +1,489 @@
+//! Accelerator knowledge, checked against tables the tests carry themselves (tests/accelerators/*.csv,
+//! written from public documentation with a source per row) rather than against the embedded data:
+//! the library's derivation (accelerator label, topology, chips per host, hosts, resource counts,
+//! selectors) and the rendered runtimes (the `google.com/tpu` / GPU limit, nodeSelector, numNodes,
+//! tolerations, the exclusive-topology annotation of multi-host slices), valid and invalid shapes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use assert_cmd::Command;
+use jax_runtimes::accelerators::{self, GpuError};
+use jax_runtimes::catalog::Platform;
+use jax_runtimes::read::{parse_source, Source};
+use serde_json::Value;
+
+const EXCLUSIVE: &str = "alpha.jobset.sigs.k8s.io/exclusive-topology";
+const TPU_ACCEL_LABEL: &str = "cloud.google.com/gke-tpu-accelerator";
+const TPU_TOPOLOGY_LABEL: &str = "cloud.google.com/gke-tpu-topology";
+
+// ---------------------------------------------------------------------------------------------
+// The tables
+
+fn table(name: &str, columns: usize) -> Vec<Vec<String>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/accelerators").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            // The last column (the source) may contain commas.
+            let row: Vec<String> = l.splitn(columns, ',').map(|c| c.trim().to_string()).collect();
+            assert_eq!(row.len(), columns, "{name}: `{l}` has {} columns, expected {columns}", row.len());
+            assert!(!row[columns - 1].is_empty(), "{name}: `{l}` names no source");
+            row
+        })
+        .collect()
+}
+
+#[derive(Debug)]
+struct TpuRow {
+    generation: String,
+    topology: String,
+    chips_per_host: u32,
+    machine_type: String,
+    chips: u32,
+    hosts: u32,
+    accelerator_type: String,
+    accelerator_label: String,
+}
+
+fn tpu_rows() -> Vec<TpuRow> {
+    table("tpu_shapes.csv", 9)
+        .into_iter()
+        .map(|r| TpuRow {
+            generation: r[0].clone(),
+            topology: r[1].clone(),
+            chips_per_host: r[2].parse().unwrap(),
+            machine_type: r[3].clone(),
+            chips: r[4].parse().unwrap(),
+            hosts: r[5].parse().unwrap(),
+            accelerator_type: r[6].clone(),
+            accelerator_label: r[7].clone(),
+        })
+        .collect()
+}
+
+#[derive(Debug)]
+struct GpuRow {
+    model: String,
+    platform: Platform,
+    count: u32,
+    pinned: Option<String>,
+    machine_type: Option<String>,
+    node_selector: BTreeMap<String, String>,
+    resource: String,
+    toleration_keys: BTreeSet<String>,
+}
+
+fn platform(name: &str) -> Platform {
+    Platform::ALL.into_iter().find(|p| p.as_str() == name).unwrap_or_else(|| panic!("unknown platform {name}"))
+}
+
+fn gpu_rows() -> Vec<GpuRow> {
+    let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    table("gpu_shapes.csv", 9)
+        .into_iter()
+        .map(|r| GpuRow {
+            model: r[0].clone(),
+            platform: platform(&r[1]),
+            count: r[2].parse().unwrap(),
+            pinned: opt(&r[3]),
+            machine_type: opt(&r[4]),
+            node_selector: r[5]
+                .split(';')
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("selector entry `{kv}`"));
+                    (k.to_string(), v.to_string())
+                })
+                .collect(),
+            resource: r[6].clone(),
+            toleration_keys: r[7].split(';').map(str::to_string).collect(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering through the public API
+
+/// Renders `docs` (YAML documents) and returns the runtimes by name, or the error messages (with help).
+fn render(yaml: &str) -> Result<BTreeMap<String, Value>, Vec<String>> {
+    let docs = parse_source(Arc::new(Source::new("test.yaml", Some(yaml.to_string())))).expect("test YAML parses");
+    let out = jax_runtimes::generate(&docs);
+    if out.has_errors() {
+        return Err(out
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| format!("{} [{}] help: {}", d.message, d.field.clone().unwrap_or_default(), d.help.clone().unwrap_or_default()))
+            .collect());
+    }
+    Ok(out
+        .runtimes
+        .into_iter()
+        .map(|r| (r.object["metadata"]["name"].as_str().unwrap().to_string(), r.object))
+        .collect())
+}
+
+fn runtime_doc(name: &str, spec: &str) -> String {
+    format!("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n{spec}\n")
+}
+
+fn pod(rt: &Value) -> &Value {
+    &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+}
+
+fn node_container(rt: &Value) -> &Value {
+    let c = &pod(rt)["containers"][0];
+    assert_eq!(c["name"], "node");
+    c
+}
+
+fn string_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect()).unwrap_or_default()
+}
+
+fn toleration_keys(rt: &Value) -> BTreeSet<String> {
+    pod(rt)["tolerations"].as_array().map(|a| a.iter().map(|t| t["key"].as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
+
+fn jobset_annotations(rt: &Value) -> BTreeMap<String, String> {
+    string_map(&rt["spec"]["template"]["metadata"]["annotations"])
+}
+
+// ---------------------------------------------------------------------------------------------
+// TPU
+
+#[test]
+fn the_tpu_table_covers_every_generation_and_the_hard_cases() {
+    let rows = tpu_rows();
+    assert!(rows.len() >= 60, "only {} TPU shapes", rows.len());
+    let generations: BTreeSet<&str> = rows.iter().map(|r| r.generation.as_str()).collect();
+    assert_eq!(generations, BTreeSet::from(["tpu7x", "v4", "v5e", "v5p", "v6e"]));
+    // 3D permutations and the 2x4 ambiguity are in the table.
+    assert!(rows.iter().any(|r| r.generation == "v4" && r.topology == "8x4x4"));
+    for g in ["v5e", "v6e"] {
+        assert_eq!(rows.iter().filter(|r| r.generation == g && r.topology == "2x4").count(), 2, "{g} 2x4");
+    }
+    for r in &rows {
+        assert_eq!(r.chips, accelerators::parse_topology(&r.topology).unwrap().iter().product::<u32>(), "{r:?}");
+        assert_eq!(r.chips, r.hosts * r.chips_per_host, "{r:?}");
+    }
+}
+
+#[test]
+fn tpu_derivation_matches_the_documented_shapes() {
+    let data = &accelerators::data().tpu;
+    for r in tpu_rows() {
+        let generation = data.generation(&r.generation).unwrap();
+        assert_eq!(generation.accelerator_label, r.accelerator_label, "{r:?}");
+        assert_eq!(data.by_accelerator_label(&r.accelerator_label).map(|g| g.name.as_str()), Some(generation.name.as_str()));
+        let shapes = generation.shapes_for(&r.topology);
+        let shape = shapes
+            .iter()
+            .find(|s| s.chips_per_host == r.chips_per_host)
+            .unwrap_or_else(|| panic!("{} {} has no shape with {} chips per host: {shapes:?}", r.generation, r.topology, r.chips_per_host));
+        assert_eq!(shape.machine_type, r.machine_type, "{r:?}");
+        assert_eq!(shape.chips, r.chips, "{r:?}");
+        assert_eq!(shape.hosts, r.hosts, "{r:?}");
+        assert_eq!(shape.accelerator_type, r.accelerator_type, "{r:?}");
+        assert_eq!(shape.multi_host(), r.hosts > 1, "{r:?}");
+        // The accelerator type name counts what the documentation says it counts.
+        let (g, chips) = data.accelerator_type(&r.accelerator_type).unwrap();
+        assert_eq!((g.name.as_str(), chips), (generation.name.as_str(), r.chips), "{}", r.accelerator_type);
+        // Every documented shape is listed by `all_shapes` (what `accelerators` prints).
+        assert!(generation.all_shapes().iter().any(|s| s == shape), "{r:?} missing from all_shapes");
+    }
+}
+
+#[test]
+fn rendered_tpu_runtimes_carry_the_documented_shape() {
+    let rows = tpu_rows();
+    let mut yaml = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        // chipsPerHost only where the topology fits two machine shapes.
+        let ambiguous = rows.iter().filter(|o| o.generation == r.generation && o.topology == r.topology).count() > 1;
+        let cph = if ambiguous { format!(", chipsPerHost: {}", r.chips_per_host) } else { String::new() };
+        yaml += &runtime_doc(&format!("t{i}"), &format!("  accelerator:\n    tpu: {{type: {}, topology: \"{}\"{cph}}}", r.generation, r.topology));
+    }
+    let runtimes = render(&yaml).unwrap_or_else(|e| panic!("rendering the TPU table failed:\n{}", e.join("\n")));
+    for (i, r) in rows.iter().enumerate() {
+        let rt = &runtimes[&format!("t{i}")];
+        let ctx = format!("{} {} ({} chips/host)", r.generation, r.topology, r.chips_per_host);
+        let c = node_container(rt);
+        let want = Value::String(r.chips_per_host.to_string());
+        assert_eq!(c["resources"]["limits"]["google.com/tpu"], want, "{ctx}: limit");
+        assert_eq!(c["resources"]["requests"]["google.com/tpu"], want, "{ctx}: request");
+        assert_eq!(
+            string_map(&pod(rt)["nodeSelector"]),
+            BTreeMap::from([(TPU_ACCEL_LABEL.to_string(), r.accelerator_label.clone()), (TPU_TOPOLOGY_LABEL.to_string(), r.topology.clone())]),
+            "{ctx}: nodeSelector"
+        );
+        assert!(
+            pod(rt)["tolerations"].as_array().unwrap().iter().any(|t| t["key"] == "google.com/tpu" && t["operator"] == "Exists"),
+            "{ctx}: tolerations {}",
+            pod(rt)["tolerations"]
+        );
+        assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], r.hosts, "{ctx}: numNodes");
+        let annotations = jobset_annotations(rt);
+        if r.hosts > 1 {
+            assert_eq!(annotations.get(EXCLUSIVE).map(String::as_str), Some("cloud.google.com/gke-nodepool"), "{ctx}: multi-host needs one slice per node pool");
+        } else {
+            assert!(!annotations.contains_key(EXCLUSIVE), "{ctx}: single-host slice got {annotations:?}");
+        }
+        let summary = rt["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap();
+        assert!(summary.contains(&r.machine_type), "{ctx}: summary `{summary}` lacks the machine type");
+    }
+}
+
+#[test]
+fn two_by_four_on_v5e_and_v6e_needs_chips_per_host() {
+    for (g, machines) in [("v5e", ["ct5lp-hightpu-4t", "ct5lp-hightpu-8t"]), ("v6e", ["ct6e-standard-4t", "ct6e-standard-8t"])] {
+        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\"}}"))).unwrap_err().join("\n");
+        assert!(err.contains("chipsPerHost"), "{g}: {err}");
+        for m in machines {
+            assert!(err.contains(m), "{g}: the error should name {m}: {err}");
+        }
+        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\", chipsPerHost: 2}}"))).unwrap_err().join("\n");
+        assert!(err.contains("4") && err.contains("8"), "{g}: {err}");
+    }
+}
+
+#[test]
+fn invalid_topologies_are_refused_with_the_nearest_valid_ones() {
+    let data = &accelerators::data().tpu;
+    let rows = table("tpu_invalid.csv", 5);
+    assert!(rows.len() >= 10);
+    for r in &rows {
+        let (g, topology, suggest) = (&r[0], &r[1], &r[2]);
+        let generation = data.generation(g).unwrap();
+        assert!(generation.shapes_for(topology).is_empty(), "{g} {topology} should be invalid ({})", r[3]);
+        let near = generation.nearest_topologies(topology, 5);
+        assert!(near.contains(suggest), "{g} {topology}: nearest {near:?} should include {suggest}");
+        for t in &near {
+            assert!(!generation.shapes_for(t).is_empty(), "{g}: suggested {t} is not valid itself");
+        }
+        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"{topology}\"}}"))).unwrap_err().join("\n");
+        assert!(err.contains(topology.as_str()) && err.contains(suggest.as_str()), "{g} {topology}: error should name {suggest}: {err}");
+        assert!(err.contains("spec.accelerator.tpu.topology"), "{err}");
+    }
+}
+
+#[test]
+fn a_reordered_topology_suggests_its_valid_order_first() {
+    let data = &accelerators::data().tpu;
+    assert_eq!(data.generation("v5p").unwrap().nearest_topologies("8x4x4", 5)[0], "4x4x8");
+    assert_eq!(data.generation("tpu7x").unwrap().nearest_topologies("16x8x8", 5)[0], "8x8x16");
+    assert_eq!(data.generation("v4").unwrap().nearest_topologies("4x2x2", 5)[0], "2x2x4");
+    // v4 accepts the permutation itself.
+    assert!(!data.generation("v4").unwrap().shapes_for("16x8x8").is_empty());
+}
+
+#[test]
+fn accelerator_types_resolve_to_their_default_topology() {
+    let data = &accelerators::data().tpu;
+    let rows = table("tpu_accelerator_types.csv", 3);
+    for r in &rows {
+        let resolved = data.accelerator_type(&r[0]).ok().and_then(|(g, chips)| g.default_topology(chips));
+        let want = (!r[1].is_empty()).then(|| r[1].clone());
+        assert_eq!(resolved, want, "{}", r[0]);
+    }
+    // One rendering per valid row; the invalid ones must each fail on their own.
+    let valid: String = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r[1].is_empty())
+        .map(|(i, r)| runtime_doc(&format!("a{i}"), &format!("  accelerator:\n    tpu: {{acceleratorType: {}}}", r[0])))
+        .collect();
+    let runtimes = render(&valid).unwrap_or_else(|e| panic!("{}", e.join("\n")));
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| !r[1].is_empty()) {
+        let rt = &runtimes[&format!("a{i}")];
+        assert_eq!(pod(rt)["nodeSelector"][TPU_TOPOLOGY_LABEL], r[1].as_str(), "{}", r[0]);
+    }
+    for r in rows.iter().filter(|r| r[1].is_empty()) {
+        let err = render(&runtime_doc("bad", &format!("  accelerator:\n    tpu: {{acceleratorType: {}}}", r[0]))).unwrap_err().join("\n");
+        assert!(err.contains(&r[0]), "{}: {err}", r[0]);
+    }
+}
+
+#[test]
+fn the_tpu_node_pool_must_match_the_runtime_host_count() {
+    let err = render(&runtime_doc("x", "  numNodes: 2\n  accelerator:\n    tpu: {type: v5p, topology: 4x4x4}")).unwrap_err().join("\n");
+    assert!(err.contains("16"), "numNodes must equal the 16 hosts of v5p 4x4x4: {err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU
+
+#[test]
+fn the_gpu_table_covers_every_platform_and_vendor() {
+    let rows = gpu_rows();
+    assert!(rows.len() >= 20, "only {} GPU shapes", rows.len());
+    let platforms: BTreeSet<Platform> = rows.iter().map(|r| r.platform).collect();
+    assert_eq!(platforms.len(), 4);
+    let models: BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    for m in ["l4", "a100-40gb", "a100-80gb", "h100-80gb", "h100-mega-80gb", "h200-141gb", "b200", "gb200", "mi300x"] {
+        assert!(models.contains(m), "{m} missing from the GPU table");
+    }
+}
+
+#[test]
+fn gpu_placement_matches_the_documented_shapes() {
+    let data = &accelerators::data().gpu;
+    for r in gpu_rows() {
+        let model = data.model(&r.model).unwrap();
+        let shape = data.place(model, Some(r.count), r.platform, r.pinned.as_deref()).unwrap_or_else(|e| panic!("{r:?}: {e}"));
+        assert_eq!(shape.resource, r.resource, "{r:?}");
+        assert_eq!(data.vendor_by_resource(&r.resource).map(|v| v.name.as_str()), Some(model.vendor.as_str()));
+        assert_eq!(shape.count, r.count, "{r:?}");
+        assert_eq!(shape.node_selector, r.node_selector, "{r:?}");
+        let keys: BTreeSet<String> = shape.tolerations.iter().map(|t| t.key.clone().unwrap_or_default()).collect();
+        assert_eq!(keys, r.toleration_keys, "{r:?}");
+        if let Some(mt) = &r.machine_type {
+            assert_eq!(shape.machine_type.as_ref(), Some(mt), "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn rendered_gpu_runtimes_carry_the_documented_shape() {
+    let rows = gpu_rows();
+    let mut yaml = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let pin = r.pinned.as_ref().map(|m| format!(", machineType: {m}")).unwrap_or_default();
+        // The Kubeflow SDK knows no `amd.com/gpu` device: the validator wants a `cpu` limit next to it.
+        let cpu = if r.resource == "amd.com/gpu" { "  resources: {limits: {cpu: \"32\"}}\n" } else { "" };
+        yaml += &runtime_doc(
+            &format!("g{i}"),
+            &format!("  platform: {}\n  numNodes: 2\n{cpu}  accelerator:\n    gpu: {{model: {}, count: {}{pin}}}", r.platform, r.model, r.count),
+        );
+    }
+    let runtimes = render(&yaml).unwrap_or_else(|e| panic!("rendering the GPU table failed:\n{}", e.join("\n")));
+    for (i, r) in rows.iter().enumerate() {
+        let rt = &runtimes[&format!("g{i}")];
+        let ctx = format!("{} on {} x{}", r.model, r.platform, r.count);
+        let c = node_container(rt);
+        assert_eq!(c["resources"]["limits"][&r.resource], r.count.to_string().as_str(), "{ctx}: limit");
+        assert_eq!(string_map(&pod(rt)["nodeSelector"]), r.node_selector, "{ctx}: nodeSelector");
+        assert_eq!(toleration_keys(rt), r.toleration_keys, "{ctx}: tolerations");
+        assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], 2, "{ctx}");
+        assert!(!jobset_annotations(rt).contains_key(EXCLUSIVE), "{ctx}: exclusive placement is for TPU slices");
+        if let Some(mt) = &r.machine_type {
+            let summary = rt["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap();
+            assert!(summary.contains(mt.as_str()), "{ctx}: `{summary}`");
+        }
+    }
+}
+
+#[test]
+fn invalid_gpu_shapes_are_refused_with_what_exists() {
+    let data = &accelerators::data().gpu;
+    let h100 = data.model("h100-80gb").unwrap();
+    match data.place(h100, Some(16), Platform::Gke, None) {
+        Err(GpuError::TooMany { limit: 8, shapes, .. }) => assert!(shapes.iter().any(|s| s.contains("a3-highgpu-8g")), "{shapes:?}"),
+        other => panic!("16 H100 on one GKE node: {other:?}"),
+    }
+    let mi300x = data.model("mi300x").unwrap();
+    match data.place(mi300x, Some(8), Platform::Gke, None) {
+        Err(GpuError::NotOnPlatform { available, .. }) => assert_eq!(available, vec![Platform::Aks, Platform::Generic]),
+        other => panic!("MI300X on GKE: {other:?}"),
+    }
+    assert!(matches!(data.place(data.model("l4").unwrap(), None, Platform::Aks, None), Err(GpuError::NotOnPlatform { .. })));
+    assert!(matches!(data.place(h100, Some(8), Platform::Eks, Some("p4d.24xlarge")), Err(GpuError::UnknownMachineType { .. })));
+    assert!(matches!(data.place(h100, Some(0), Platform::Eks, None), Err(GpuError::Zero)));
+    assert!(matches!(data.place(h100, Some(2), Platform::Eks, Some("p5.4xlarge")), Err(GpuError::TooMany { limit: 1, .. })));
+    assert!(data.model("h300").is_err());
+
+    let cases = [
+        ("  platform: gke\n  accelerator:\n    gpu: {model: h100-80gb, count: 16}", "spec.accelerator.gpu.count", "a3-highgpu-8g"),
+        ("  platform: gke\n  accelerator:\n    gpu: {model: mi300x}", "spec.platform", "aks"),
+        ("  platform: eks\n  accelerator:\n    gpu: {model: h100-80gb, machineType: p4d.24xlarge}", "spec.accelerator.gpu.machineType", "p5.48xlarge"),
+        ("  accelerator:\n    gpu: {model: h300}", "spec.accelerator.gpu.model", "h100-80gb"),
+        ("  accelerator:\n    gpu: {model: mi300x, vendor: nvidia}", "spec.accelerator.gpu.vendor", "amd"),
+    ];
+    for (spec, field, hint) in cases {
+        let err = render(&runtime_doc("x", spec)).unwrap_err().join("\n");
+        assert!(err.contains(field) && err.contains(hint), "{spec}: expected {field} and {hint} in {err}");
+    }
+}
+
+#[test]
+fn gpu_count_defaults_to_a_whole_machine() {
+    let data = &accelerators::data().gpu;
+    let shape = data.place(data.model("b200").unwrap(), None, Platform::Eks, None).unwrap();
+    assert_eq!((shape.count, shape.machine_type.as_deref()), (8, Some("p6-b200.48xlarge")));
+    let shape = data.place(data.model("gb200").unwrap(), None, Platform::Gke, None).unwrap();
+    assert_eq!(shape.count, 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pod choices: shared memory and host network
+
+#[test]
+fn shared_memory_is_on_for_accelerators_and_host_network_is_opt_in() {
+    let yaml = [
+        runtime_doc("tpu", "  accelerator:\n    tpu: {type: v6e, topology: 4x4}"),
+        runtime_doc("gpu", "  accelerator:\n    gpu: {model: h100-80gb}"),
+        runtime_doc("cpu", "  accelerator:\n    cpu: {}"),
+        runtime_doc("tpu-hostnet", "  hostNetwork: true\n  sharedMemory: {sizeLimit: 64Gi}\n  accelerator:\n    tpu: {type: v6e, topology: 4x4}"),
+        runtime_doc("gpu-noshm", "  sharedMemory: {enabled: false}\n  accelerator:\n    gpu: {model: h100-80gb}"),
+    ]
+    .concat();
+    let rts = render(&yaml).unwrap_or_else(|e| panic!("{}", e.join("\n")));
+    let shm = |name: &str| -> Option<Value> {
+        let p = pod(&rts[name]);
+        let vol = p["volumes"].as_array().and_then(|v| v.iter().find(|v| v["emptyDir"]["medium"] == "Memory").cloned())?;
+        let mounted = node_container(&rts[name])["volumeMounts"].as_array().unwrap().iter().any(|m| m["mountPath"] == "/dev/shm" && m["name"] == vol["name"]);
+        assert!(mounted, "{name}: memory volume not mounted at /dev/shm");
+        Some(vol)
+    };
+    assert!(shm("tpu").is_some() && shm("gpu").is_some(), "GPU and TPU runtimes get a memory-backed /dev/shm");
+    assert!(shm("cpu").is_none() && shm("gpu-noshm").is_none());
+    assert_eq!(shm("tpu-hostnet").unwrap()["emptyDir"]["sizeLimit"], "64Gi");
+    for name in ["tpu", "gpu", "cpu", "gpu-noshm"] {
+        assert!(pod(&rts[name]).get("hostNetwork").is_none(), "{name}: hostNetwork is off by default");
+    }
+    assert_eq!(pod(&rts["tpu-hostnet"])["hostNetwork"], true);
+    assert_eq!(pod(&rts["tpu-hostnet"])["dnsPolicy"], "ClusterFirstWithHostNet");
+}
+
+// ---------------------------------------------------------------------------------------------
+// `jax-runtimes accelerators`
+
+fn accelerators_json(args: &[&str]) -> Vec<Value> {
+    let out = Command::cargo_bin("jax-runtimes").unwrap().arg("accelerators").args(args).args(["-o", "json"]).output().unwrap();
+    assert!(out.status.success(), "accelerators {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_accelerators_command_lists_the_documented_shapes() {
+    let v5e = accelerators_json(&["--kind", "tpu", "--generation", "v5e"]);
+    assert!(v5e.iter().all(|r| r["kind"] == "tpu" && r["name"] == "v5e"));
+    let two_by_four: BTreeSet<(u64, u64)> =
+        v5e.iter().filter(|r| r["topology"] == "2x4").map(|r| (r["hosts"].as_u64().unwrap(), r["perHost"].as_u64().unwrap())).collect();
+    assert_eq!(two_by_four, BTreeSet::from([(1, 8), (2, 4)]));
+
+    let tpus = accelerators_json(&["--kind", "tpu"]);
+    for r in tpu_rows() {
+        assert!(
+            tpus.iter().any(|row| row["name"] == r.generation.as_str()
+                && row["topology"] == r.topology.as_str()
+                && row["perHost"] == r.chips_per_host
+                && row["hosts"] == r.hosts
+                && row["acceleratorType"] == r.accelerator_type.as_str()),
+            "`accelerators --kind tpu` lacks {r:?}"
+        );
+    }
+
+    let eks = accelerators_json(&["--kind", "gpu", "--platform", "eks"]);
+    assert!(eks.iter().all(|r| r["platform"] == "eks"));
+    for r in gpu_rows().into_iter().filter(|r| r.platform == Platform::Eks) {
+        let mt = r.machine_type.clone().unwrap();
+        assert!(eks.iter().any(|row| row["name"] == r.model.as_str() && row["machineType"] == mt.as_str()), "eks listing lacks {mt}");
+    }
+
+    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--generation", "v9"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("v5e"), "an unknown generation should list the known ones");
+}
