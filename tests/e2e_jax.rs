@@ -1,0 +1,255 @@
+//! End-to-end proof that a generated runtime launches a real multi-process JAX job.
+//!
+//! `jax-runtimes render` turns the test catalog (tests/fixtures/e2e/catalog.yaml) into runtimes;
+//! tests/python/jax_launch.py then starts one local process per node with what Trainer and JobSet
+//! would give each pod (the runtime container's command, args and env plus the JAX plugin's
+//! JAX_NUM_PROCESSES / JAX_PROCESS_ID / JAX_COORDINATOR_ADDRESS), and every process runs
+//! `jax.distributed.initialize()` and a psum across all devices with real JAX (CPU build).
+//! GPU and TPU runtimes run with JAX_PLATFORMS forced to cpu and one CPU device per accelerator.
+//!
+//! Needs JAX_RUNTIMES_PYTHON (set by tests/run); skipped loudly without it, fails in CI without it.
+//! The numbers asserted here come from the catalog entries, not from the rendered output.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::{
+    documents, fixture_catalog, name_of, python, render, run_python, text, write_stream,
+};
+
+/// Renders the test catalog into a temp dir; returns (dir guard, runtimes file).
+fn rendered_fixture() -> (tempfile::TempDir, PathBuf) {
+    let yaml = render(&[&fixture_catalog()]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("runtimes.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    (dir, file)
+}
+
+fn launch(py: &Path, file: &Path, name: &str, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![file.to_str().unwrap(), "--name", name];
+    args.extend_from_slice(extra);
+    let out = run_python(py, "jax_launch.py", &args);
+    (out.status.success(), text(&out))
+}
+
+fn assert_passed(ok: bool, out: &str, name: &str) {
+    assert!(ok, "the JAX job on runtime {name} failed:\n{out}");
+    assert!(
+        out.contains(&format!("PASSED: runtime {name}")),
+        "no PASSED line:\n{out}"
+    );
+}
+
+/// Every process reported this line (index, count, local and global devices, psum result).
+fn assert_all_processes(out: &str, processes: usize, local: usize) {
+    let global = processes * local;
+    let psum = global * (global + 1) / 2;
+    for i in 0..processes {
+        let line = format!(
+            "e2e-node-0-{i}: ok: process {i}/{processes}, {local} local / {global} global devices, psum {psum}"
+        );
+        assert!(out.contains(&line), "missing `{line}` in:\n{out}");
+    }
+}
+
+#[test]
+fn cpu_runtime_runs_a_three_process_jax_job() {
+    let Some(py) = python("cpu_runtime_runs_a_three_process_jax_job") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+    let (ok, out) = launch(&py, &file, "e2e-cpu", &[]);
+    assert_passed(ok, &out, "e2e-cpu");
+    assert!(out.contains("numNodes=3"), "{out}");
+    // 2 devices per process come from the runtime's env (JAX_NUM_CPU_DEVICES=2 in the catalog).
+    assert_all_processes(&out, 3, 2);
+}
+
+#[test]
+fn gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus() {
+    let Some(py) = python("gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+    let (ok, out) = launch(&py, &file, "e2e-gpu", &[]);
+    assert_passed(ok, &out, "e2e-gpu");
+    assert!(out.contains("numNodes=2"), "{out}");
+    assert!(
+        out.contains("nvidia.com/gpu=8/node"),
+        "the runtime must request 8 GPUs per node:\n{out}"
+    );
+    assert!(out.contains("JAX_PLATFORMS forced to cpu"), "{out}");
+    assert_all_processes(&out, 2, 8);
+}
+
+#[test]
+fn tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips() {
+    let Some(py) = python("tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+    let (ok, out) = launch(&py, &file, "e2e-tpu", &[]);
+    assert_passed(ok, &out, "e2e-tpu");
+    // v5e 4x4: 16 chips, 4 per ct5lp-hightpu-4t host -> 4 nodes of 4 chips.
+    assert!(
+        out.contains("numNodes=4"),
+        "v5e 4x4 must span 4 hosts:\n{out}"
+    );
+    assert!(out.contains("google.com/tpu=4/node"), "{out}");
+    // The runtime's own JAX_PLATFORMS (tpu,cpu) is what the test had to override.
+    assert!(
+        out.contains("JAX_PLATFORMS forced to cpu (runtime: tpu,cpu)"),
+        "{out}"
+    );
+    assert_all_processes(&out, 4, 4);
+}
+
+#[test]
+fn runtime_command_runs_and_a_trainjob_command_replaces_it() {
+    let Some(py) = python("runtime_command_runs_and_a_trainjob_command_replaces_it") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+
+    // No TrainJob command: the runtime's own command and args are the entrypoint.
+    let (ok, out) = launch(&py, &file, "e2e-command", &[]);
+    assert_passed(ok, &out, "e2e-command");
+    assert!(out.contains("command: python jax_psum_job.py"), "{out}");
+    assert!(!out.contains("TrainJob trainer.command"), "{out}");
+    assert_all_processes(&out, 2, 1);
+
+    // A TrainJob command replaces the runtime's: a program that exits 7 makes the job fail.
+    let (ok, out) = launch(
+        &py,
+        &file,
+        "e2e-command",
+        &[
+            "--trainjob-command",
+            r#"["python", "-c", "raise SystemExit(7)"]"#,
+        ],
+    );
+    assert!(
+        !ok,
+        "the TrainJob command must replace the runtime's:\n{out}"
+    );
+    assert!(out.contains("exited with status 7"), "{out}");
+}
+
+#[test]
+fn fewer_processes_than_num_nodes_fail() {
+    let Some(py) = python("fewer_processes_than_num_nodes_fail") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+    let (ok, out) = launch(
+        &py,
+        &file,
+        "e2e-cpu",
+        &["--processes", "2", "--init-timeout", "10"],
+    );
+    assert!(!ok, "2 processes for numNodes=3 must fail:\n{out}");
+    assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
+    assert!(!out.contains("PASSED"), "{out}");
+}
+
+#[test]
+fn more_processes_than_num_nodes_fail() {
+    let Some(py) = python("more_processes_than_num_nodes_fail") else {
+        return;
+    };
+    let (_dir, file) = rendered_fixture();
+    let (ok, out) = launch(
+        &py,
+        &file,
+        "e2e-cpu",
+        &["--processes", "4", "--init-timeout", "10"],
+    );
+    assert!(!ok, "4 processes for numNodes=3 must fail:\n{out}");
+    assert!(out.contains("e2e-node-0-3 (JAX_PROCESS_ID=3)"), "{out}");
+    assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
+}
+
+#[test]
+fn a_runtime_whose_num_nodes_was_tampered_with_fails() {
+    let Some(py) = python("a_runtime_whose_num_nodes_was_tampered_with_fails") else {
+        return;
+    };
+    let (dir, file) = rendered_fixture();
+    // Break the runtime itself: numNodes 3 -> 5, while the job is still launched on 3 pods.
+    let mut docs = documents(&std::fs::read_to_string(&file).unwrap());
+    let doc = docs
+        .iter_mut()
+        .find(|d| name_of(d) == "e2e-cpu")
+        .expect("e2e-cpu rendered");
+    assert_eq!(doc["spec"]["mlPolicy"]["numNodes"], 3);
+    doc["spec"]["mlPolicy"]["numNodes"] = 5.into();
+    let broken = dir.path().join("broken.yaml");
+    write_stream(&broken, std::slice::from_ref(doc));
+    let (ok, out) = launch(
+        &py,
+        &broken,
+        "e2e-cpu",
+        &["--processes", "3", "--init-timeout", "10"],
+    );
+    assert!(!ok, "numNodes=5 on 3 processes must fail:\n{out}");
+    assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
+}
+
+/// The `node` container of the `node` replicatedJob (where Trainer puts the job).
+fn node_container(doc: &serde_json::Value) -> &serde_json::Value {
+    let rjobs = doc["spec"]["template"]["spec"]["replicatedJobs"]
+        .as_array()
+        .expect("replicatedJobs");
+    let rjob = rjobs
+        .iter()
+        .find(|r| r["name"] == "node")
+        .expect("replicatedJob node");
+    let containers = rjob["template"]["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .expect("containers");
+    containers
+        .iter()
+        .find(|c| c["name"] == "node")
+        .expect("container node")
+}
+
+/// The built-in catalog, too: every multi-node runtime small enough for this machine
+/// (at most 4 nodes of at most 8 devices) runs its job.
+#[test]
+fn small_builtin_multi_node_runtimes_launch() {
+    let Some(py) = python("small_builtin_multi_node_runtimes_launch") else {
+        return;
+    };
+    let yaml = render(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("builtin.yaml");
+    std::fs::write(&file, &yaml).unwrap();
+    let mut launched = Vec::new();
+    for doc in documents(&yaml) {
+        let nodes = doc["spec"]["mlPolicy"]["numNodes"].as_u64().unwrap_or(1);
+        let limits = &node_container(&doc)["resources"]["limits"];
+        let devices = ["google.com/tpu", "nvidia.com/gpu", "amd.com/gpu"]
+            .iter()
+            .find_map(|k| limits.get(*k))
+            .map(|v| {
+                v.as_u64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                    .unwrap_or(u64::MAX)
+            })
+            .unwrap_or(1);
+        if !(2..=4).contains(&nodes) || devices > 8 {
+            continue;
+        }
+        let name = name_of(&doc).to_string();
+        let (ok, out) = launch(&py, &file, &name, &[]);
+        assert_passed(ok, &out, &name);
+        launched.push(name);
+    }
+    assert!(
+        !launched.is_empty(),
+        "the built-in catalog has no runtime with 2-4 nodes of at most 8 devices; widen the filter"
+    );
+    eprintln!("launched built-in runtimes: {launched:?}");
+}
