@@ -41,6 +41,19 @@ pub enum Command {
     /// List the accelerator shapes jax-runtimes knows.
     #[command(after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json")]
     Accelerators(AcceleratorsArgs),
+    /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
+    #[command(after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale")]
+    Docs(crate::docs::DocsArgs),
+    /// Check ClusterTrainingRuntime / TrainingRuntime files: schema (or --crd), CEL, admission, SDK and accelerator rules.
+    #[command(after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md")]
+    Validate(crate::validate::command::ValidateArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -128,6 +141,13 @@ pub fn main() -> i32 {
         Some(Command::Render(a)) => render(&a),
         Some(Command::Schema) => schema(),
         Some(Command::Accelerators(a)) => accelerators_cmd(&a),
+        Some(Command::Docs(a)) => crate::docs::run(&a),
+        Some(Command::Validate(a)) => crate::validate::command::run(&a),
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "jax-runtimes", &mut std::io::stdout());
+            EXIT_OK
+        }
     }
 }
 
@@ -196,13 +216,12 @@ fn render(a: &RenderArgs) -> i32 {
                 }
                 print!("{}", plan.diff(dir));
                 eprintln!(
-                    "jax-runtimes: {} is stale: {} missing, {} changed, {} extra; run `jax-runtimes render {} -o {}`",
+                    "jax-runtimes: {} is stale: {} missing, {} changed, {} extra; run `{}`",
                     dir.display(),
                     plan.create.len(),
                     plan.update.len(),
                     plan.delete.len(),
-                    a.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" "),
-                    dir.display()
+                    rerun_hint("render", &a.paths, dir)
                 );
                 return EXIT_FINDINGS;
             }
@@ -221,6 +240,14 @@ fn render(a: &RenderArgs) -> i32 {
             EXIT_OK
         }
     }
+}
+
+/// The command that brings `dir` up to date, for "stale" messages.
+pub fn rerun_hint(command: &str, paths: &[PathBuf], dir: &std::path::Path) -> String {
+    let mut words = vec!["jax-runtimes".to_string(), command.to_string()];
+    words.extend(paths.iter().map(|p| p.display().to_string()));
+    words.extend(["-o".to_string(), dir.display().to_string()]);
+    words.join(" ")
 }
 
 fn schema() -> i32 {

@@ -211,6 +211,10 @@ fn not_a_list(what: &str) -> Diagnostic {
 
 /// The function itself: gathers catalog objects, calls `generate`, upserts and prunes.
 pub fn process(list: ResourceList, generate: impl FnOnce(&[Document]) -> Generation) -> Output {
+    // functionConfig `JaxRuntimeValidation`: validate the items instead of generating (validate/command.rs).
+    if list.function_config.as_ref().is_some_and(crate::validate::command::is_validation_config) {
+        return crate::validate::command::krm_validate(list);
+    }
     let ResourceList { mut items, function_config } = list;
     let mut diagnostics = Vec::new();
 

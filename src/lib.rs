@@ -9,6 +9,7 @@ pub mod accelerators;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
+pub mod docs;
 pub mod krm;
 pub mod matrix;
 pub mod pipeline;

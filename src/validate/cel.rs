@@ -1,0 +1,72 @@
+//! The Trainer v2.3 CRD's `x-kubernetes-validations`, checked without the CRD.
+//!
+//! With `--crd` the CRD's own rules run through kube-cel ([`super::crd::Version::check_cel`],
+//! rule `cel/rule`). Without it, these built-in equivalents of the same rules apply (facts from
+//! the Trainer v2.3.0 and JobSet v0.12.0 CRDs, written in Rust, not copied). Transition rules
+//! (`self == oldSelf`) need the stored object and are not checked in either mode.
+
+use serde_json::Value;
+
+use super::finding;
+use crate::diag::Diagnostic;
+
+const POLICIES: [&str; 5] = ["torch", "mpi", "jax", "xgboost", "flux"];
+
+/// Built-in CEL-equivalent findings for one runtime (untyped: they must work on objects the
+/// typed model rejects too).
+pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {
+        let set: Vec<&str> = POLICIES.iter().copied().filter(|p| ml.contains_key(*p)).collect();
+        if set.len() > 1 {
+            out.push(finding(
+                "cel/one-ml-policy",
+                "spec.mlPolicy",
+                format!("only one ML policy can be configured; found {}", set.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")),
+            ));
+        }
+        if let Some(n) = ml.get("flux").and_then(|f| f.get("numProcPerNode")).and_then(Value::as_i64) {
+            if n < 1 {
+                out.push(finding("cel/num-proc-per-node", "spec.mlPolicy.flux.numProcPerNode", format!("numProcPerNode is {n}; it must be >= 1")));
+            }
+        }
+        if let Some(targets) = ml.get("torch").and_then(|t| t.pointer("/envInjection/targets")).and_then(Value::as_array) {
+            for (i, t) in targets.iter().enumerate() {
+                if let Some(names) = t.get("containerNames").and_then(Value::as_array) {
+                    if names.iter().any(|n| n == "node") {
+                        out.push(finding(
+                            "cel/env-injection-node",
+                            format!("spec.mlPolicy.torch.envInjection.targets[{i}].containerNames"),
+                            "containerNames must not include the main `node` container: it always gets the PET_* variables",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(js) = rt.pointer("/spec/template/spec") {
+        let in_order = js.pointer("/startupPolicy/startupPolicyOrder").and_then(Value::as_str) == Some("InOrder");
+        let jobs = js.get("replicatedJobs").and_then(Value::as_array);
+        if in_order && jobs.is_some_and(|j| j.iter().any(|j| j.get("dependsOn").is_some())) {
+            out.push(finding(
+                "cel/startup-depends-on",
+                "spec.template.spec",
+                "startupPolicy InOrder and dependsOn are mutually exclusive",
+            ));
+        }
+        if let Some(policies) = js.get("volumeClaimPolicies").and_then(Value::as_array) {
+            for (i, p) in policies.iter().enumerate() {
+                for (j, t) in p.get("templates").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                    if t.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+                        out.push(finding(
+                            "cel/claim-namespace",
+                            format!("spec.template.spec.volumeClaimPolicies[{i}].templates[{j}].metadata.namespace"),
+                            "namespace cannot be set for volumeClaimPolicies templates",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,403 @@
+//! Structure against a CRD's `openAPIV3Schema`, as the API server applies it, with jsonschema.
+//!
+//! An OpenAPI v3 structural schema is not quite JSON Schema; [`adapt`] closes the gaps:
+//! - `nullable: true` adds `null` to the type; elsewhere `null` is reported as dropped (the API
+//!   server prunes null values of fields that are not nullable);
+//! - objects with `properties` get `additionalProperties: false` unless they carry
+//!   `x-kubernetes-preserve-unknown-fields`, so fields the server would prune are reported;
+//! - `x-kubernetes-int-or-string` becomes a keyword accepting an integer or a string;
+//! - `x-kubernetes-embedded-resource` objects accept and require `apiVersion` and `kind`;
+//! - `x-kubernetes-list-type: map|set` lists must not repeat a key (or item).
+//!
+//! The same adapter closes the schema generated from the typed model ([`super::structure`]).
+
+use std::collections::HashSet;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{paths::LocationSegment, Keyword, ValidationError};
+use serde_json::{json, Map, Value};
+
+use super::finding;
+use crate::diag::Diagnostic;
+use crate::read::Document;
+
+const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+const LIST_TYPE: &str = "x-kubernetes-list-type";
+const LIST_MAP_KEYS: &str = "x-kubernetes-list-map-keys";
+/// Keyword the adapter writes for list uniqueness (keeps the original extension untouched).
+const UNIQUE_KEYS: &str = "x-jax-runtimes-unique-keys";
+
+/// One CustomResourceDefinition: its group, kind and compiled versions.
+pub struct Crd {
+    /// `metadata.name` of the CRD, and the file it came from.
+    pub name: String,
+    pub file: String,
+    pub group: String,
+    pub kind: String,
+    pub versions: Vec<Version>,
+}
+
+/// One version's schema, compiled once.
+pub struct Version {
+    pub name: String,
+    pub api_version: String,
+    schema: jsonschema::Validator,
+    cel: kube_cel::CompiledSchema,
+    has_cel: bool,
+}
+
+impl Crd {
+    pub fn version(&self, api_version: &str, kind: &str) -> Option<&Version> {
+        if kind != self.kind {
+            return None;
+        }
+        self.versions.iter().find(|v| v.api_version == api_version)
+    }
+}
+
+/// The CRDs among `docs`; documents of other kinds are ignored.
+pub fn from_documents(docs: &[Document]) -> Result<Vec<Crd>, Vec<Diagnostic>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for doc in docs {
+        if doc.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+            continue;
+        }
+        match compile(&doc.value, &doc.source.name) {
+            Ok(c) => out.push(c),
+            Err(d) => errors.push(doc.locate(d)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Compiles one CRD object (`apiextensions.k8s.io/v1`).
+pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
+    let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("<unnamed>").to_string();
+    let bad = |field: &str, what: String| finding("crd/unusable", field, format!("CRD {name}: {what}"));
+    let group = crd.pointer("/spec/group").and_then(Value::as_str).ok_or_else(|| bad("spec.group", "has no spec.group".into()))?;
+    let kind = crd.pointer("/spec/names/kind").and_then(Value::as_str).ok_or_else(|| bad("spec.names.kind", "has no spec.names.kind".into()))?;
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).ok_or_else(|| bad("spec.versions", "has no spec.versions".into()))?;
+    let mut out = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        let vname = v.get("name").and_then(Value::as_str).unwrap_or_default();
+        let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
+            return Err(bad(&format!("spec.versions[{i}].schema"), format!("version {vname} has no openAPIV3Schema")));
+        };
+        let validator = build(&adapt(schema), jsonschema::Draft::Draft4)
+            .map_err(|e| bad(&format!("spec.versions[{i}].schema.openAPIV3Schema"), format!("the schema does not compile: {e}")))?;
+        let cel = kube_cel::compile_schema(schema);
+        out.push(Version {
+            name: vname.to_string(),
+            api_version: format!("{group}/{vname}"),
+            schema: validator,
+            has_cel: schema.to_string().contains("x-kubernetes-validations"),
+            cel,
+        });
+    }
+    Ok(Crd { name, file: file.to_string(), group: group.to_string(), kind: kind.to_string(), versions: out })
+}
+
+/// Compiles an adapted schema with the Kubernetes keywords registered.
+pub(crate) fn build(schema: &Value, draft: jsonschema::Draft) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_draft(draft)
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(true)
+        .with_keyword(INT_OR_STRING, |_, value, _| Ok(Box::new(IntOrString(value.as_bool() == Some(true)))))
+        .with_keyword(UNIQUE_KEYS, |_, value, _| {
+            let keys = match value {
+                Value::Array(a) => Some(a.iter().filter_map(|k| k.as_str().map(str::to_string)).collect()),
+                _ => None,
+            };
+            Ok(Box::new(UniqueKeys(keys)))
+        })
+        .build(schema)
+        .map_err(|e| e.to_string())
+}
+
+impl Version {
+    /// Structure findings (`crd/*`), field paths relative to the object.
+    pub fn check_structure(&self, value: &Value) -> Vec<Diagnostic> {
+        findings(&self.schema, value, "crd")
+    }
+
+    /// CEL findings (`cel/rule`, `cel/unevaluated`). Transition rules (`oldSelf`) are skipped:
+    /// there is no old object client-side.
+    pub fn check_cel(&self, value: &Value) -> Vec<Diagnostic> {
+        if !self.has_cel {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for e in self.cel.compilation_errors() {
+            out.push(finding("cel/unevaluated", "", format!("a CEL rule of the CRD does not compile client-side: {e}")));
+        }
+        if let Err(errors) = kube_cel::validate_compiled(&self.cel, value, None) {
+            for e in errors.into_vec() {
+                let field = e.field_path.trim_start_matches('.').to_string();
+                let d = match e.kind {
+                    kube_cel::ErrorKind::ValidationFailure => {
+                        finding("cel/rule", field, format!("{} (rule: `{}`)", e.message, e.rule))
+                    }
+                    _ => finding("cel/unevaluated", field, format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message)),
+                };
+                out.push(d);
+            }
+        }
+        out
+    }
+}
+
+/// Runs a compiled schema and turns its errors into findings of `prefix/...` rules.
+pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for e in validator.iter_errors(value) {
+        let path = dotted(e.instance_path().segments());
+        let instance = e.instance().clone().into_owned();
+        let (rule, field, message) = match e.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                for u in unexpected {
+                    let field = super::join(&path, u);
+                    if seen.insert(("unknown-field", field.clone())) {
+                        out.push(finding(&format!("{prefix}/unknown-field"), field, format!("unknown field `{u}`; the API server would drop it")));
+                    }
+                }
+                continue;
+            }
+            ValidationErrorKind::FalseSchema => ("unknown-field", path.clone(), "a field the schema does not allow".to_string()),
+            ValidationErrorKind::Type { .. } if instance.is_null() => (
+                "null-dropped",
+                path.clone(),
+                "null on a field that is not nullable; the API server drops the field".to_string(),
+            ),
+            ValidationErrorKind::Type { kind } => {
+                let want = match kind {
+                    jsonschema::error::TypeKind::Single(t) => t.to_string(),
+                    jsonschema::error::TypeKind::Multiple(ts) => ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or "),
+                };
+                ("type", path.clone(), format!("expected {want}, got {}", describe(&instance)))
+            }
+            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::OneOfMultipleValid { .. } => {
+                ("type", path.clone(), format!("{} does not match any allowed shape of this field", describe(&instance)))
+            }
+            ValidationErrorKind::Custom { keyword, message } if keyword == UNIQUE_KEYS || message.starts_with("duplicate") => {
+                ("duplicate-key", path.clone(), message.clone())
+            }
+            ValidationErrorKind::Custom { message, .. } => ("type", path.clone(), message.clone()),
+            ValidationErrorKind::Required { property } => {
+                let p = property.as_str().unwrap_or_default();
+                ("required", super::join(&path, p), format!("required field `{p}` is missing"))
+            }
+            ValidationErrorKind::Enum { options } => ("enum", path.clone(), format!("{} is not one of {}", describe(&instance), options)),
+            ValidationErrorKind::Constant { expected_value } => ("enum", path.clone(), format!("{} is not {}", describe(&instance), expected_value)),
+            ValidationErrorKind::Pattern { pattern } => ("format", path.clone(), format!("{} does not match the pattern `{pattern}`", describe(&instance))),
+            ValidationErrorKind::Format { format } => ("format", path.clone(), format!("{} is not a valid {format}", describe(&instance))),
+            _ => ("constraint", path.clone(), e.to_string()),
+        };
+        if seen.insert((rule, format!("{field}\u{0}{message}"))) {
+            out.push(finding(&format!("{prefix}/{rule}"), field, message));
+        }
+    }
+    out
+}
+
+fn describe(v: &Value) -> String {
+    let s = v.to_string();
+    let s = if s.len() > 60 { format!("{}...", &s[..s.char_indices().take(57).last().map(|(i, c)| i + c.len_utf8()).unwrap_or(0)]) } else { s };
+    let t = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    match v {
+        Value::Array(_) | Value::Object(_) => format!("an {t}"),
+        _ => format!("{t} {s}"),
+    }
+}
+
+/// `/spec/a/0/b` segments -> `spec.a[0].b`.
+pub(crate) fn dotted<'a>(segments: impl Iterator<Item = LocationSegment<'a>>) -> String {
+    let mut s = String::new();
+    for seg in segments {
+        match seg {
+            LocationSegment::Property(p) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(&p);
+            }
+            LocationSegment::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// Rewrites an OpenAPI v3 structural schema (or a schemars schema) into the JSON Schema the
+/// API server effectively applies. See the module docs.
+pub fn adapt(schema: &Value) -> Value {
+    let mut s = schema.clone();
+    adapt_in_place(&mut s);
+    // The object's own `metadata` is ObjectMeta, which the API server checks itself and never
+    // prunes; CRDs write it as a bare `type: object`, which must stay open.
+    if let Some(Value::Object(meta)) = s.pointer_mut("/properties/metadata") {
+        let no_properties = meta.get("properties").is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+        if no_properties && meta.get("additionalProperties") == Some(&Value::Bool(false)) {
+            meta.remove("additionalProperties");
+            meta.remove("properties");
+        }
+    }
+    s
+}
+
+fn adapt_in_place(v: &mut Value) {
+    let Value::Object(m) = v else {
+        if let Value::Array(a) = v {
+            a.iter_mut().for_each(adapt_in_place);
+        }
+        return;
+    };
+    // Recurse first, into every subschema position (and anything else: harmless).
+    for (k, child) in m.iter_mut() {
+        match k.as_str() {
+            "properties" | "patternProperties" | "definitions" | "$defs" => {
+                if let Value::Object(props) = child {
+                    props.values_mut().for_each(adapt_in_place);
+                }
+            }
+            "items" | "additionalProperties" | "not" | "additionalItems" => adapt_in_place(child),
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => adapt_in_place(child),
+            _ => {}
+        }
+    }
+    let preserve = m.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true);
+    if m.get("x-kubernetes-embedded-resource").and_then(Value::as_bool) == Some(true) {
+        let props = m.entry("properties").or_insert_with(|| json!({}));
+        if let Value::Object(p) = props {
+            p.entry("apiVersion").or_insert_with(|| json!({"type": "string"}));
+            p.entry("kind").or_insert_with(|| json!({"type": "string"}));
+            p.entry("metadata").or_insert_with(|| json!({"type": "object"}));
+        }
+        let req = m.entry("required").or_insert_with(|| json!([]));
+        if let Value::Array(r) = req {
+            for k in ["apiVersion", "kind"] {
+                if !r.iter().any(|x| x == k) {
+                    r.push(json!(k));
+                }
+            }
+        }
+    }
+    // A structural object keeps only the fields its schema lists: with `properties`, the others
+    // are pruned; with neither `properties` nor `additionalProperties` (like `jax: {}`), all are.
+    let is_object = m.contains_key("properties") || m.get("type").and_then(Value::as_str) == Some("object");
+    let open = preserve || m.contains_key("additionalProperties") || m.get(INT_OR_STRING).and_then(Value::as_bool) == Some(true);
+    if is_object && !open {
+        // `properties: {}` makes a closed empty object report `additionalProperties` (with the
+        // field names) rather than a bare false schema.
+        m.entry("properties").or_insert_with(|| json!({}));
+        m.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if m.get(INT_OR_STRING).and_then(Value::as_bool) == Some(true) {
+        // The keyword does the type check; the `anyOf: [integer, string]` controller-gen writes
+        // beside it would only repeat the error.
+        if let Some(Value::Array(any)) = m.get("anyOf") {
+            let types: Vec<Option<&str>> = any.iter().map(|s| s.get("type").and_then(Value::as_str)).collect();
+            if any.len() == 2 && types.contains(&Some("integer")) && types.contains(&Some("string")) {
+                m.remove("anyOf");
+            }
+        }
+        m.remove("type");
+    }
+    if m.get("nullable").and_then(Value::as_bool) == Some(true) {
+        nullable(m);
+    }
+    match m.get(LIST_TYPE).and_then(Value::as_str) {
+        Some("map") => {
+            let keys = m.get(LIST_MAP_KEYS).cloned().unwrap_or(json!([]));
+            m.insert(UNIQUE_KEYS.into(), keys);
+        }
+        Some("set") => {
+            m.insert(UNIQUE_KEYS.into(), Value::Bool(true));
+        }
+        _ => {}
+    }
+}
+
+fn nullable(m: &mut Map<String, Value>) {
+    match m.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = t.clone();
+            m.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(ts)) if !ts.iter().any(|t| t == "null") => ts.push(json!("null")),
+        _ => {}
+    }
+    if let Some(Value::Array(e)) = m.get_mut("enum") {
+        if !e.iter().any(Value::is_null) {
+            e.push(Value::Null);
+        }
+    }
+}
+
+/// `x-kubernetes-int-or-string: true`: an integer or a string.
+struct IntOrString(bool);
+
+impl<'i> Keyword<'i> for IntOrString {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(format!("expected an integer or a string, got {}", describe(instance))))
+        }
+    }
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        !self.0 || instance.is_string() || instance.as_i64().is_some() || instance.as_u64().is_some()
+    }
+}
+
+/// List uniqueness: `Some(keys)` for `list-type: map` (items unique by those keys), `None` for
+/// `list-type: set` (items unique).
+struct UniqueKeys(Option<Vec<String>>);
+
+impl UniqueKeys {
+    fn duplicate(&self, instance: &Value) -> Option<String> {
+        let items = instance.as_array()?;
+        let mut seen = HashSet::new();
+        for item in items {
+            let key = match &self.0 {
+                Some(keys) => {
+                    let k: Vec<Value> = keys.iter().map(|k| item.get(k).cloned().unwrap_or(Value::Null)).collect();
+                    Value::Array(k).to_string()
+                }
+                None => item.to_string(),
+            };
+            if !seen.insert(key.clone()) {
+                return Some(match &self.0 {
+                    Some(keys) => format!("duplicate item with {}", keys.iter().zip(serde_json::from_str::<Vec<Value>>(&key).unwrap_or_default()).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
+                    None => format!("duplicate item {key} in a set"),
+                });
+            }
+        }
+        None
+    }
+}
+
+impl<'i> Keyword<'i> for UniqueKeys {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        match self.duplicate(instance) {
+            Some(m) => Err(ValidationError::custom(m)),
+            None => Ok(()),
+        }
+    }
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        self.duplicate(instance).is_none()
+    }
+}

@@ -1,0 +1,553 @@
+//! `jax-runtimes validate`: the mutation corpus (tests/validate/corpus.yaml), no false positive
+//! on upstream runtimes or the built-in catalog, the `--crd` cross-check against Python
+//! jsonschema, the CLI and KRM front doors, and docs/rules.md kept in step with the rule table.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+use jax_runtimes::diag::{Diagnostic, Severity};
+use jax_runtimes::read::{self, Document, Source};
+use jax_runtimes::validate::{self, Options, RULES};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+fn loud_skip(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
+}
+
+/// ../shared/reference, or None (loud skip) when absent; absent under CI=true fails.
+fn reference(test: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/reference");
+    if dir.join("kubeflow-trainer-v2.3.0/crds").is_dir() {
+        return Some(dir);
+    }
+    assert!(!in_ci(), "{test}: {} is missing and CI is set: the upstream reference data must be there", dir.display());
+    loud_skip(test, &format!("{} is missing (upstream Trainer CRDs and runtimes)", dir.display()));
+    None
+}
+
+fn reference_crd_files(reference: &Path) -> Vec<PathBuf> {
+    let crds = reference.join("kubeflow-trainer-v2.3.0/crds");
+    vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")]
+}
+
+/// The upstream Trainer CRDs, compiled once for the whole test binary.
+fn reference_options(reference: &Path) -> Options {
+    static OPTS: OnceLock<Options> = OnceLock::new();
+    OPTS.get_or_init(|| Options::with_crd_files(&reference_crd_files(reference)).expect("reference CRDs load")).clone()
+}
+
+fn parse(name: &str, text: &str) -> Vec<Document> {
+    read::parse_source(Arc::new(Source::new(name, Some(text.to_string())))).expect("valid YAML")
+}
+
+fn base(name: &str) -> Value {
+    let text = std::fs::read_to_string(root().join(format!("tests/validate/base/{name}.yaml"))).unwrap();
+    parse(name, &text).remove(0).value
+}
+
+fn problems(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
+    diags.iter().filter(|d| d.severity >= Severity::Warning).collect()
+}
+
+fn show(diags: &[Diagnostic]) -> String {
+    diags.iter().map(|d| format!("  {d}\n")).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutation corpus
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    base: String,
+    #[serde(default)]
+    crd: Option<String>,
+    ops: Vec<Op>,
+    expect: Expect,
+    #[serde(default)]
+    also: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+enum Op {
+    Set { path: String, value: Value },
+    Remove(String),
+    Rename { path: String, to: String },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    rule: String,
+    field: String,
+    /// `error`, `warning` or `info`; default: the rule's own severity.
+    #[serde(default)]
+    severity: Option<String>,
+}
+
+fn corpus() -> Vec<Case> {
+    let text = std::fs::read_to_string(root().join("tests/validate/corpus.yaml")).unwrap();
+    serde_saphyr::from_str(&text).expect("corpus.yaml parses")
+}
+
+fn split_pointer(path: &str) -> (Vec<String>, String) {
+    let mut parts: Vec<String> = path.trim_start_matches('/').split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+    let last = parts.pop().expect("non-empty pointer");
+    (parts, last)
+}
+
+fn parent<'a>(v: &'a mut Value, parts: &[String], create: bool) -> &'a mut Value {
+    let mut cur = v;
+    for p in parts {
+        cur = match cur {
+            Value::Array(a) => &mut a[p.parse::<usize>().expect("array index")],
+            Value::Object(m) => {
+                if create {
+                    m.entry(p.clone()).or_insert_with(|| json!({}))
+                } else {
+                    m.get_mut(p).unwrap_or_else(|| panic!("no `{p}` on the way"))
+                }
+            }
+            other => panic!("cannot descend into {other}"),
+        };
+    }
+    cur
+}
+
+fn apply(v: &mut Value, op: &Op) {
+    match op {
+        Op::Set { path, value } => {
+            let (parts, last) = split_pointer(path);
+            match parent(v, &parts, true) {
+                Value::Array(a) => {
+                    let i: usize = last.parse().unwrap();
+                    if i == a.len() {
+                        a.push(value.clone());
+                    } else {
+                        a[i] = value.clone();
+                    }
+                }
+                Value::Object(m) => {
+                    m.insert(last, value.clone());
+                }
+                other => panic!("cannot set in {other}"),
+            }
+        }
+        Op::Remove(path) => {
+            let (parts, last) = split_pointer(path);
+            match parent(v, &parts, false) {
+                Value::Object(m) => assert!(m.shift_remove(&last).is_some(), "nothing to remove at {path}"),
+                Value::Array(a) => {
+                    a.remove(last.parse().unwrap());
+                }
+                other => panic!("cannot remove from {other}"),
+            }
+        }
+        Op::Rename { path, to } => {
+            let (parts, last) = split_pointer(path);
+            let Value::Object(m) = parent(v, &parts, false) else { panic!("rename needs an object") };
+            let value = m.shift_remove(&last).unwrap_or_else(|| panic!("nothing at {path}"));
+            m.insert(to.clone(), value);
+        }
+    }
+}
+
+fn options_for(case: &Case, reference: Option<&Path>) -> Option<Options> {
+    match case.crd.as_deref() {
+        None => Some(Options::default()),
+        Some("reference") => reference.map(reference_options),
+        Some(file) if file.starts_with("../shared/reference") => {
+            reference?;
+            Some(Options::with_crd_files(&[root().join(file)]).expect("CRD loads"))
+        }
+        Some(file) => Some(Options::with_crd_files(&[root().join(file)]).expect("CRD loads")),
+    }
+}
+
+/// Runs one case through the same path the CLI takes: YAML text -> documents -> findings.
+fn run_case(case: &Case, opts: &Options) -> (String, Vec<Diagnostic>) {
+    let mut v = base(&case.base);
+    for op in &case.ops {
+        apply(&mut v, op);
+    }
+    let text = jax_runtimes::yaml::to_string(&v).expect("serializes");
+    let docs = parse("case.yaml", &text);
+    (text, validate::objects(&docs, opts))
+}
+
+#[test]
+fn every_base_is_clean_with_and_without_crd() {
+    let reference = reference("every_base_is_clean_with_and_without_crd");
+    for name in ["tpu", "gpu", "cpu", "initializers"] {
+        let text = serde_json::to_string(&base(name)).unwrap();
+        let docs = parse(name, &text);
+        let d = validate::objects(&docs, &Options::default());
+        assert!(d.is_empty(), "base {name} must be clean:\n{}", show(&d));
+        if let Some(r) = &reference {
+            let d = validate::objects(&docs, &reference_options(r));
+            assert!(d.is_empty(), "base {name} must be clean against the CRD:\n{}", show(&d));
+        }
+    }
+}
+
+#[test]
+fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
+    let reference = reference("mutation_corpus (cases with crd: reference)");
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in corpus() {
+        let Some(opts) = options_for(&case, reference.as_deref()) else { continue };
+        ran += 1;
+        let (text, diags) = run_case(&case, &opts);
+        let hit = diags.iter().find(|d| d.rule == case.expect.rule && d.field.as_deref().unwrap_or("") == case.expect.field);
+        let Some(hit) = hit else {
+            failures.push(format!("{}: expected {} at `{}`, got:\n{}", case.name, case.expect.rule, case.expect.field, show(&diags)));
+            continue;
+        };
+        let want = case.expect.severity.clone().unwrap_or(validate::rule_info(&case.expect.rule).severity.to_string());
+        if hit.severity.to_string() != want {
+            failures.push(format!("{}: {} has severity {}, expected {want}", case.name, hit.rule, hit.severity));
+        }
+        // Located: the file, an object, a line, and (for a field that is in the text) that line.
+        assert_eq!(hit.file.as_deref(), Some("case.yaml"), "{}", case.name);
+        assert!(hit.object.is_some() && hit.help.is_some(), "{}: finding lacks object or help", case.name);
+        let line = hit.line.unwrap_or_else(|| panic!("{}: no line", case.name));
+        let key = case.expect.field.rsplit('.').next().unwrap_or_default();
+        // (A field the mistake removed is reported where its parent is.)
+        if !key.is_empty() && !key.ends_with(']') && text.contains(&format!("{key}:")) && !case.expect.rule.ends_with("/required") {
+            let at = text.lines().nth(line - 1).unwrap_or_default();
+            if !at.contains(key) {
+                failures.push(format!("{}: line {line} is `{at}`, expected it to name `{key}`", case.name));
+            }
+        }
+        let unexpected: Vec<&Diagnostic> =
+            problems(&diags).into_iter().filter(|d| d.rule != case.expect.rule && !case.also.contains(&d.rule)).collect();
+        if !unexpected.is_empty() {
+            failures.push(format!("{}: more than the one mistake was reported:\n{}", case.name, unexpected.iter().map(|d| format!("  {d}\n")).collect::<String>()));
+        }
+    }
+    assert!(ran > 0);
+    assert!(failures.is_empty(), "{} corpus failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Rules exercised through the CLI tests below rather than the corpus.
+const CLI_COVERED: [&str; 3] = ["crd/unusable", "input/not-a-runtime", "input/no-runtime"];
+
+#[test]
+fn corpus_covers_every_rule_and_uses_only_known_rules() {
+    let cases = corpus();
+    let mut covered: BTreeSet<&str> = cases.iter().map(|c| c.expect.rule.as_str()).collect();
+    covered.extend(CLI_COVERED);
+    for c in &cases {
+        validate::rule_info(&c.expect.rule);
+        c.also.iter().for_each(|r| {
+            validate::rule_info(r);
+        });
+    }
+    let missing: Vec<&str> = RULES.iter().map(|r| r.id).filter(|id| !covered.contains(id)).collect();
+    assert!(missing.is_empty(), "rules without a corpus case: {missing:?}");
+    let ids: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), RULES.len(), "duplicate rule ids");
+}
+
+// ---------------------------------------------------------------------------------------------
+// No false positives
+
+fn runtime_docs(dir: &Path) -> Vec<Document> {
+    let docs = read::paths(&[dir.to_path_buf()]).expect("reference runtimes read");
+    let runtimes: Vec<Document> = docs.into_iter().filter(|d| validate::is_runtime(&d.value)).collect();
+    assert!(runtimes.len() >= 9, "expected the 9 upstream built-in runtimes in {}", dir.display());
+    runtimes
+}
+
+#[test]
+fn upstream_builtin_runtimes_have_no_error() {
+    let Some(reference) = reference("upstream_builtin_runtimes_have_no_error") else { return };
+    let docs = runtime_docs(&reference.join("kubeflow-trainer-v2.3.0/runtimes"));
+    for opts in [Options::default(), reference_options(&reference)] {
+        let d = validate::objects(&docs, &opts);
+        let errors: Vec<Diagnostic> = d.iter().filter(|d| d.is_error()).cloned().collect();
+        assert!(errors.is_empty(), "false positives on upstream runtimes ({opts:?}):\n{}", show(&errors));
+        // The only warnings are about the torchtune runtimes' bare GPU request, which is real.
+        for w in problems(&d) {
+            assert!(w.rule.starts_with("accelerator/"), "unexpected warning on an upstream runtime: {w}");
+        }
+    }
+}
+
+#[test]
+fn builtin_catalog_renders_clean_and_passes_the_crd() {
+    let docs = read::builtin().expect("built-in catalog reads");
+    let generated = jax_runtimes::pipeline::generate(&docs);
+    assert!(generated.diagnostics.iter().all(|d| d.severity < Severity::Warning), "render findings:\n{}", show(&generated.diagnostics));
+    assert!(!generated.runtimes.is_empty());
+    for r in &generated.runtimes {
+        let d = validate::generated(&r.object);
+        assert!(d.is_empty(), "{}:\n{}", r.file_name, show(&d));
+    }
+    let Some(reference) = reference("builtin_catalog_renders_clean_and_passes_the_crd (--crd part)") else { return };
+    let opts = reference_options(&reference);
+    for r in &generated.runtimes {
+        let d = validate::object(&r.object, &opts);
+        assert!(problems(&d).is_empty(), "{} against the upstream CRD:\n{}", r.file_name, show(&d));
+    }
+}
+
+#[test]
+fn generated_reports_a_broken_runtime() {
+    // The render-time hook is not a no-op: a broken object fails it.
+    let mut v = base("tpu");
+    v["spec"]["mlPolicy"]["numNodes"] = json!(3);
+    let d = validate::generated(&v);
+    assert!(d.iter().any(|d| d.rule == "tpu/hosts"), "{}", show(&d));
+}
+
+// ---------------------------------------------------------------------------------------------
+// --crd agrees with an independent JSON Schema validator
+
+fn python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("JAX_RUNTIMES_PYTHON").filter(|v| !v.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None if in_ci() => panic!("{test}: JAX_RUNTIMES_PYTHON is not set under CI; run the tests through tests/run"),
+        None => {
+            loud_skip(test, "JAX_RUNTIMES_PYTHON is not set; run through tests/run (it creates .venv with jsonschema)");
+            None
+        }
+    }
+}
+
+#[test]
+fn crd_structure_agrees_with_python_jsonschema() {
+    let test = "crd_structure_agrees_with_python_jsonschema";
+    let Some(reference) = reference(test) else { return };
+    let Some(python) = python(test) else { return };
+    let opts = reference_options(&reference);
+    // Inputs: the corpus cases checked against the CRD (and their structural mutations applied
+    // to every base), the bases, the upstream runtimes, the built-in catalog.
+    let mut inputs: Vec<(String, Value)> = Vec::new();
+    for name in ["tpu", "gpu", "cpu", "initializers"] {
+        inputs.push((format!("base/{name}"), base(name)));
+    }
+    for case in corpus() {
+        if case.crd.as_deref() == Some("reference") || case.crd.is_none() {
+            let mut v = base(&case.base);
+            case.ops.iter().for_each(|op| apply(&mut v, op));
+            inputs.push((format!("case/{}", case.name), v));
+        }
+    }
+    for d in runtime_docs(&reference.join("kubeflow-trainer-v2.3.0/runtimes")) {
+        inputs.push((format!("upstream/{}", d.source.name), d.value));
+    }
+    for r in jax_runtimes::pipeline::generate(&read::builtin().unwrap()).runtimes {
+        inputs.push((format!("builtin/{}", r.file_name), r.object));
+    }
+    let ours: BTreeMap<String, Vec<String>> = inputs
+        .iter()
+        .map(|(name, v)| {
+            let fields: BTreeSet<String> = validate::object(v, &opts)
+                .into_iter()
+                .filter(|d| d.rule.starts_with("crd/"))
+                .map(|d| d.field.unwrap_or_default())
+                .collect();
+            (name.clone(), fields.into_iter().collect())
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("inputs.json");
+    let list: Vec<Value> = inputs.iter().map(|(n, v)| json!({"name": n, "object": v})).collect();
+    std::fs::write(&input, serde_json::to_string(&list).unwrap()).unwrap();
+    let out = Command::new(python)
+        .arg(root().join("tests/validate/crd_crosscheck.py"))
+        .arg(&input)
+        .args(reference_crd_files(&reference))
+        .output()
+        .expect("run python");
+    assert!(out.status.success(), "crd_crosscheck.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let theirs: BTreeMap<String, Vec<String>> = serde_json::from_slice(&out.stdout).expect("crosscheck output is JSON");
+    let mut disagree = Vec::new();
+    for (name, fields) in &ours {
+        let other = theirs.get(name).cloned().unwrap_or_default();
+        if *fields != other {
+            disagree.push(format!("{name}:\n  jax-runtimes: {fields:?}\n  jsonschema:   {other:?}"));
+        }
+    }
+    assert!(disagree.is_empty(), "--crd disagrees with Python jsonschema:\n{}", disagree.join("\n"));
+    // The comparison is not vacuous: both found structural errors in the corpus.
+    assert!(ours.values().filter(|f| !f.is_empty()).count() >= 8, "{ours:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+
+fn cli(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes"));
+    cmd.arg("validate").args(args).current_dir(root());
+    cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("run jax-runtimes");
+    {
+        let mut i = child.stdin.take().unwrap();
+        if let Some(s) = stdin {
+            i.write_all(s.as_bytes()).unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn cli_exit_codes_and_formats() {
+    // Clean file: 0.
+    let (code, _, err) = cli(&["tests/validate/base/tpu.yaml"], None);
+    assert_eq!(code, 0, "{err}");
+    // An error on stdin: 1, JSON on stdout with rule, field, file and line.
+    let mut v = base("tpu");
+    v["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["nodeSelectr"] = json!({"a": "b"});
+    let text = jax_runtimes::yaml::to_string(&v).unwrap();
+    let (code, out, _) = cli(&["-", "--format", "json"], Some(&text));
+    assert_eq!(code, 1);
+    let findings: Vec<Value> = serde_json::from_str(&out).expect("json findings");
+    let f = findings.iter().find(|f| f["rule"] == "schema/unknown-field").expect("unknown field reported");
+    assert_eq!(f["field"], "spec.template.spec.replicatedJobs[0].template.spec.template.spec.nodeSelectr");
+    assert_eq!(f["file"], "<stdin>");
+    assert!(f["line"].as_u64().is_some());
+    // kpt format: a ResourceList with results.
+    let (code, out, _) = cli(&["-", "--format", "kpt"], Some(&text));
+    assert_eq!(code, 1);
+    let list: Value = serde_saphyr::from_str(&out).expect("kpt output is YAML");
+    assert_eq!(list["kind"], "ResourceList");
+    assert!(list["results"].as_array().unwrap().iter().any(|r| r["tags"]["rule"] == "schema/unknown-field"));
+    // Warnings alone do not fail.
+    let mut w = base("gpu");
+    w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"].as_object_mut().unwrap().shift_remove("tolerations");
+    let (code, out, _) = cli(&["-"], Some(&jax_runtimes::yaml::to_string(&w).unwrap()));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning[accelerator/missing-toleration]"), "{out}");
+}
+
+#[test]
+fn cli_input_rules() {
+    // Not a runtime: info, and no runtime at all: error (exit 1).
+    let (code, out, _) = cli(&["-", "--format", "json"], Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"));
+    assert_eq!(code, 1);
+    let f: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert!(f.iter().any(|f| f["rule"] == "input/not-a-runtime" && f["severity"] == "info"), "{out}");
+    assert!(f.iter().any(|f| f["rule"] == "input/no-runtime" && f["severity"] == "error"), "{out}");
+    // An unusable --crd: usage error (2).
+    let (code, out, _) = cli(&["--crd", "tests/validate/base/cpu.yaml", "tests/validate/base/cpu.yaml", "--format", "json"], None);
+    assert_eq!(code, 2);
+    assert!(out.contains("crd/unusable"), "{out}");
+    // Missing path: usage error.
+    let (code, _, _) = cli(&["tests/validate/no-such-file.yaml"], None);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn cli_with_reference_crd() {
+    let Some(reference) = reference("cli_with_reference_crd") else { return };
+    let crd = reference_crd_files(&reference)[0].display().to_string();
+    let runtimes = reference.join("kubeflow-trainer-v2.3.0/runtimes").display().to_string();
+    let (code, _, err) = cli(&["--crd", &crd, &runtimes], None);
+    assert_eq!(code, 0, "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// KRM validator mode
+
+#[test]
+fn krm_validation_config_validates_items_and_leaves_them_alone() {
+    let mut bad = base("tpu");
+    bad["spec"]["mlPolicy"]["numNodes"] = json!(8);
+    bad["metadata"]["annotations"] = json!({"internal.config.kubernetes.io/path": "runtimes/tpu.yaml", "internal.config.kubernetes.io/index": "0"});
+    let list = json!({
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [base("cpu"), bad],
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
+    });
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = jax_runtimes::krm::run_with(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err, |_| panic!("must not generate"));
+    assert_eq!(code, 1, "{}", String::from_utf8_lossy(&err));
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(got["items"], list["items"], "a validator must not change items");
+    let results = got["results"].as_array().unwrap();
+    let r = results.iter().find(|r| r["tags"]["rule"] == "tpu/hosts").expect("tpu/hosts result");
+    assert_eq!(r["file"]["path"], "runtimes/tpu.yaml");
+    assert_eq!(r["field"]["path"], "spec.mlPolicy.numNodes");
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/rules.md
+
+#[test]
+fn docs_rules_md_is_generated_from_the_rule_table() {
+    let path = root().join("docs/rules.md");
+    let want = validate::rules_markdown();
+    if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate` (or `jax-runtimes validate --list-rules --format markdown > docs/rules.md`)");
+    for r in RULES {
+        assert!(have.contains(&format!("`{}`", r.id)));
+    }
+    // The CLI prints the same page.
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes")).args(["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
+
+// ---------------------------------------------------------------------------------------------
+// kpt: the functions/validate example as a real `validators:` step
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn kpt_validators_step_passes_the_example_and_fails_a_mistake() {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(kpt) = std::env::split_paths(&path).map(|d| d.join("kpt")).find(|p| p.is_file()) else {
+        assert!(!in_ci(), "kpt is not on PATH and CI is set");
+        loud_skip("kpt_validators_step_passes_the_example_and_fails_a_mistake", "kpt is not on PATH");
+        return;
+    };
+    let bin = PathBuf::from(assert_cmd::cargo::cargo_bin!("jax-runtimes"));
+    let search = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(std::env::split_paths(&path))).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    copy_dir(&root().join("functions/validate/example"), &pkg);
+    let render = || Command::new(&kpt).args(["fn", "render", "--allow-exec"]).arg(&pkg).env("PATH", &search).output().unwrap();
+    let out = render();
+    assert!(out.status.success(), "the example must validate:\n{}", String::from_utf8_lossy(&out.stderr));
+    let file = pkg.join("runtimes/jax-tpu-v5e-2x4.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("numNodes: 2", "numNodes: 3")).unwrap();
+    let out = render();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "a wrong numNodes must fail the pipeline:\n{all}");
+    assert!(all.contains("tpu/hosts") && all.contains("spec.mlPolicy.numNodes"), "{all}");
+    assert!(std::fs::read_to_string(&file).unwrap().contains("numNodes: 3"), "a validator never changes the package");
+}
