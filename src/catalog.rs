@@ -318,8 +318,10 @@ pub struct MatrixSpec {
 pub struct MatrixTemplate {
     #[schemars(with = "Metadata")]
     pub metadata: Value,
-    /// A `JaxRuntime` spec whose strings are templates.
-    #[schemars(with = "JaxRuntimeSpec")]
+    /// A `JaxRuntime` spec whose strings are templates. A string that is one `{{ expression }}`
+    /// may stand for a number or an object, so this is checked after expansion, against the
+    /// `JaxRuntime` schema, not here.
+    #[schemars(with = "BTreeMap<String, Value>")]
     pub spec: Value,
 }
 

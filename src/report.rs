@@ -4,7 +4,7 @@
 use std::fmt;
 
 use clap::ValueEnum;
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan};
 
 use crate::diag::Diagnostic;
 
@@ -51,19 +51,51 @@ fn source_text(file: &str) -> Option<String> {
     std::fs::read_to_string(file).ok()
 }
 
+/// A file's text and where each line starts, kept for the next finding in the same file: a
+/// large file with many findings is read and scanned once, not once per finding.
+struct Lines {
+    file: String,
+    text: std::rc::Rc<String>,
+    starts: Vec<usize>,
+}
+
+thread_local! {
+    static LAST_FILE: std::cell::RefCell<Option<Lines>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Lines `first..=last` (0-based, clamped) of `file`, and the index of the first one kept.
+fn lines_of(file: &str, first: usize, last: usize) -> Option<(String, usize)> {
+    LAST_FILE.with(|cell| {
+        let mut cached = cell.borrow_mut();
+        if cached.as_ref().is_none_or(|c| c.file != file) {
+            let text = source_text(file)?;
+            let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+            *cached = Some(Lines { file: file.to_string(), text: std::rc::Rc::new(text), starts });
+        }
+        let c = cached.as_ref()?;
+        let count = c.starts.len();
+        let first = first.min(count - 1);
+        let end = c.starts.get(last + 1).copied().unwrap_or(c.text.len());
+        Some((c.text.get(c.starts[first]..end)?.to_string(), first))
+    })
+}
+
 /// The finding's line of its file, rendered by miette.
 fn snippet(d: &Diagnostic) -> Option<String> {
     if d.rule.starts_with("input/malformed") {
         return None; // the parser's message already shows the line
     }
     let (file, line) = (d.file.as_ref()?, d.line?);
-    let text = source_text(file)?;
-    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-    let this = text[start..].lines().next()?;
+    // Only the line and one line of context either side reach miette (it scans its source from
+    // the start for every report).
+    let (text, first_line) = lines_of(file, line.checked_sub(2)?, line)?;
+    let start: usize = text.split_inclusive('\n').take(line - 1 - first_line).map(str::len).sum();
+    let this = text.get(start..)?.lines().next()?;
     let indent = this.len() - this.trim_start().len();
     let len = this.trim().len().max(1);
     let label = d.field.clone().unwrap_or_else(|| "here".into());
-    let report = Snippet { src: NamedSource::new(file, text.clone()), span: (start + indent, len).into(), label };
+    let src = Window { name: file.clone(), text, first_line };
+    let report = Snippet { src, span: (start + indent, len).into(), label };
     let mut out = String::new();
     GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
         .with_width(usize::MAX)
@@ -79,9 +111,37 @@ fn snippet(d: &Diagnostic) -> Option<String> {
     Some(frame.join("\n") + "\n")
 }
 
+/// A few lines of a file standing in for all of it; line numbers are those of the file.
+#[derive(Debug)]
+struct Window {
+    name: String,
+    text: String,
+    /// 0-based line of the file that `text` starts with.
+    first_line: usize,
+}
+
+impl miette::SourceCode for Window {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let inner = self.text.read_span(span, before, after)?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
 #[derive(Debug)]
 struct Snippet {
-    src: NamedSource<String>,
+    src: Window,
     span: SourceSpan,
     label: String,
 }
