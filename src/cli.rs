@@ -209,37 +209,44 @@ fn render(a: &RenderArgs) -> i32 {
                     return EXIT_USAGE;
                 }
             };
-            if a.check {
-                if plan.is_empty() {
-                    eprintln!("jax-runtimes: {} is up to date ({} runtimes)", dir.display(), generated.runtimes.len());
-                    return EXIT_OK;
-                }
-                print!("{}", plan.diff(dir));
-                eprintln!(
-                    "jax-runtimes: {} is stale: {} missing, {} changed, {} extra; run `{}`",
-                    dir.display(),
-                    plan.create.len(),
-                    plan.update.len(),
-                    plan.delete.len(),
-                    rerun_hint("render", &a.paths, dir)
-                );
-                return EXIT_FINDINGS;
-            }
-            if let Err(e) = write::apply(dir, &plan) {
-                eprintln!("jax-runtimes: {e}");
-                return EXIT_USAGE;
-            }
-            eprintln!(
-                "jax-runtimes: wrote {} runtimes to {} ({} created, {} updated, {} pruned)",
-                generated.runtimes.len(),
-                dir.display(),
-                plan.create.len(),
-                plan.update.len(),
-                plan.delete.len()
-            );
-            EXIT_OK
+            sync_dir(dir, &plan, a.check, "render", &a.paths, generated.runtimes.len())
         }
     }
+}
+
+/// Brings `dir` to `plan`'s state, or with `check` only reports (exit 1 and a diff on stdout
+/// when stale). Shared by `render -o` and `docs -o`.
+pub fn sync_dir(dir: &std::path::Path, plan: &write::Plan, check: bool, command: &str, paths: &[PathBuf], runtimes: usize) -> i32 {
+    if check {
+        if plan.is_empty() {
+            eprintln!("jax-runtimes: {} is up to date ({runtimes} runtimes)", dir.display());
+            return EXIT_OK;
+        }
+        print!("{}", plan.diff(dir));
+        eprintln!(
+            "jax-runtimes: {} is stale: {} missing, {} changed, {} extra; run `{}`",
+            dir.display(),
+            plan.create.len(),
+            plan.update.len(),
+            plan.delete.len(),
+            rerun_hint(command, paths, dir)
+        );
+        return EXIT_FINDINGS;
+    }
+    if let Err(e) = write::apply(dir, plan) {
+        eprintln!("jax-runtimes: {e}");
+        return EXIT_USAGE;
+    }
+    let done = if command == "docs" { "documented {n} runtimes in" } else { "wrote {n} runtimes to" };
+    eprintln!(
+        "jax-runtimes: {} {} ({} created, {} updated, {} pruned)",
+        done.replace("{n}", &runtimes.to_string()),
+        dir.display(),
+        plan.create.len(),
+        plan.update.len(),
+        plan.delete.len()
+    );
+    EXIT_OK
 }
 
 /// The command that brings `dir` up to date, for "stale" messages.

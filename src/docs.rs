@@ -379,35 +379,7 @@ pub fn run(a: &DocsArgs) -> i32 {
             return cli::EXIT_USAGE;
         }
     };
-    let n = resolution.runtimes.len();
-    if a.check {
-        if plan.is_empty() {
-            eprintln!("jax-runtimes: {} is up to date ({n} runtimes)", dir.display());
-            return cli::EXIT_OK;
-        }
-        print!("{}", plan.diff(dir));
-        eprintln!(
-            "jax-runtimes: {} is stale: {} missing, {} changed, {} extra; run `{}`",
-            dir.display(),
-            plan.create.len(),
-            plan.update.len(),
-            plan.delete.len(),
-            cli::rerun_hint("docs", &a.paths, dir)
-        );
-        return cli::EXIT_FINDINGS;
-    }
-    if let Err(e) = write::apply(dir, &plan) {
-        eprintln!("jax-runtimes: {e}");
-        return cli::EXIT_USAGE;
-    }
-    eprintln!(
-        "jax-runtimes: documented {n} runtimes in {} ({} created, {} updated, {} pruned)",
-        dir.display(),
-        plan.create.len(),
-        plan.update.len(),
-        plan.delete.len()
-    );
-    cli::EXIT_OK
+    cli::sync_dir(dir, &plan, a.check, "docs", &a.paths, resolution.runtimes.len())
 }
 
 #[cfg(test)]

@@ -7,6 +7,11 @@ use crate::diag::{has_errors, Diagnostic, ObjectRef};
 use crate::read::Document;
 use crate::{render, resolve, validate};
 
+/// Validator rules on generated output whose finding the catalog stage already reports
+/// (validator rule, catalog rule).
+const COVERED_BY_CATALOG: [(&str, &str); 2] =
+    [("jax/plugin-env", "catalog/jax-plugin-env"), ("sdk/unknown-device", "catalog/sdk-unreadable-device")];
+
 /// One generated runtime.
 #[derive(Debug, Clone)]
 pub struct Runtime {
@@ -49,13 +54,23 @@ pub fn generate(docs: &[Document]) -> Generated {
         let typed = render::render(r);
         let object = serde_json::to_value(&typed).expect("typed runtime serializes");
         let findings = validate::generated(&object);
-        out.diagnostics.extend(findings.into_iter().map(|d| {
+        let catalog_rules: Vec<String> =
+            out.diagnostics.iter().filter(|d| d.object.as_ref() == Some(&r.origin.object)).map(|d| d.rule.clone()).collect();
+        for d in findings {
+            // The catalog stage already said it, in the user's own terms.
+            if COVERED_BY_CATALOG.iter().any(|(v, c)| d.rule == *v && catalog_rules.iter().any(|r| r == c)) {
+                continue;
+            }
             let message = match &d.field {
-                Some(f) => format!("the generated runtime fails at `{f}`: {}", d.message),
-                None => format!("the generated runtime fails: {}", d.message),
+                Some(f) => format!("in the generated runtime at `{f}`: {}", d.message),
+                None => format!("in the generated runtime: {}", d.message),
             };
-            r.origin.locate(Diagnostic { message, field: None, ..d.with_object(r.origin.object.clone()) })
-        }));
+            let d = r.origin.locate(Diagnostic { message, field: None, ..d.with_object(r.origin.object.clone()) });
+            // Point at the entry's name: the finding is about the whole runtime it generates.
+            let name_path = if r.origin.field_prefix.is_empty() { "metadata.name".to_string() } else { format!("{}.metadata.name", r.origin.field_prefix) };
+            let line = r.origin.doc.source.line(r.origin.doc.index, &name_path).or(d.line);
+            out.diagnostics.push(Diagnostic { line, ..d });
+        }
         out.runtimes.push(Runtime { source: r.origin.object.clone(), file_name: file_name(r.namespace.as_deref(), &r.name), object });
     }
     if out.has_errors() {
