@@ -55,7 +55,7 @@ fn source_text(file: &str) -> Option<String> {
 /// large file with many findings is read and scanned once, not once per finding.
 struct Lines {
     file: String,
-    text: std::rc::Rc<String>,
+    text: String,
     starts: Vec<usize>,
 }
 
@@ -70,7 +70,7 @@ fn lines_of(file: &str, first: usize, last: usize) -> Option<(String, usize)> {
         if cached.as_ref().is_none_or(|c| c.file != file) {
             let text = source_text(file)?;
             let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-            *cached = Some(Lines { file: file.to_string(), text: std::rc::Rc::new(text), starts });
+            *cached = Some(Lines { file: file.to_string(), text, starts });
         }
         let c = cached.as_ref()?;
         let count = c.starts.len();
@@ -88,8 +88,8 @@ fn snippet(d: &Diagnostic) -> Option<String> {
     let (file, line) = (d.file.as_ref()?, d.line?);
     // Only the line and one line of context either side reach miette (it scans its source from
     // the start for every report).
-    let (text, first_line) = lines_of(file, line.checked_sub(2)?, line)?;
-    let start: usize = text.split_inclusive('\n').take(line - 1 - first_line).map(str::len).sum();
+    let (text, first_line) = lines_of(file, line.saturating_sub(2), line)?;
+    let start: usize = text.split_inclusive('\n').take(line.checked_sub(1 + first_line)?).map(str::len).sum();
     let this = text.get(start..)?.lines().next()?;
     let indent = this.len() - this.trim_start().len();
     let len = this.trim().len().max(1);

@@ -1,0 +1,202 @@
+//! In-process benchmarks (divan): render and validate throughput, the cost per entry from 10 to
+//! 100,000 entries (items/s must stay flat: linear total), the YAML floor render is compared
+//! with, and the KRM function on an empty and on a large ResourceList.
+//!
+//!   cargo bench --bench render                      # everything (100,000 entries: minutes)
+//!   cargo bench --bench render -- render floor      # only those groups
+//!   JAX_BENCH_MAX=10000 cargo bench --bench render  # skip the sizes above 10,000
+//!
+//! Catalogs come from benches/gen_catalog.py (plain JaxRuntime entries), generated on first use
+//! into target/bench-catalogs/. Process-level numbers (start-up, peak memory, the comparisons
+//! with kubectl kustomize, Python jsonschema and kpt) are in benches/compare.sh.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+use divan::counter::{BytesCount, ItemsCount};
+use divan::{black_box, Bencher};
+use jax_runtimes::krm::{self, GeneratedObject, Generation};
+use jax_runtimes::read::{self, Document, Source};
+use jax_runtimes::{pipeline, validate, write, yaml};
+use serde_json::Value;
+
+fn main() {
+    // `JAX_BENCH_FLOOR=N cargo bench --bench render`: render vs floor on N entries, alternating
+    // runs in one process, and the ratio of the medians (what benches/compare.sh reports).
+    if let Some(n) = std::env::var("JAX_BENCH_FLOOR").ok().and_then(|v| v.parse::<usize>().ok()) {
+        floor_ratio(n);
+        return;
+    }
+    divan::main();
+}
+
+fn floor_ratio(n: usize) {
+    let text = catalog(n);
+    let expected = render(&text);
+    let output = yaml::parse_stream(&expected).unwrap();
+    assert_eq!(floor(&text, &output), expected, "the floor must write the same bytes as render");
+    let (mut r, mut f) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        let t = std::time::Instant::now();
+        black_box(render(black_box(&text)));
+        r.push(t.elapsed().as_secs_f64());
+        let t = std::time::Instant::now();
+        black_box(floor(black_box(&text), black_box(&output)));
+        f.push(t.elapsed().as_secs_f64());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (r, f) = (median(&mut r), median(&mut f));
+    let ratio = r / f;
+    println!(
+        "render {n} entries in process: {:.1} ms; floor (parse + write the same {} bytes with serde-saphyr): {:.1} ms; render/floor = {ratio:.2}x (target <= 2x): {}",
+        r * 1e3,
+        expected.len(),
+        f * 1e3,
+        if ratio <= 2.0 { "PASS" } else { "FAIL" }
+    );
+}
+
+const SIZES: &[usize] = &[10, 1_000, 10_000, 100_000];
+
+fn skip(n: usize) -> bool {
+    std::env::var("JAX_BENCH_MAX").ok().and_then(|v| v.parse::<usize>().ok()).is_some_and(|max| n > max)
+}
+
+/// The catalog of `n` entries, generated once by benches/gen_catalog.py.
+fn catalog(n: usize) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target/bench-catalogs");
+    let path = dir.join(format!("catalog-{n}.yaml"));
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = Command::new("python3")
+            .arg(root.join("benches/gen_catalog.py"))
+            .arg(n.to_string())
+            .arg(&path)
+            .status()
+            .expect("python3 runs benches/gen_catalog.py");
+        assert!(status.success(), "gen_catalog.py failed");
+    }
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn parse(text: &str) -> Vec<Document> {
+    read::parse_source(Arc::new(Source::new("catalog.yaml", Some(text.to_string())))).expect("catalog parses")
+}
+
+/// What `jax-runtimes render FILE` does after reading the file: parse, resolve, render,
+/// validate, write the YAML stream.
+fn render(text: &str) -> String {
+    let docs = parse(text);
+    let g = pipeline::generate(&docs);
+    assert!(!g.has_errors(), "the benchmark catalog must render: {:?}", g.diagnostics.first());
+    write::stream(&g.runtimes).unwrap()
+}
+
+/// The floor: parse the same catalog and write the same output bytes with the same YAML
+/// library, and nothing else (the output values are computed beforehand).
+fn floor(text: &str, output: &[Value]) -> String {
+    let docs = yaml::parse_stream(text).unwrap();
+    black_box(&docs);
+    yaml::to_stream(output).unwrap()
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn render_catalog(bencher: Bencher, n: usize) {
+    if skip(n) {
+        return;
+    }
+    let text = catalog(n);
+    bencher.counter(ItemsCount::new(n)).bench(|| render(black_box(&text)));
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn floor_catalog(bencher: Bencher, n: usize) {
+    if skip(n) {
+        return;
+    }
+    let text = catalog(n);
+    let expected = render(&text);
+    let output = yaml::parse_stream(&expected).unwrap();
+    assert_eq!(floor(&text, &output), expected, "the floor must write the same bytes as render");
+    bencher.counter(ItemsCount::new(n)).bench(|| floor(black_box(&text), black_box(&output)));
+}
+
+/// The stages of render separately, to see where the time goes.
+mod stages {
+    use super::*;
+
+    #[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+    fn parse_catalog(bencher: Bencher, n: usize) {
+        let text = catalog(n);
+        bencher.counter(BytesCount::new(text.len())).bench(|| parse(black_box(&text)));
+    }
+
+    #[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+    fn generate(bencher: Bencher, n: usize) {
+        let docs = parse(&catalog(n));
+        bencher.counter(ItemsCount::new(n)).bench(|| pipeline::generate(black_box(&docs)));
+    }
+
+    #[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+    fn write_stream(bencher: Bencher, n: usize) {
+        let g = pipeline::generate(&parse(&catalog(n)));
+        bencher.counter(ItemsCount::new(n)).bench(|| write::stream(black_box(&g.runtimes)).unwrap());
+    }
+}
+
+/// The checks render runs on every generated runtime (typed model, CEL, admission, SDK, accelerators).
+#[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+fn validate_generated(bencher: Bencher, n: usize) {
+    let g = pipeline::generate(&parse(&catalog(n)));
+    let objects: Vec<Value> = g.runtimes.into_iter().map(|r| r.object).collect();
+    bencher.counter(ItemsCount::new(n)).bench(|| {
+        for o in &objects {
+            black_box(validate::generated(black_box(o)));
+        }
+    });
+}
+
+fn krm_run(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let code = krm::run_with(input, &mut out, &mut std::io::sink(), |docs: &[Document]| {
+        let g = pipeline::generate(docs);
+        Generation {
+            objects: g
+                .runtimes
+                .into_iter()
+                .map(|r| GeneratedObject { catalog: r.source, file_name: r.file_name, object: r.object })
+                .collect(),
+            diagnostics: g.diagnostics,
+        }
+    });
+    assert_eq!(code, 0);
+    out
+}
+
+/// The function on an empty ResourceList: its fixed cost in process (process start-up is in
+/// compare.sh).
+#[divan::bench]
+fn krm_empty(bencher: Bencher) {
+    let input = b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n";
+    bencher.bench(|| krm_run(black_box(input)));
+}
+
+/// The function passing through `n` ConfigMaps (10 of them catalog entries).
+#[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+fn krm_passthrough(bencher: Bencher, n: usize) {
+    let mut items = Vec::new();
+    for i in 0..n - 10 {
+        items.push(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": format!("cm-{i}"), "annotations": {"internal.config.kubernetes.io/path": format!("cm/{i}.yaml")}},
+            "data": {"key": format!("value-{i}"), "flag": "on"}}));
+    }
+    items.extend(yaml::parse_stream(&catalog(10)).unwrap());
+    let list = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items});
+    let input = yaml::to_string(&list).unwrap();
+    bencher.counter(ItemsCount::new(n)).bench(|| krm_run(black_box(input.as_bytes())));
+}
