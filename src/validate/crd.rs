@@ -43,7 +43,112 @@ pub struct Version {
     pub api_version: String,
     schema: jsonschema::Validator,
     cel: kube_cel::CompiledSchema,
+    /// Where in the compiled tree rules can report anything (see [`CelPlan`]); `None`: walk the
+    /// whole object with kube-cel (schemas where the pruned walk could differ).
+    cel_plan: Option<CelPlan>,
     has_cel: bool,
+}
+
+/// Which parts of a compiled CEL schema tree can produce a finding on create (no old object):
+/// rules that are not transition rules (or have `optionalOldSelf`), and rules that did not
+/// compile. kube-cel converts every visited node's whole subtree to CEL values, at every depth;
+/// walking only down to the nodes that hold such rules, and letting kube-cel walk from there,
+/// gives the same findings at a fraction of the cost.
+struct CelPlan {
+    /// This node holds a rule that can report, or `allOf`/`oneOf`/`anyOf` branches below which
+    /// one does: kube-cel evaluates from here.
+    here: bool,
+    /// Something at or below this node can report.
+    any: bool,
+    props: std::collections::HashMap<String, CelPlan>,
+    items: Option<Box<CelPlan>>,
+    additional: Option<Box<CelPlan>>,
+}
+
+impl CelPlan {
+    fn of(c: &kube_cel::CompiledSchema) -> CelPlan {
+        let reports = c.validations.iter().any(|r| match r {
+            Ok(cr) => !cr.is_transition_rule || cr.rule.optional_old_self == Some(true),
+            Err(_) => true,
+        });
+        let props: std::collections::HashMap<String, CelPlan> =
+            c.properties.iter().map(|(k, v)| (k.clone(), CelPlan::of(v))).filter(|(_, p)| p.any).collect();
+        let sub = |s: &Option<Box<kube_cel::CompiledSchema>>| s.as_deref().map(CelPlan::of).filter(|p| p.any).map(Box::new);
+        let items = sub(&c.items);
+        let additional = sub(&c.additional_properties);
+        let branches = c.all_of.iter().chain(&c.one_of).chain(&c.any_of).any(|b| CelPlan::of(b).any);
+        let here = reports || branches;
+        let any = here || !props.is_empty() || items.is_some() || additional.is_some();
+        CelPlan { here, any, props, items, additional }
+    }
+
+    /// Whether the pruned walk gives exactly kube-cel's findings and paths for this tree: no
+    /// rule `fieldPath` that starts with `[` (joined differently below the root), and a tree
+    /// shallow enough that kube-cel's depth guard never fires.
+    fn exact_for(c: &kube_cel::CompiledSchema) -> bool {
+        fn ok(c: &kube_cel::CompiledSchema, depth: usize) -> bool {
+            depth < 48
+                && c.validations.iter().all(|r| r.as_ref().map_or(true, |cr| !cr.rule.field_path.as_deref().is_some_and(|f| f.starts_with('['))))
+                && c.properties.values().all(|p| ok(p, depth + 1))
+                && c.items.as_deref().is_none_or(|p| ok(p, depth + 1))
+                && c.additional_properties.as_deref().is_none_or(|p| ok(p, depth + 1))
+                && c.all_of.iter().chain(&c.one_of).chain(&c.any_of).all(|p| ok(p, depth + 1))
+        }
+        ok(c, 0)
+    }
+
+    /// Walks `value` as kube-cel does, but only into subtrees where a rule can report, and
+    /// runs kube-cel on the topmost such nodes. `path` is kube-cel's path of `value`.
+    fn walk(&self, c: &kube_cel::CompiledSchema, value: &Value, path: &str, out: &mut Vec<kube_cel::ValidationError>) {
+        if !self.any {
+            return;
+        }
+        let obj = value.as_object();
+        // kube-cel fills a missing property that has a `default` before walking into it; let it
+        // do so here when that property's subtree holds rules.
+        let defaulted = obj.is_some_and(|o| self.props.iter().any(|(k, _)| !o.contains_key(k) && c.properties.get(k).is_some_and(|p| p.default.is_some())));
+        if self.here || defaulted {
+            if let Err(errors) = kube_cel::validate_compiled(c, value, None) {
+                for mut e in errors.into_vec() {
+                    e.field_path = under(path, &e.field_path);
+                    out.push(e);
+                }
+            }
+            return;
+        }
+        if let Some(o) = obj {
+            for (k, child) in &c.properties {
+                if let (Some(plan), Some(v)) = (self.props.get(k), o.get(k)) {
+                    plan.walk(child, v, &super::join(path, k), out);
+                }
+            }
+        }
+        if let (Some(plan), Some(items), Some(a)) = (&self.items, &c.items, value.as_array()) {
+            for (i, v) in a.iter().enumerate() {
+                plan.walk(items, v, &format!("{path}[{i}]"), out);
+            }
+        }
+        if let (Some(plan), Some(add), Some(o), false) = (&self.additional, &c.additional_properties, obj, c.preserve_unknown_fields) {
+            for (k, v) in o {
+                if !c.properties.contains_key(k) {
+                    plan.walk(add, v, &super::join(path, k), out);
+                }
+            }
+        }
+    }
+}
+
+/// kube-cel's path of `rel` (a path kube-cel reported for a walk started at `base`) from the root.
+fn under(base: &str, rel: &str) -> String {
+    if base.is_empty() {
+        rel.to_string()
+    } else if rel.is_empty() {
+        base.to_string()
+    } else if rel.starts_with('.') || rel.starts_with('[') {
+        format!("{base}{rel}")
+    } else {
+        format!("{base}.{rel}")
+    }
 }
 
 impl Crd {
@@ -91,12 +196,14 @@ pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
         let validator = build(&adapt(schema), jsonschema::Draft::Draft4)
             .map_err(|e| bad(&format!("spec.versions[{i}].schema.openAPIV3Schema"), format!("the schema does not compile: {e}")))?;
         let cel = kube_cel::compile_schema(schema);
+        let cel_plan = CelPlan::exact_for(&cel).then(|| CelPlan::of(&cel));
         out.push(Version {
             name: vname.to_string(),
             api_version: format!("{group}/{vname}"),
             schema: validator,
             has_cel: schema.to_string().contains("x-kubernetes-validations"),
             cel,
+            cel_plan,
         });
     }
     Ok(Crd { name, file: file.to_string(), group: group.to_string(), kind: kind.to_string(), versions: out })
@@ -136,8 +243,16 @@ impl Version {
         for e in self.cel.compilation_errors() {
             out.push(finding("cel/unevaluated", "", format!("a CEL rule of the CRD does not compile client-side: {e}")));
         }
-        if let Err(errors) = kube_cel::validate_compiled(&self.cel, value, None) {
-            for e in errors.into_vec() {
+        let errors = match &self.cel_plan {
+            Some(plan) => {
+                let mut errors = Vec::new();
+                plan.walk(&self.cel, value, "", &mut errors);
+                errors
+            }
+            None => kube_cel::validate_compiled(&self.cel, value, None).err().map(|e| e.into_vec()).unwrap_or_default(),
+        };
+        {
+            for e in errors {
                 let field = e.field_path.trim_start_matches('.').to_string();
                 let d = match e.kind {
                     kube_cel::ErrorKind::ValidationFailure => {
@@ -155,6 +270,10 @@ impl Version {
 /// Runs a compiled schema and turns its errors into findings of `prefix/...` rules.
 pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    // Valid objects (the common case) take jsonschema's fast path, which builds no errors.
+    if validator.is_valid(value) {
+        return out;
+    }
     let mut seen = HashSet::new();
     for e in validator.iter_errors(value) {
         let path = dotted(e.instance_path().segments());
@@ -399,5 +518,63 @@ impl<'i> Keyword<'i> for UniqueKeys {
     }
     fn is_valid(&self, instance: &'i Value) -> bool {
         self.duplicate(instance).is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The planned CEL walk must report exactly what kube-cel's full walk reports, on every
+    /// runtime we have: the upstream built-ins, the validator's bases, and mutations of them that
+    /// break CEL rules at different depths.
+    #[test]
+    fn planned_cel_walk_agrees_with_the_full_kube_cel_walk() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let reference = root.join("../shared/reference/kubeflow-trainer-v2.3.0");
+        if !reference.is_dir() {
+            assert!(std::env::var_os("CI").is_none(), "{} is missing", reference.display());
+            eprintln!("SKIPPED: {} is missing", reference.display());
+            return;
+        }
+        let crd_text = std::fs::read_to_string(reference.join("crds/trainer.kubeflow.org_clustertrainingruntimes.yaml")).unwrap();
+        let crd = compile(&crate::yaml::parse_one(&crd_text).unwrap(), "crd").unwrap();
+        let version = &crd.versions[0];
+        assert!(version.cel_plan.is_some(), "the Trainer CRD should take the planned walk");
+
+        let mut objects = Vec::new();
+        for dir in [reference.join("runtimes"), root.join("tests/validate/base")] {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                objects.extend(crate::yaml::parse_stream(&text).unwrap());
+            }
+        }
+        let n = objects.len();
+        for o in objects[..n].to_vec() {
+            let mut two_policies = o.clone();
+            two_policies["spec"]["mlPolicy"]["torch"] = serde_json::json!({});
+            two_policies["spec"]["mlPolicy"]["jax"] = serde_json::json!({});
+            objects.push(two_policies);
+            let mut in_order = o.clone();
+            in_order["spec"]["template"]["spec"]["startupPolicy"] = serde_json::json!({"startupPolicyOrder": "InOrder"});
+            if let Some(jobs) = in_order.pointer_mut("/spec/template/spec/replicatedJobs").and_then(Value::as_array_mut) {
+                if let Some(last) = jobs.last_mut() {
+                    last["dependsOn"] = serde_json::json!([{"name": "node", "status": "Ready"}]);
+                }
+            }
+            objects.push(in_order);
+        }
+        let mut failing = 0;
+        for o in &objects {
+            let mut planned = Vec::new();
+            version.cel_plan.as_ref().unwrap().walk(&version.cel, o, "", &mut planned);
+            let full = kube_cel::validate_compiled(&version.cel, o, None).err().map(|e| e.into_vec()).unwrap_or_default();
+            let key = |e: &kube_cel::ValidationError| (e.field_path.clone(), e.rule.clone(), e.message.clone());
+            let planned: Vec<_> = planned.iter().map(key).collect();
+            let full: Vec<_> = full.iter().map(key).collect();
+            assert_eq!(planned, full, "{}", o.pointer("/metadata/name").unwrap_or(&Value::Null));
+            failing += usize::from(!full.is_empty());
+        }
+        assert!(failing >= n, "the mutations must break CEL rules ({failing} of {} objects failed)", objects.len());
     }
 }

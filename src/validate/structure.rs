@@ -42,7 +42,8 @@ pub fn check(value: &Value) -> Vec<Diagnostic> {
 
 /// The runtime as the typed model, if it reads into it (the semantic layers work on this).
 pub fn typed(value: &Value) -> Option<TrainingRuntime> {
-    serde_json::from_value(value.clone()).ok()
+    // Reads from the borrowed tree: no copy of the object.
+    <TrainingRuntime as serde::Deserialize>::deserialize(value).ok()
 }
 
 fn build_schema() -> Value {
