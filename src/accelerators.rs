@@ -151,15 +151,14 @@ impl TpuData {
     /// Finds a generation by name or alias, case-insensitively.
     pub fn generation(&self, name: &str) -> Result<&TpuGeneration, String> {
         let wanted = name.trim().to_ascii_lowercase();
-        self.generations
-            .iter()
-            .find(|g| g.name == wanted || g.aliases.contains(&wanted) || g.accelerator_label == wanted)
-            .ok_or_else(|| {
+        self.generations.iter().find(|g| g.name == wanted || g.aliases.contains(&wanted) || g.accelerator_label == wanted).ok_or_else(
+            || {
                 format!(
                     "unknown TPU type `{name}`; expected one of {}",
                     self.generations.iter().map(|g| format!("`{}`", g.name)).collect::<Vec<_>>().join(", ")
                 )
-            })
+            },
+        )
     }
 
     /// Finds the generation whose accelerator node label value is `label`.
@@ -177,11 +176,7 @@ impl TpuData {
         };
         let (prefix, count) = name.rsplit_once('-').ok_or_else(bad)?;
         let count: u32 = count.parse().map_err(|_| bad())?;
-        let generation = self
-            .generations
-            .iter()
-            .find(|g| g.accelerator_type_prefix == prefix || g.name == prefix)
-            .ok_or_else(bad)?;
+        let generation = self.generations.iter().find(|g| g.accelerator_type_prefix == prefix || g.name == prefix).ok_or_else(bad)?;
         if count == 0 || !count.is_multiple_of(generation.tensor_cores_per_chip) {
             return Err(format!(
                 "`{name}`: {} accelerator types count TensorCores ({} per chip), so the number must be a multiple of {}",
@@ -232,12 +227,7 @@ impl TpuGeneration {
         }
         let canonical = format_topology(&dims);
         if let Some(entry) = self.topologies.iter().find(|t| t.topology == canonical) {
-            return entry
-                .machine_types
-                .iter()
-                .filter_map(|m| self.machine_type(m))
-                .map(|m| self.shape(&canonical, &dims, m))
-                .collect();
+            return entry.machine_types.iter().filter_map(|m| self.machine_type(m)).map(|m| self.shape(&canonical, &dims, m)).collect();
         }
         if self.large_rule_accepts(&dims) {
             let rule = self.large_topologies.as_ref().expect("checked");
@@ -339,7 +329,8 @@ impl TpuGeneration {
             .into_iter()
             .map(|t| {
                 let shapes = self.shapes_for(&t);
-                let hosts: Vec<String> = shapes.iter().map(|s| format!("{} host{}", s.hosts, if s.hosts == 1 { "" } else { "s" })).collect();
+                let hosts: Vec<String> =
+                    shapes.iter().map(|s| format!("{} host{}", s.hosts, if s.hosts == 1 { "" } else { "s" })).collect();
                 match shapes.first() {
                     Some(s) => format!("{t} ({}, {})", s.accelerator_type, hosts.join(" or ")),
                     None => t,
@@ -475,7 +466,10 @@ pub struct GpuShape {
 impl GpuData {
     pub fn vendor(&self, name: &str) -> Result<&GpuVendor, String> {
         self.vendors.iter().find(|v| v.name == name).ok_or_else(|| {
-            format!("unknown GPU vendor `{name}`; expected one of {}", self.vendors.iter().map(|v| format!("`{}`", v.name)).collect::<Vec<_>>().join(", "))
+            format!(
+                "unknown GPU vendor `{name}`; expected one of {}",
+                self.vendors.iter().map(|v| format!("`{}`", v.name)).collect::<Vec<_>>().join(", ")
+            )
         })
     }
 
@@ -488,7 +482,10 @@ impl GpuData {
         let norm = |s: &str| s.trim().to_ascii_lowercase().replace('_', "-");
         let wanted = norm(name);
         self.models.iter().find(|m| norm(&m.name) == wanted).ok_or_else(|| {
-            format!("unknown GPU model `{name}`; expected one of {}", self.models.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", "))
+            format!(
+                "unknown GPU model `{name}`; expected one of {}",
+                self.models.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", ")
+            )
         })
     }
 
@@ -498,7 +495,13 @@ impl GpuData {
     }
 
     /// Resolves model x count x platform (x pinned machine type) to a placement.
-    pub fn place(&self, model: &GpuModel, count: Option<u32>, platform: Platform, machine_type: Option<&str>) -> Result<GpuShape, GpuError> {
+    pub fn place(
+        &self,
+        model: &GpuModel,
+        count: Option<u32>,
+        platform: Platform,
+        machine_type: Option<&str>,
+    ) -> Result<GpuShape, GpuError> {
         let vendor = self.vendor(&model.vendor).map_err(GpuError::Data)?;
         let on = model.on(platform).ok_or_else(|| GpuError::NotOnPlatform {
             model: model.name.clone(),
@@ -582,7 +585,6 @@ fn join(p: &[Platform]) -> String {
     }
     p.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The `accelerators` listing
@@ -723,7 +725,11 @@ pub fn format_table(rows: &[Row]) -> String {
     }
     let mut out = String::new();
     let mut line = |cols: Vec<&str>| {
-        let l: Vec<String> = cols.iter().enumerate().map(|(i, s)| if i + 1 == cols.len() { s.to_string() } else { format!("{:w$}", s, w = widths[i]) }).collect();
+        let l: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i + 1 == cols.len() { s.to_string() } else { format!("{:w$}", s, w = widths[i]) })
+            .collect();
         out.push_str(l.join("  ").trim_end());
         out.push('\n');
     };

@@ -33,22 +33,32 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render runtimes from catalog files (default: the built-in catalog).
-    #[command(after_help = "Examples:\n  jax-runtimes render                       # built-in catalog to stdout\n  jax-runtimes render my-catalog/ -o gitops/runtimes\n  jax-runtimes render my-catalog/ -o gitops/runtimes --check   # CI: fail if stale\n  cat entry.yaml | jax-runtimes render -")]
+    #[command(
+        after_help = "Examples:\n  jax-runtimes render                       # built-in catalog to stdout\n  jax-runtimes render my-catalog/ -o gitops/runtimes\n  jax-runtimes render my-catalog/ -o gitops/runtimes --check   # CI: fail if stale\n  cat entry.yaml | jax-runtimes render -"
+    )]
     Render(RenderArgs),
     /// Print the JSON Schema of the catalog kinds (JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix).
     #[command(after_help = "Example:\n  jax-runtimes schema > jax-runtimes.schema.json")]
     Schema,
     /// List the accelerator shapes jax-runtimes knows.
-    #[command(after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json")]
+    #[command(
+        after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json"
+    )]
     Accelerators(AcceleratorsArgs),
     /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
-    #[command(after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale")]
+    #[command(
+        after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale"
+    )]
     Docs(crate::docs::DocsArgs),
     /// Check ClusterTrainingRuntime / TrainingRuntime files: schema (or --crd), CEL, admission, SDK and accelerator rules.
-    #[command(after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md")]
+    #[command(
+        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
+    )]
     Validate(crate::validate::command::ValidateArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    #[command(after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish")]
+    #[command(
+        after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
+    )]
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -166,20 +176,32 @@ fn render(a: &RenderArgs) -> i32 {
         Err(diags) => {
             report::print(&diags, a.format);
             // Unreadable paths are usage errors; readable but malformed input is a finding.
-            return if diags.iter().all(|d| d.rule.starts_with("input/malformed") || d.rule == "input/not-utf8") { EXIT_FINDINGS } else { EXIT_USAGE };
+            return if diags.iter().all(|d| d.rule.starts_with("input/malformed") || d.rule == "input/not-utf8") {
+                EXIT_FINDINGS
+            } else {
+                EXIT_USAGE
+            };
         }
     };
     let generated = pipeline::generate(&docs);
     let mut diags = generated.diagnostics.clone();
     for doc in &generated.ignored {
-        diags.push(doc.locate(
-            Diagnostic::info("input/not-a-catalog-object", "not a jax-runtimes catalog object; ignored")
-                .with_object(crate::diag::ObjectRef::of(&doc.value)),
-        ));
+        diags.push(
+            doc.locate(
+                Diagnostic::info("input/not-a-catalog-object", "not a jax-runtimes catalog object; ignored")
+                    .with_object(crate::diag::ObjectRef::of(&doc.value)),
+            ),
+        );
     }
     let catalog_count = docs.len() - generated.ignored.len();
     if catalog_count == 0 {
-        diags.push(Diagnostic::error("input/empty-catalog", "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)").with_help("check the paths; `jax-runtimes render` with no path renders the built-in catalog"));
+        diags.push(
+            Diagnostic::error(
+                "input/empty-catalog",
+                "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)",
+            )
+            .with_help("check the paths; `jax-runtimes render` with no path renders the built-in catalog"),
+        );
     }
     let failed = diags.iter().any(|d| d.severity == Severity::Error);
     report::print(&diags, a.format);
@@ -264,11 +286,15 @@ fn schema() -> i32 {
 }
 
 fn accelerators_cmd(a: &AcceleratorsArgs) -> i32 {
-    let rows = match accelerators::table(a.kind.map(|k| match k {
-        Kind::Cpu => "cpu",
-        Kind::Gpu => "gpu",
-        Kind::Tpu => "tpu",
-    }), a.generation.as_deref(), a.platform.map(Platform::from)) {
+    let rows = match accelerators::table(
+        a.kind.map(|k| match k {
+            Kind::Cpu => "cpu",
+            Kind::Gpu => "gpu",
+            Kind::Tpu => "tpu",
+        }),
+        a.generation.as_deref(),
+        a.platform.map(Platform::from),
+    ) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("jax-runtimes: {e}");

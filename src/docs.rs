@@ -155,7 +155,11 @@ fn toleration_text(t: &k8s_openapi::api::core::v1::Toleration) -> String {
     let key = t.key.clone().unwrap_or_default();
     let op = t.operator.clone().unwrap_or_else(|| "Equal".into());
     let mut s = if op == "Exists" {
-        if key.is_empty() { "any taint (Exists)".to_string() } else { format!("`{key}` (Exists)") }
+        if key.is_empty() {
+            "any taint (Exists)".to_string()
+        } else {
+            format!("`{key}` (Exists)")
+        }
     } else {
         format!("`{key}={}`", t.value.clone().unwrap_or_default())
     };
@@ -215,7 +219,8 @@ pub fn example_trainjob(r: &Resolved) -> Value {
 
 fn page(r: &Resolved, manifest_file: &str) -> Result<Page, String> {
     let object = render::render(r);
-    let pod = object.spec.template.spec.replicated_jobs.first().and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
+    let pod =
+        object.spec.template.spec.replicated_jobs.first().and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
     let container = pod.and_then(|p| p.containers.first());
     let resources = container.and_then(|c| c.resources.as_ref());
     let requests = quantity_map(resources.and_then(|r| r.requests.as_ref()));
@@ -234,11 +239,20 @@ fn page(r: &Resolved, manifest_file: &str) -> Result<Page, String> {
     let kv = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect::<Vec<_>>();
     let labels = object.metadata.labels.clone().unwrap_or_default();
     let (tpu, gpu, totals) = match &r.accelerator {
-        Accel::Cpu => (None, None, format!("{} node{} (one JAX process each), CPU only", r.num_nodes, if r.num_nodes == 1 { "" } else { "s" })),
+        Accel::Cpu => {
+            (None, None, format!("{} node{} (one JAX process each), CPU only", r.num_nodes, if r.num_nodes == 1 { "" } else { "s" }))
+        }
         Accel::Gpu(g) => (
             None,
             Some(json!({ "model": g.model, "vendor": g.vendor, "resource": g.resource, "count": g.count, "machineType": g.machine_type })),
-            format!("{} GPUs: {} x {} per node on {} node{}", g.count as i64 * r.num_nodes as i64, g.count, g.model, r.num_nodes, if r.num_nodes == 1 { "" } else { "s" }),
+            format!(
+                "{} GPUs: {} x {} per node on {} node{}",
+                g.count as i64 * r.num_nodes as i64,
+                g.count,
+                g.model,
+                r.num_nodes,
+                if r.num_nodes == 1 { "" } else { "s" }
+            ),
         ),
         Accel::Tpu(t) => (
             Some(serde_json::to_value(t).map_err(|e| e.to_string())?),
@@ -360,8 +374,11 @@ pub fn run(a: &DocsArgs) -> i32 {
     let mut diags = generated.diagnostics.clone();
     if docs.len() == generated.ignored.len() {
         diags.push(
-            Diagnostic::error("input/empty-catalog", "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
-                .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
+            Diagnostic::error(
+                "input/empty-catalog",
+                "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)",
+            )
+            .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
         );
     }
     let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();

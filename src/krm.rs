@@ -126,10 +126,9 @@ pub fn run_with(
     let read = input.by_ref().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes);
     let parsed = match read {
         Err(e) => Err(Diagnostic::error("krm/unreadable-input", format!("cannot read standard input: {e}"))),
-        Ok(_) if bytes.len() > yaml::MAX_INPUT_BYTES => Err(Diagnostic::error(
-            "krm/input-too-large",
-            format!("the ResourceList is over the limit of {} bytes", yaml::MAX_INPUT_BYTES),
-        )),
+        Ok(_) if bytes.len() > yaml::MAX_INPUT_BYTES => {
+            Err(Diagnostic::error("krm/input-too-large", format!("the ResourceList is over the limit of {} bytes", yaml::MAX_INPUT_BYTES)))
+        }
         Ok(_) => match String::from_utf8(bytes) {
             Ok(text) => parse(&text),
             Err(e) => Err(Diagnostic::error(
@@ -547,13 +546,9 @@ mod tests {
             let name = d.value["metadata"]["name"].as_str().unwrap().to_string();
             let catalog = ObjectRef::of(&d.value);
             if d.value["spec"].get("broken").is_some() {
-                g.diagnostics.push(
-                    d.locate(
-                        Diagnostic::error("catalog/broken", "broken on purpose")
-                            .with_object(catalog.clone())
-                            .with_field("spec.broken"),
-                    ),
-                );
+                g.diagnostics.push(d.locate(
+                    Diagnostic::error("catalog/broken", "broken on purpose").with_object(catalog.clone()).with_field("spec.broken"),
+                ));
                 continue;
             }
             if d.value["spec"].get("warn").is_some() {
@@ -689,7 +684,9 @@ items:
         assert_eq!(got[2], input.items[2]);
         // The ConfigMap's YAML 1.1 look-alikes are still strings, and quoted in the text so
         // that YAML 1.1 readers (kubectl, PyYAML) read strings too.
-        for s in ["\"on\"", "\"yes\"", "\"n\"", "\"0777\"", "\"1:20\"", "\"2001-12-14\"", "\"1_000\"", "\".inf\"", "\"~\"", "\"\"", "\"Off\""] {
+        for s in
+            ["\"on\"", "\"yes\"", "\"n\"", "\"0777\"", "\"1:20\"", "\"2001-12-14\"", "\"1_000\"", "\".inf\"", "\"~\"", "\"\"", "\"Off\""]
+        {
             assert!(out.contains(&format!(": {s}\n")), "{s} not quoted in:\n{out}");
         }
         assert_eq!(got[1]["spec"]["replicas"], json!(3));
@@ -848,7 +845,13 @@ functionConfig:
         assert_eq!(got.len(), 2, "{out}");
         let runtime = &got[1];
         assert_eq!(runtime["metadata"]["name"], "cpu");
-        assert!(annotations(runtime).unwrap().keys().all(|k| k == SOURCE_ANNOTATION || k.starts_with("config.kubernetes.io/path") || k.starts_with("config.kubernetes.io/index") || k.starts_with("internal.")), "{out}");
+        assert!(
+            annotations(runtime).unwrap().keys().all(|k| k == SOURCE_ANNOTATION
+                || k.starts_with("config.kubernetes.io/path")
+                || k.starts_with("config.kubernetes.io/index")
+                || k.starts_with("internal.")),
+            "{out}"
+        );
         assert_eq!(annotation(runtime, "config.kubernetes.io/function"), None);
         let (again, _, _) = run_text(&out);
         assert_eq!(out, again);

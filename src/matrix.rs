@@ -130,7 +130,10 @@ fn render_value(env: &Environment, v: &Value, ctx: &JValue, path: String, errors
                         match serde_json::to_value(&val) {
                             Ok(j) => return j,
                             Err(e) => {
-                                errors.push(Diagnostic::error("catalog/template", format!("cannot use the value of `{s}`: {e}")).with_field(field_for(&path)));
+                                errors.push(
+                                    Diagnostic::error("catalog/template", format!("cannot use the value of `{s}`: {e}"))
+                                        .with_field(field_for(&path)),
+                                );
                                 return Value::Null;
                             }
                         }
@@ -150,7 +153,12 @@ fn render_value(env: &Environment, v: &Value, ctx: &JValue, path: String, errors
             }
         }
         Value::Array(items) => Value::Array(
-            items.iter().enumerate().map(|(i, x)| render_value(env, x, ctx, format!("{path}[{i}]"), errors)).filter(|x| !x.is_null()).collect(),
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| render_value(env, x, ctx, format!("{path}[{i}]"), errors))
+                .filter(|x| !x.is_null())
+                .collect(),
         ),
         Value::Object(map) => {
             let mut out = Map::new();

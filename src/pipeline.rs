@@ -67,7 +67,11 @@ pub fn generate(docs: &[Document]) -> Generated {
             };
             let d = r.origin.locate(Diagnostic { message, field: None, ..d.with_object(r.origin.object.clone()) });
             // Point at the entry's name: the finding is about the whole runtime it generates.
-            let name_path = if r.origin.field_prefix.is_empty() { "metadata.name".to_string() } else { format!("{}.metadata.name", r.origin.field_prefix) };
+            let name_path = if r.origin.field_prefix.is_empty() {
+                "metadata.name".to_string()
+            } else {
+                format!("{}.metadata.name", r.origin.field_prefix)
+            };
             let line = r.origin.doc.source.line(r.origin.doc.index, &name_path).or(d.line);
             out.diagnostics.push(Diagnostic { line, ..d });
         }

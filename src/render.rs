@@ -89,7 +89,10 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         ..Default::default()
     };
     let job = JobTemplateSpec {
-        metadata: Some(ObjectMeta { labels: Some(BTreeMap::from([(LABEL_ANCESTOR.to_string(), "trainer".to_string())])), ..Default::default() }),
+        metadata: Some(ObjectMeta {
+            labels: Some(BTreeMap::from([(LABEL_ANCESTOR.to_string(), "trainer".to_string())])),
+            ..Default::default()
+        }),
         spec: Some(JobSpec { template: PodTemplateSpec { metadata: None, spec: Some(pod) }, ..Default::default() }),
     };
     TrainingRuntime {

@@ -129,9 +129,12 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         if api != catalog::API_VERSION {
             res.diagnostics.push(
                 doc.locate(
-                    Diagnostic::error("catalog/api-version", format!("unsupported apiVersion `{api}`; expected `{}`", catalog::API_VERSION))
-                        .with_object(object)
-                        .with_field("apiVersion"),
+                    Diagnostic::error(
+                        "catalog/api-version",
+                        format!("unsupported apiVersion `{api}`; expected `{}`", catalog::API_VERSION),
+                    )
+                    .with_object(object)
+                    .with_field("apiVersion"),
                 ),
             );
             continue;
@@ -186,7 +189,8 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         match matrix::expand(&m) {
             Ok(rows) => {
                 for row in rows {
-                    let origin = Origin { doc: doc.clone(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
+                    let origin =
+                        Origin { doc: doc.clone(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
                     match serde_path_to_error::deserialize::<_, JaxRuntime>(row.runtime.clone()) {
                         Ok(r) => entries.push((r, origin)),
                         Err(e) => res.diagnostics.push(origin.locate(shape_error(&e))),
@@ -207,11 +211,13 @@ pub fn resolve(docs: &[Document]) -> Resolution {
                 Some(ns) => format!("TrainingRuntime `{}` in namespace `{ns}`", key.1),
                 None => format!("ClusterTrainingRuntime `{}`", key.1),
             };
-            res.diagnostics.push(origin.locate(
-                Diagnostic::error("catalog/duplicate-name", format!("{what} is generated twice; {first} generates it too"))
-                    .with_field("metadata.name")
-                    .with_help("give every runtime a unique name"),
-            ));
+            res.diagnostics.push(
+                origin.locate(
+                    Diagnostic::error("catalog/duplicate-name", format!("{what} is generated twice; {first} generates it too"))
+                        .with_field("metadata.name")
+                        .with_help("give every runtime a unique name"),
+                ),
+            );
             continue;
         }
         seen.insert(key, origin.object.clone());
@@ -284,7 +290,9 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
     let mut warnings = Vec::new();
 
     if entry.api_version != catalog::API_VERSION {
-        errors.push(Diagnostic::error("catalog/api-version", format!("expected apiVersion `{}`", catalog::API_VERSION)).with_field("apiVersion"));
+        errors.push(
+            Diagnostic::error("catalog/api-version", format!("expected apiVersion `{}`", catalog::API_VERSION)).with_field("apiVersion"),
+        );
     }
     check_name(&entry.metadata.name, "metadata.name", 253, &mut errors);
     if let Some(ns) = &entry.metadata.namespace {
@@ -297,10 +305,11 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         Some(t) => match normalize_trainer(t) {
             Ok(v) => v,
             Err(e) => {
-                errors.push(Diagnostic::error("catalog/trainer-version", e).with_field("spec.trainer").with_help(format!(
-                    "set `spec.trainer` to one of {}",
-                    TRAINER_VERSIONS.join(", ")
-                )));
+                errors.push(
+                    Diagnostic::error("catalog/trainer-version", e)
+                        .with_field("spec.trainer")
+                        .with_help(format!("set `spec.trainer` to one of {}", TRAINER_VERSIONS.join(", "))),
+                );
                 TRAINER_DEFAULT.to_string()
             }
         },
@@ -394,7 +403,11 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         let model = match data.gpu.model(&gpu.model) {
             Ok(m) => m,
             Err(e) => {
-                errors.push(Diagnostic::error("catalog/unknown-gpu", e).with_field("spec.accelerator.gpu.model").with_help("`jax-runtimes accelerators --kind gpu` lists the models"));
+                errors.push(
+                    Diagnostic::error("catalog/unknown-gpu", e)
+                        .with_field("spec.accelerator.gpu.model")
+                        .with_help("`jax-runtimes accelerators --kind gpu` lists the models"),
+                );
                 return Err(errors);
             }
         };
@@ -423,7 +436,11 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
                     accelerators::GpuError::NotOnPlatform { .. } => "spec.platform",
                     _ => "spec.accelerator.gpu.count",
                 };
-                errors.push(Diagnostic::error("catalog/gpu-shape", e.to_string()).with_field(field).with_help("`jax-runtimes accelerators --kind gpu` lists models, platforms and machine shapes"));
+                errors.push(
+                    Diagnostic::error("catalog/gpu-shape", e.to_string())
+                        .with_field(field)
+                        .with_help("`jax-runtimes accelerators --kind gpu` lists models, platforms and machine shapes"),
+                );
                 return Err(errors);
             }
         }
@@ -435,7 +452,9 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         accel = Accel::Cpu;
     }
     if num_nodes < 1 {
-        errors.push(Diagnostic::error("catalog/num-nodes", format!("numNodes is {num_nodes}; it must be at least 1")).with_field("spec.numNodes"));
+        errors.push(
+            Diagnostic::error("catalog/num-nodes", format!("numNodes is {num_nodes}; it must be at least 1")).with_field("spec.numNodes"),
+        );
     }
 
     // Resources: the entry's non-accelerator resources plus the accelerator's, requests == limits.
@@ -445,9 +464,12 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
         for key in map.iter().flat_map(|m| m.keys()) {
             if accelerator_keys.iter().any(|k| k == key) {
                 errors.push(
-                    Diagnostic::error("catalog/accelerator-in-resources", format!("`{key}` is set by the generator from `spec.accelerator`"))
-                        .with_field(format!("spec.resources.{section}.{key}"))
-                        .with_help("remove it from `spec.resources`; use `spec.accelerator` to choose the accelerator and count"),
+                    Diagnostic::error(
+                        "catalog/accelerator-in-resources",
+                        format!("`{key}` is set by the generator from `spec.accelerator`"),
+                    )
+                    .with_field(format!("spec.resources.{section}.{key}"))
+                    .with_help("remove it from `spec.resources`; use `spec.accelerator` to choose the accelerator and count"),
                 );
             }
         }
@@ -517,9 +539,12 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
     for (i, e) in defaults.env.iter().enumerate() {
         if JAX_PLUGIN_ENV.contains(&e.name.as_str()) {
             warnings.push(
-                Diagnostic::warning("catalog/jax-plugin-env", format!("`{}` (from JaxRuntimeDefaults env[{i}]) is injected by Trainer's JAX plugin; a value overrides it", e.name))
-                    .with_field("spec.env")
-                    .with_help("remove it from the defaults"),
+                Diagnostic::warning(
+                    "catalog/jax-plugin-env",
+                    format!("`{}` (from JaxRuntimeDefaults env[{i}]) is injected by Trainer's JAX plugin; a value overrides it", e.name),
+                )
+                .with_field("spec.env")
+                .with_help("remove it from the defaults"),
             );
         }
     }
@@ -660,10 +685,13 @@ fn resolve_tpu(tpu: &catalog::TpuSpec) -> Result<TpuShape, Diagnostic> {
     let (generation, topology) = match (&tpu.accelerator_type, &tpu.generation, &tpu.topology) {
         (Some(at), g, t) => {
             let (generation, chips) = data.accelerator_type(at).map_err(|e| {
-                Diagnostic::error("catalog/unknown-tpu", e).with_field(format!("{field}.acceleratorType")).with_help("`jax-runtimes accelerators --kind tpu` lists accelerator types")
+                Diagnostic::error("catalog/unknown-tpu", e)
+                    .with_field(format!("{field}.acceleratorType"))
+                    .with_help("`jax-runtimes accelerators --kind tpu` lists accelerator types")
             })?;
             if let Some(g) = g {
-                let named = data.generation(g).map_err(|e| Diagnostic::error("catalog/unknown-tpu", e).with_field(format!("{field}.type")))?;
+                let named =
+                    data.generation(g).map_err(|e| Diagnostic::error("catalog/unknown-tpu", e).with_field(format!("{field}.type")))?;
                 if named.name != generation.name {
                     return Err(Diagnostic::error(
                         "catalog/unknown-tpu",
@@ -687,16 +715,21 @@ fn resolve_tpu(tpu: &catalog::TpuSpec) -> Result<TpuShape, Diagnostic> {
                     t.clone()
                 }
                 None => generation.default_topology(chips).ok_or_else(|| {
-                    Diagnostic::error("catalog/tpu-topology", format!("`{at}` ({chips} chips) is not a valid {} slice size", generation.name))
-                        .with_field(format!("{field}.acceleratorType"))
-                        .with_help(format!("nearest valid topologies: {}", generation.nearest_topologies(&format!("{chips}x1"), 5).join(", ")))
+                    Diagnostic::error(
+                        "catalog/tpu-topology",
+                        format!("`{at}` ({chips} chips) is not a valid {} slice size", generation.name),
+                    )
+                    .with_field(format!("{field}.acceleratorType"))
+                    .with_help(format!("nearest valid topologies: {}", generation.nearest_topologies(&format!("{chips}x1"), 5).join(", ")))
                 })?,
             };
             (generation, topology)
         }
         (None, Some(g), Some(t)) => {
             let generation = data.generation(g).map_err(|e| {
-                Diagnostic::error("catalog/unknown-tpu", e).with_field(format!("{field}.type")).with_help("`jax-runtimes accelerators --kind tpu` lists TPU types")
+                Diagnostic::error("catalog/unknown-tpu", e)
+                    .with_field(format!("{field}.type"))
+                    .with_help("`jax-runtimes accelerators --kind tpu` lists TPU types")
             })?;
             (generation, t.clone())
         }
@@ -712,7 +745,12 @@ fn resolve_tpu(tpu: &catalog::TpuSpec) -> Result<TpuShape, Diagnostic> {
         let why = if dims_ok {
             format!("`{topology}` is not a valid TPU {} topology", generation.name)
         } else {
-            format!("`{topology}` is not a TPU {} topology: {} slices are {}", generation.name, generation.name, if generation.dimensions == 2 { "2D (AxB)" } else { "3D (AxBxC)" })
+            format!(
+                "`{topology}` is not a TPU {} topology: {} slices are {}",
+                generation.name,
+                generation.name,
+                if generation.dimensions == 2 { "2D (AxB)" } else { "3D (AxBxC)" }
+            )
         };
         return Err(Diagnostic::error("catalog/tpu-topology", why)
             .with_field(format!("{field}.topology"))

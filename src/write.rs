@@ -149,8 +149,7 @@ pub fn plan(dir: &Path, wanted: &BTreeMap<String, String>) -> Result<Plan, Strin
 /// is a second kustomization file next to a wanted `kustomization.yaml`.
 pub fn plan_for(dir: &Path, wanted: &BTreeMap<String, String>, owner: &Owner) -> Result<Plan, String> {
     for name in wanted.keys() {
-        let plain = Path::new(name).components().count() == 1
-            && matches!(Path::new(name).components().next(), Some(Component::Normal(_)));
+        let plain = Path::new(name).components().count() == 1 && matches!(Path::new(name).components().next(), Some(Component::Normal(_)));
         if !plain || name.starts_with('.') {
             return Err(format!("{name}: not a plain file name; refusing to write outside {}", dir.display()));
         }
@@ -174,7 +173,13 @@ pub fn plan_for(dir: &Path, wanted: &BTreeMap<String, String>, owner: &Owner) ->
                 let path = entry.path();
                 let file_type = entry.file_type().map_err(|e| format!("{}: {e}", path.display()))?;
                 if wanted.contains_key(&name) && !file_type.is_file() {
-                    let what = if file_type.is_dir() { "a directory" } else if file_type.is_symlink() { "a symlink" } else { "not a regular file" };
+                    let what = if file_type.is_dir() {
+                        "a directory"
+                    } else if file_type.is_symlink() {
+                        "a symlink"
+                    } else {
+                        "not a regular file"
+                    };
                     return Err(format!(
                         "{}: is {what}, and jax-runtimes needs to write a file of that name; move it away, or render into another directory",
                         path.display()
@@ -257,11 +262,7 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), String> {
         Err(msg)
     };
     let mut staged: Vec<(PathBuf, PathBuf, Option<&String>)> = Vec::new();
-    let writes = plan
-        .create
-        .iter()
-        .map(|(n, c)| (n, c, None))
-        .chain(plan.update.iter().map(|(n, (old, c))| (n, c, Some(old))));
+    let writes = plan.create.iter().map(|(n, c)| (n, c, None)).chain(plan.update.iter().map(|(n, (old, c))| (n, c, Some(old))));
     for (name, content, old) in writes {
         let tmp = dir.join(format!(".{name}.{}.jax-runtimes.tmp", std::process::id()));
         if let Err(e) = write_synced(&tmp, content) {
@@ -379,7 +380,8 @@ mod tests {
         let err = apply(dir.path(), &p).unwrap_err();
         assert!(err.contains("changes undone"), "{err}");
         assert_eq!(fs::read_to_string(dir.path().join("a.yaml")).unwrap(), old);
-        let mut names: Vec<String> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        let mut names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
         names.sort();
         assert_eq!(names, ["a.yaml", "b.yaml"], "no temporary files left behind");
     }

@@ -48,8 +48,7 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(format!("input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()));
     }
-    let docs: Vec<Value> =
-        serde_saphyr::from_multiple_with_options(text, read_options()).map_err(|e| clean_error(&e.to_string()))?;
+    let docs: Vec<Value> = serde_saphyr::from_multiple_with_options(text, read_options()).map_err(|e| clean_error(&e.to_string()))?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 

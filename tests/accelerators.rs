@@ -118,11 +118,7 @@ fn render(yaml: &str) -> Result<BTreeMap<String, Value>, Vec<String>> {
             .map(|d| format!("{} [{}] help: {}", d.message, d.field.clone().unwrap_or_default(), d.help.clone().unwrap_or_default()))
             .collect());
     }
-    Ok(out
-        .runtimes
-        .into_iter()
-        .map(|r| (r.object["metadata"]["name"].as_str().unwrap().to_string(), r.object))
-        .collect())
+    Ok(out.runtimes.into_iter().map(|r| (r.object["metadata"]["name"].as_str().unwrap().to_string(), r.object)).collect())
 }
 
 fn runtime_doc(name: &str, spec: &str) -> String {
@@ -204,7 +200,10 @@ fn rendered_tpu_runtimes_carry_the_documented_shape() {
         // chipsPerHost only where the topology fits two machine shapes.
         let ambiguous = rows.iter().filter(|o| o.generation == r.generation && o.topology == r.topology).count() > 1;
         let cph = if ambiguous { format!(", chipsPerHost: {}", r.chips_per_host) } else { String::new() };
-        yaml += &runtime_doc(&format!("t{i}"), &format!("  accelerator:\n    tpu: {{type: {}, topology: \"{}\"{cph}}}", r.generation, r.topology));
+        yaml += &runtime_doc(
+            &format!("t{i}"),
+            &format!("  accelerator:\n    tpu: {{type: {}, topology: \"{}\"{cph}}}", r.generation, r.topology),
+        );
     }
     let runtimes = render(&yaml).unwrap_or_else(|e| panic!("rendering the TPU table failed:\n{}", e.join("\n")));
     for (i, r) in rows.iter().enumerate() {
@@ -216,7 +215,10 @@ fn rendered_tpu_runtimes_carry_the_documented_shape() {
         assert_eq!(c["resources"]["requests"]["google.com/tpu"], want, "{ctx}: request");
         assert_eq!(
             string_map(&pod(rt)["nodeSelector"]),
-            BTreeMap::from([(TPU_ACCEL_LABEL.to_string(), r.accelerator_label.clone()), (TPU_TOPOLOGY_LABEL.to_string(), r.topology.clone())]),
+            BTreeMap::from([
+                (TPU_ACCEL_LABEL.to_string(), r.accelerator_label.clone()),
+                (TPU_TOPOLOGY_LABEL.to_string(), r.topology.clone())
+            ]),
             "{ctx}: nodeSelector"
         );
         assert!(
@@ -227,7 +229,11 @@ fn rendered_tpu_runtimes_carry_the_documented_shape() {
         assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], r.hosts, "{ctx}: numNodes");
         let annotations = jobset_annotations(rt);
         if r.hosts > 1 {
-            assert_eq!(annotations.get(EXCLUSIVE).map(String::as_str), Some("cloud.google.com/gke-nodepool"), "{ctx}: multi-host needs one slice per node pool");
+            assert_eq!(
+                annotations.get(EXCLUSIVE).map(String::as_str),
+                Some("cloud.google.com/gke-nodepool"),
+                "{ctx}: multi-host needs one slice per node pool"
+            );
         } else {
             assert!(!annotations.contains_key(EXCLUSIVE), "{ctx}: single-host slice got {annotations:?}");
         }
@@ -244,7 +250,9 @@ fn two_by_four_on_v5e_and_v6e_needs_chips_per_host() {
         for m in machines {
             assert!(err.contains(m), "{g}: the error should name {m}: {err}");
         }
-        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\", chipsPerHost: 2}}"))).unwrap_err().join("\n");
+        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\", chipsPerHost: 2}}")))
+            .unwrap_err()
+            .join("\n");
         assert!(err.contains("4") && err.contains("8"), "{g}: {err}");
     }
 }
@@ -263,7 +271,8 @@ fn invalid_topologies_are_refused_with_the_nearest_valid_ones() {
         for t in &near {
             assert!(!generation.shapes_for(t).is_empty(), "{g}: suggested {t} is not valid itself");
         }
-        let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"{topology}\"}}"))).unwrap_err().join("\n");
+        let err =
+            render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"{topology}\"}}"))).unwrap_err().join("\n");
         assert!(err.contains(topology.as_str()) && err.contains(suggest.as_str()), "{g} {topology}: error should name {suggest}: {err}");
         assert!(err.contains("spec.accelerator.tpu.topology"), "{err}");
     }
@@ -355,7 +364,10 @@ fn rendered_gpu_runtimes_carry_the_documented_shape() {
         let cpu = if r.resource == "amd.com/gpu" { "  resources: {limits: {cpu: \"32\"}}\n" } else { "" };
         yaml += &runtime_doc(
             &format!("g{i}"),
-            &format!("  platform: {}\n  numNodes: 2\n{cpu}  accelerator:\n    gpu: {{model: {}, count: {}{pin}}}", r.platform, r.model, r.count),
+            &format!(
+                "  platform: {}\n  numNodes: 2\n{cpu}  accelerator:\n    gpu: {{model: {}, count: {}{pin}}}",
+                r.platform, r.model, r.count
+            ),
         );
     }
     let runtimes = render(&yaml).unwrap_or_else(|e| panic!("rendering the GPU table failed:\n{}", e.join("\n")));
@@ -397,7 +409,11 @@ fn invalid_gpu_shapes_are_refused_with_what_exists() {
     let cases = [
         ("  platform: gke\n  accelerator:\n    gpu: {model: h100-80gb, count: 16}", "spec.accelerator.gpu.count", "a3-highgpu-8g"),
         ("  platform: gke\n  accelerator:\n    gpu: {model: mi300x}", "spec.platform", "aks"),
-        ("  platform: eks\n  accelerator:\n    gpu: {model: h100-80gb, machineType: p4d.24xlarge}", "spec.accelerator.gpu.machineType", "p5.48xlarge"),
+        (
+            "  platform: eks\n  accelerator:\n    gpu: {model: h100-80gb, machineType: p4d.24xlarge}",
+            "spec.accelerator.gpu.machineType",
+            "p5.48xlarge",
+        ),
         ("  accelerator:\n    gpu: {model: h300}", "spec.accelerator.gpu.model", "h100-80gb"),
         ("  accelerator:\n    gpu: {model: mi300x, vendor: nvidia}", "spec.accelerator.gpu.vendor", "amd"),
     ];
@@ -425,7 +441,10 @@ fn shared_memory_is_on_for_accelerators_and_host_network_is_opt_in() {
         runtime_doc("tpu", "  accelerator:\n    tpu: {type: v6e, topology: 4x4}"),
         runtime_doc("gpu", "  accelerator:\n    gpu: {model: h100-80gb}"),
         runtime_doc("cpu", "  accelerator:\n    cpu: {}"),
-        runtime_doc("tpu-hostnet", "  hostNetwork: true\n  sharedMemory: {sizeLimit: 64Gi}\n  accelerator:\n    tpu: {type: v6e, topology: 4x4}"),
+        runtime_doc(
+            "tpu-hostnet",
+            "  hostNetwork: true\n  sharedMemory: {sizeLimit: 64Gi}\n  accelerator:\n    tpu: {type: v6e, topology: 4x4}",
+        ),
         runtime_doc("gpu-noshm", "  sharedMemory: {enabled: false}\n  accelerator:\n    gpu: {model: h100-80gb}"),
     ]
     .concat();
@@ -433,7 +452,11 @@ fn shared_memory_is_on_for_accelerators_and_host_network_is_opt_in() {
     let shm = |name: &str| -> Option<Value> {
         let p = pod(&rts[name]);
         let vol = p["volumes"].as_array().and_then(|v| v.iter().find(|v| v["emptyDir"]["medium"] == "Memory").cloned())?;
-        let mounted = node_container(&rts[name])["volumeMounts"].as_array().unwrap().iter().any(|m| m["mountPath"] == "/dev/shm" && m["name"] == vol["name"]);
+        let mounted = node_container(&rts[name])["volumeMounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["mountPath"] == "/dev/shm" && m["name"] == vol["name"]);
         assert!(mounted, "{name}: memory volume not mounted at /dev/shm");
         Some(vol)
     };

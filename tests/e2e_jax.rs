@@ -14,9 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{
-    documents, fixture_catalog, name_of, python, render, run_python, text, write_stream,
-};
+use support::{documents, fixture_catalog, name_of, python, render, run_python, text, write_stream};
 
 /// Renders the test catalog into a temp dir; returns (dir guard, runtimes file).
 fn rendered_fixture() -> (tempfile::TempDir, PathBuf) {
@@ -36,10 +34,7 @@ fn launch(py: &Path, file: &Path, name: &str, extra: &[&str]) -> (bool, String) 
 
 fn assert_passed(ok: bool, out: &str, name: &str) {
     assert!(ok, "the JAX job on runtime {name} failed:\n{out}");
-    assert!(
-        out.contains(&format!("PASSED: runtime {name}")),
-        "no PASSED line:\n{out}"
-    );
+    assert!(out.contains(&format!("PASSED: runtime {name}")), "no PASSED line:\n{out}");
 }
 
 /// Every process reported this line (index, count, local and global devices, psum result).
@@ -47,9 +42,7 @@ fn assert_all_processes(out: &str, processes: usize, local: usize) {
     let global = processes * local;
     let psum = global * (global + 1) / 2;
     for i in 0..processes {
-        let line = format!(
-            "e2e-node-0-{i}: ok: process {i}/{processes}, {local} local / {global} global devices, psum {psum}"
-        );
+        let line = format!("e2e-node-0-{i}: ok: process {i}/{processes}, {local} local / {global} global devices, psum {psum}");
         assert!(out.contains(&line), "missing `{line}` in:\n{out}");
     }
 }
@@ -76,10 +69,7 @@ fn gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus() {
     let (ok, out) = launch(&py, &file, "e2e-gpu", &[]);
     assert_passed(ok, &out, "e2e-gpu");
     assert!(out.contains("numNodes=2"), "{out}");
-    assert!(
-        out.contains("nvidia.com/gpu=8/node"),
-        "the runtime must request 8 GPUs per node:\n{out}"
-    );
+    assert!(out.contains("nvidia.com/gpu=8/node"), "the runtime must request 8 GPUs per node:\n{out}");
     assert!(out.contains("JAX_PLATFORMS forced to cpu"), "{out}");
     assert_all_processes(&out, 2, 8);
 }
@@ -93,16 +83,10 @@ fn tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips() {
     let (ok, out) = launch(&py, &file, "e2e-tpu", &[]);
     assert_passed(ok, &out, "e2e-tpu");
     // v5e 4x4: 16 chips, 4 per ct5lp-hightpu-4t host -> 4 nodes of 4 chips.
-    assert!(
-        out.contains("numNodes=4"),
-        "v5e 4x4 must span 4 hosts:\n{out}"
-    );
+    assert!(out.contains("numNodes=4"), "v5e 4x4 must span 4 hosts:\n{out}");
     assert!(out.contains("google.com/tpu=4/node"), "{out}");
     // The runtime's own JAX_PLATFORMS (tpu,cpu) is what the test had to override.
-    assert!(
-        out.contains("JAX_PLATFORMS forced to cpu (runtime: tpu,cpu)"),
-        "{out}"
-    );
+    assert!(out.contains("JAX_PLATFORMS forced to cpu (runtime: tpu,cpu)"), "{out}");
     assert_all_processes(&out, 4, 4);
 }
 
@@ -121,19 +105,8 @@ fn runtime_command_runs_and_a_trainjob_command_replaces_it() {
     assert_all_processes(&out, 2, 1);
 
     // A TrainJob command replaces the runtime's: a program that exits 7 makes the job fail.
-    let (ok, out) = launch(
-        &py,
-        &file,
-        "e2e-command",
-        &[
-            "--trainjob-command",
-            r#"["python", "-c", "raise SystemExit(7)"]"#,
-        ],
-    );
-    assert!(
-        !ok,
-        "the TrainJob command must replace the runtime's:\n{out}"
-    );
+    let (ok, out) = launch(&py, &file, "e2e-command", &["--trainjob-command", r#"["python", "-c", "raise SystemExit(7)"]"#]);
+    assert!(!ok, "the TrainJob command must replace the runtime's:\n{out}");
     assert!(out.contains("exited with status 7"), "{out}");
 }
 
@@ -143,12 +116,7 @@ fn fewer_processes_than_num_nodes_fail() {
         return;
     };
     let (_dir, file) = rendered_fixture();
-    let (ok, out) = launch(
-        &py,
-        &file,
-        "e2e-cpu",
-        &["--processes", "2", "--init-timeout", "10"],
-    );
+    let (ok, out) = launch(&py, &file, "e2e-cpu", &["--processes", "2", "--init-timeout", "10"]);
     assert!(!ok, "2 processes for numNodes=3 must fail:\n{out}");
     assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
     assert!(!out.contains("PASSED"), "{out}");
@@ -160,12 +128,7 @@ fn more_processes_than_num_nodes_fail() {
         return;
     };
     let (_dir, file) = rendered_fixture();
-    let (ok, out) = launch(
-        &py,
-        &file,
-        "e2e-cpu",
-        &["--processes", "4", "--init-timeout", "10"],
-    );
+    let (ok, out) = launch(&py, &file, "e2e-cpu", &["--processes", "4", "--init-timeout", "10"]);
     assert!(!ok, "4 processes for numNodes=3 must fail:\n{out}");
     assert!(out.contains("e2e-node-0-3 (JAX_PROCESS_ID=3)"), "{out}");
     assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
@@ -179,40 +142,22 @@ fn a_runtime_whose_num_nodes_was_tampered_with_fails() {
     let (dir, file) = rendered_fixture();
     // Break the runtime itself: numNodes 3 -> 5, while the job is still launched on 3 pods.
     let mut docs = documents(&std::fs::read_to_string(&file).unwrap());
-    let doc = docs
-        .iter_mut()
-        .find(|d| name_of(d) == "e2e-cpu")
-        .expect("e2e-cpu rendered");
+    let doc = docs.iter_mut().find(|d| name_of(d) == "e2e-cpu").expect("e2e-cpu rendered");
     assert_eq!(doc["spec"]["mlPolicy"]["numNodes"], 3);
     doc["spec"]["mlPolicy"]["numNodes"] = 5.into();
     let broken = dir.path().join("broken.yaml");
     write_stream(&broken, std::slice::from_ref(doc));
-    let (ok, out) = launch(
-        &py,
-        &broken,
-        "e2e-cpu",
-        &["--processes", "3", "--init-timeout", "10"],
-    );
+    let (ok, out) = launch(&py, &broken, "e2e-cpu", &["--processes", "3", "--init-timeout", "10"]);
     assert!(!ok, "numNodes=5 on 3 processes must fail:\n{out}");
     assert!(out.contains("FAILED: runtime e2e-cpu"), "{out}");
 }
 
 /// The `node` container of the `node` replicatedJob (where Trainer puts the job).
 fn node_container(doc: &serde_json::Value) -> &serde_json::Value {
-    let rjobs = doc["spec"]["template"]["spec"]["replicatedJobs"]
-        .as_array()
-        .expect("replicatedJobs");
-    let rjob = rjobs
-        .iter()
-        .find(|r| r["name"] == "node")
-        .expect("replicatedJob node");
-    let containers = rjob["template"]["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .expect("containers");
-    containers
-        .iter()
-        .find(|c| c["name"] == "node")
-        .expect("container node")
+    let rjobs = doc["spec"]["template"]["spec"]["replicatedJobs"].as_array().expect("replicatedJobs");
+    let rjob = rjobs.iter().find(|r| r["name"] == "node").expect("replicatedJob node");
+    let containers = rjob["template"]["spec"]["template"]["spec"]["containers"].as_array().expect("containers");
+    containers.iter().find(|c| c["name"] == "node").expect("container node")
 }
 
 /// The built-in catalog, too: every multi-node runtime small enough for this machine
@@ -233,11 +178,7 @@ fn small_builtin_multi_node_runtimes_launch() {
         let devices = ["google.com/tpu", "nvidia.com/gpu", "amd.com/gpu"]
             .iter()
             .find_map(|k| limits.get(*k))
-            .map(|v| {
-                v.as_u64()
-                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                    .unwrap_or(u64::MAX)
-            })
+            .map(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(u64::MAX))
             .unwrap_or(1);
         if !(2..=4).contains(&nodes) || devices > 8 {
             continue;
@@ -247,9 +188,6 @@ fn small_builtin_multi_node_runtimes_launch() {
         assert_passed(ok, &out, &name);
         launched.push(name);
     }
-    assert!(
-        !launched.is_empty(),
-        "the built-in catalog has no runtime with 2-4 nodes of at most 8 devices; widen the filter"
-    );
+    assert!(!launched.is_empty(), "the built-in catalog has no runtime with 2-4 nodes of at most 8 devices; widen the filter");
     eprintln!("launched built-in runtimes: {launched:?}");
 }

@@ -20,12 +20,17 @@ fn render_text(file_name: &str, text: &str) -> Run {
     let out_dir = dir.path().join("out");
     // Once to stdout, once into a directory: neither may write anything.
     let out = Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name]).output().unwrap();
-    let to_dir = Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name, "-o", "out"]).output().unwrap();
+    let to_dir =
+        Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name, "-o", "out"]).output().unwrap();
     assert_eq!(out.status.code(), to_dir.status.code());
     if out.status.code() != Some(0) {
         assert!(!out_dir.exists(), "an output directory was created despite errors");
     }
-    Run { code: out.status.code().unwrap_or(-1), stdout: String::from_utf8(out.stdout).unwrap(), stderr: String::from_utf8(out.stderr).unwrap() }
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
 }
 
 /// Asserts a failed render whose stderr holds every `needle`.
@@ -117,7 +122,11 @@ fn multislice_is_refused_with_the_reason() {
 #[test]
 fn ambiguous_two_by_four_requires_chips_per_host() {
     let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{tpu: {{type: v5e, topology: 2x4}}}}\n");
-    fails_with("a.yaml", &text, &["error[catalog/tpu-chips-per-host]", "ct5lp-hightpu-8t", "ct5lp-hightpu-4t", "set `chipsPerHost` to 4 or 8"]);
+    fails_with(
+        "a.yaml",
+        &text,
+        &["error[catalog/tpu-chips-per-host]", "ct5lp-hightpu-8t", "ct5lp-hightpu-4t", "set `chipsPerHost` to 4 or 8"],
+    );
 }
 
 #[test]
@@ -150,7 +159,11 @@ fn every_bad_entry_is_reported_not_just_the_first() {
 #[test]
 fn matrix_errors_point_into_the_template_and_name_the_row() {
     let text = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeMatrix\nmetadata: {name: m}\nspec:\n  matrix: {topology: [2x2, 3x3]}\n  template:\n    metadata: {name: \"x-{{ topology }}\"}\n    spec:\n      accelerator: {tpu: {type: v5e, topology: \"{{ topology }}\"}}\n";
-    fails_with("m.yaml", text, &["JaxRuntimeMatrix/m", "`spec.template.spec.accelerator.tpu.topology`", "matrix row topology=3x3", "m.yaml:9"]);
+    fails_with(
+        "m.yaml",
+        text,
+        &["JaxRuntimeMatrix/m", "`spec.template.spec.accelerator.tpu.topology`", "matrix row topology=3x3", "m.yaml:9"],
+    );
 }
 
 #[test]

@@ -97,7 +97,8 @@ fn builtin_catalog_files_point_editors_at_the_schema_and_validate_against_it() {
     let schema: serde_json::Value = serde_json::from_slice(&fs::read(&schema_path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let dir = root().join("catalog/runtimes");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
+    let mut files: Vec<PathBuf> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
     files.sort();
     assert!(!files.is_empty());
     for f in files {

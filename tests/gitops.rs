@@ -91,11 +91,7 @@ fn render_writes_one_file_per_runtime_and_a_kustomization_kubectl_builds() {
     let root = tmp.path();
     render_ok(root, &["render", "-o", "out"]);
     let stream = text(&render_ok(root, &["render"]).stdout);
-    let expected_names: Vec<String> = stream
-        .lines()
-        .filter_map(|l| l.strip_prefix("  name: "))
-        .map(str::to_string)
-        .collect();
+    let expected_names: Vec<String> = stream.lines().filter_map(|l| l.strip_prefix("  name: ")).map(str::to_string).collect();
     assert!(expected_names.len() > 10, "the built-in catalog has many runtimes: {expected_names:?}");
 
     let snap = snapshot(&root.join("out"));
@@ -146,7 +142,14 @@ fn prune_removes_only_owned_files_and_leaves_foreign_files_alone() {
     assert!(text(&o.stderr).contains("1 pruned"), "{}", text(&o.stderr));
     let after = snapshot(&out);
     assert!(!out.join("clustertrainingruntime_beta.yaml").exists(), "the owned file of the removed entry is pruned");
-    for name in ["namespace.yaml", "README.md", "notes.txt", "overlays/clustertrainingruntime_beta.yaml", "patch.yaml", "clustertrainingruntime_alpha.yaml"] {
+    for name in [
+        "namespace.yaml",
+        "README.md",
+        "notes.txt",
+        "overlays/clustertrainingruntime_beta.yaml",
+        "patch.yaml",
+        "clustertrainingruntime_alpha.yaml",
+    ] {
         assert_eq!(before[Path::new(name)], after[Path::new(name)], "{name} must be untouched");
     }
     let kust = text(&after[Path::new("kustomization.yaml")]);
@@ -274,7 +277,10 @@ fn check_exits_1_with_a_unified_diff_when_stale_and_0_when_current() {
     assert_eq!(code(&o), 1);
     let diff = text(&o.stdout);
     assert!(diff.contains("--- a/out/clustertrainingruntime_alpha.yaml\n+++ b/out/clustertrainingruntime_alpha.yaml\n"), "{diff}");
-    assert!(diff.contains("-                      cpu: \"3\"\n") && diff.contains("+                      cpu: \"2\"\n"), "changed lines: {diff}");
+    assert!(
+        diff.contains("-                      cpu: \"3\"\n") && diff.contains("+                      cpu: \"2\"\n"),
+        "changed lines: {diff}"
+    );
     assert!(diff.contains("--- /dev/null\n+++ b/out/clustertrainingruntime_beta.yaml\n"), "missing: {diff}");
     assert!(diff.contains("--- a/out/clustertrainingruntime_old.yaml\n+++ /dev/null\n"), "extra: {diff}");
     assert!(!diff.contains("team.yaml"), "foreign files are not part of the diff: {diff}");

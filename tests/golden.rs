@@ -34,7 +34,8 @@ fn every_golden_catalog_renders_exactly_as_expected() {
             fs::write(&expected_path, &stdout).unwrap();
             continue;
         }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", expected_path.display()));
+        let expected =
+            fs::read_to_string(&expected_path).unwrap_or_else(|_| panic!("{} missing: run with UPDATE_GOLDEN=1", expected_path.display()));
         if stdout != expected {
             let diff = similar::TextDiff::from_lines(&expected, &stdout).unified_diff().header("expected", "actual").to_string();
             failures.push(format!("{}:\n{diff}", dir.display()));
@@ -55,7 +56,10 @@ fn builtin_catalog_renders_deterministically_and_covers_every_kind() {
     let docs: Vec<serde_json::Value> = jax_runtimes::yaml::parse_stream(&first).unwrap();
     let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
     let summary = |n: &str| -> String {
-        docs.iter().find(|d| d["metadata"]["name"] == n).unwrap()["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap().to_string()
+        docs.iter().find(|d| d["metadata"]["name"] == n).unwrap()["metadata"]["annotations"]["jax-runtimes.dev/accelerator"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     // What the issue promises the built-in catalog holds.
     assert!(names.contains(&"jax-cpu"), "{names:?}");
@@ -106,13 +110,8 @@ fn every_golden_catalog_gives_the_same_runtimes_through_the_krm_function() {
         assert_eq!(run(&once), once, "{}: the function is not idempotent", dir.display());
 
         let out: serde_json::Value = jax_runtimes::yaml::parse_one(&once).unwrap();
-        let mut generated: Vec<serde_json::Value> = out["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|i| i["apiVersion"] == "trainer.kubeflow.org/v1alpha1")
-            .cloned()
-            .collect();
+        let mut generated: Vec<serde_json::Value> =
+            out["items"].as_array().unwrap().iter().filter(|i| i["apiVersion"] == "trainer.kubeflow.org/v1alpha1").cloned().collect();
         for g in &mut generated {
             let ann = g["metadata"]["annotations"].as_object_mut().unwrap();
             ann.retain(|k, _| !k.starts_with("config.kubernetes.io/") && !k.starts_with("internal.config.kubernetes.io/"));

@@ -129,7 +129,8 @@ fn run_guide(guide: &Path) -> Vec<String> {
     let text = fs::read_to_string(guide).unwrap();
     let work = tempfile::tempdir().unwrap();
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_jax-runtimes")).parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
+    let path =
+        std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
     let mut failures = Vec::new();
     for step in steps(&text) {
         match step {
@@ -241,7 +242,9 @@ fn the_step_parser_follows_the_convention() {
     let s = steps(md);
     assert!(matches!(&s[0], Step::File { path, content } if path == "a/b.yaml" && content == "x: 1\n"));
     assert!(matches!(&s[1], Step::Yaml { .. }));
-    assert!(matches!(&s[2], Step::Run { command, expected, .. } if command == "echo hi \n  there" && expected == &vec!["hi there".to_string()]));
+    assert!(
+        matches!(&s[2], Step::Run { command, expected, .. } if command == "echo hi \n  there" && expected == &vec!["hi there".to_string()])
+    );
     assert!(matches!(&s[3], Step::Run { command, expected, .. } if command == "true" && expected.is_empty()));
     assert_eq!(s.len(), 4, "text blocks are not run: {s:?}");
 }

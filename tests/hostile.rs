@@ -63,11 +63,7 @@ fn run(args: &[&str], input: Option<&Path>, what: &str) -> Run {
     let run = Run { code: status.code(), stdout: std::fs::read(&out_path).unwrap(), stderr };
     // A panic exits 101; a signal (abort on allocation failure under the memory limit, stack
     // overflow) leaves no code.
-    assert!(
-        !run.stderr.contains("panicked"),
-        "{what}: panicked:\n{}",
-        tail(&run.stderr)
-    );
+    assert!(!run.stderr.contains("panicked"), "{what}: panicked:\n{}", tail(&run.stderr));
     assert!(run.code.is_some() && run.code != Some(101), "{what}: crashed ({status}):\n{}", tail(&run.stderr));
     run
 }
@@ -91,7 +87,11 @@ fn cli_refuses(path: &Path, expect: &[&str], what: &str) {
     assert_ne!(r.code, Some(0), "{what}: exit 0; stdout: {}", r.stdout_text().chars().take(500).collect::<String>());
     assert!(r.stdout.is_empty(), "{what}: partial output on stdout ({} bytes)", r.stdout.len());
     assert!(r.stderr.contains("error["), "{what}: no error on stderr:\n{}", tail(&r.stderr));
-    assert!(r.stderr.contains(path.file_name().unwrap().to_str().unwrap()), "{what}: the error does not name the file:\n{}", tail(&r.stderr));
+    assert!(
+        r.stderr.contains(path.file_name().unwrap().to_str().unwrap()),
+        "{what}: the error does not name the file:\n{}",
+        tail(&r.stderr)
+    );
     for e in expect {
         assert!(r.stderr.to_lowercase().contains(&e.to_lowercase()), "{what}: stderr lacks {e:?}:\n{}", tail(&r.stderr));
     }
@@ -141,9 +141,17 @@ fn billion_laughs() -> String {
 #[test]
 fn alias_bomb_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let cat = file(dir.path(), "bomb.yaml", format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  bomb:\n{}", indent(&billion_laughs(), 4)));
+    let cat = file(
+        dir.path(),
+        "bomb.yaml",
+        format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  bomb:\n{}", indent(&billion_laughs(), 4)),
+    );
     cli_refuses(&cat, &["budget"], "CLI alias bomb");
-    let rl = file(dir.path(), "bomb-rl.yaml", resource_list(&format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n  data:\n{}", indent(&billion_laughs(), 4))));
+    let rl = file(
+        dir.path(),
+        "bomb-rl.yaml",
+        resource_list(&format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n  data:\n{}", indent(&billion_laughs(), 4))),
+    );
     krm_refuses(&rl, &["budget"], "KRM alias bomb");
 }
 
@@ -183,7 +191,11 @@ fn duplicate_keys_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let cat = file(dir.path(), "dup.yaml", format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  numNodes: 1\n  numNodes: 2\n"));
     cli_refuses(&cat, &["duplicate", "numNodes"], "CLI duplicate key");
-    let rl = file(dir.path(), "dup-rl.yaml", resource_list("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  metadata: {name: d}\n"));
+    let rl = file(
+        dir.path(),
+        "dup-rl.yaml",
+        resource_list("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  metadata: {name: d}\n"),
+    );
     krm_refuses(&rl, &["duplicate", "metadata"], "KRM duplicate key");
 }
 
@@ -191,13 +203,22 @@ fn duplicate_keys_are_refused() {
 fn nan_infinity_and_huge_numbers() {
     let dir = tempfile::tempdir().unwrap();
     for (i, v) in [".nan", ".inf", "-.Inf", "1e999"].iter().enumerate() {
-        let cat = file(dir.path(), &format!("nan{i}.yaml"), format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  numNodes: {v}\n"));
+        let cat =
+            file(dir.path(), &format!("nan{i}.yaml"), format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  numNodes: {v}\n"));
         cli_refuses(&cat, &[v], &format!("CLI numNodes: {v}"));
         // JSON has no NaN or infinity: a passthrough item holding one cannot be written back.
-        let rl = file(dir.path(), &format!("nan{i}-rl.yaml"), resource_list(&format!("- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {{name: t}}\n  spec: {{x: {v}}}\n")));
+        let rl = file(
+            dir.path(),
+            &format!("nan{i}-rl.yaml"),
+            resource_list(&format!("- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {{name: t}}\n  spec: {{x: {v}}}\n")),
+        );
         krm_refuses(&rl, &[v], &format!("KRM item with {v}"));
     }
-    let rl = file(dir.path(), "inf-rl.json", r#"{"kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": "X", "metadata": {"name": "x"}, "spec": {"x": 1e999}}]}"#);
+    let rl = file(
+        dir.path(),
+        "inf-rl.json",
+        r#"{"kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": "X", "metadata": {"name": "x"}, "spec": {"x": 1e999}}]}"#,
+    );
     krm_refuses(&rl, &["out of range"], "KRM JSON 1e999");
 
     // Out of range for the field: a typed error naming the field.
@@ -278,7 +299,13 @@ fn resource_list_of_100000_items_is_handled() {
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-{i}\n    annotations: {{internal.config.kubernetes.io/path: 'cm/{i}.yaml'}}\n  data: {{key: value-{i}, flag: \"on\"}}\n"
         ));
     }
-    items.push_str(&indent(&format!("- {}", &"apiVersion: jax-runtimes.dev/v1alpha1\n  kind: JaxRuntime\n  metadata: {name: x}\n  spec: {accelerator: {cpu: {}}}"), 0));
+    items.push_str(&indent(
+        &format!(
+            "- {}",
+            &"apiVersion: jax-runtimes.dev/v1alpha1\n  kind: JaxRuntime\n  metadata: {name: x}\n  spec: {accelerator: {cpu: {}}}"
+        ),
+        0,
+    ));
     let p = file(dir.path(), "rl.yaml", resource_list(&items));
     let r = run(&[], Some(&p), "KRM 100,000 items");
     assert_eq!(r.code, Some(0), "{}", tail(&r.stderr));

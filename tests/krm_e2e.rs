@@ -71,7 +71,12 @@ fn tree(dir: &Path) -> BTreeMap<String, String> {
 }
 
 fn show(o: &Output) -> String {
-    format!("exit {:?}\n--- stdout\n{}\n--- stderr\n{}", o.status.code(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn kpt_render(kpt: &Path, pkg: &Path, results: &Path) -> Output {
@@ -168,8 +173,7 @@ fn kpt_example_generates_its_runtimes_from_scratch_like_the_cli() {
     assert_eq!(tree(&example), rendered);
 
     // The KRM route and `jax-runtimes render` agree on the same catalog.
-    let generated: Vec<Value> =
-        rendered.iter().filter(|(p, _)| p.starts_with("runtimes/")).flat_map(|(_, t)| docs(t)).collect();
+    let generated: Vec<Value> = rendered.iter().filter(|(p, _)| p.starts_with("runtimes/")).flat_map(|(_, t)| docs(t)).collect();
     let krm = runtimes_of(generated);
     let cli = cli_render(&[pkg.join("catalog")]);
     assert_eq!(krm.keys().collect::<Vec<_>>(), cli.keys().collect::<Vec<_>>());
@@ -398,7 +402,12 @@ fn kustomize_generator_input_gives_the_cli_runtimes() {
             .filter(|v| v.pointer("/metadata/annotations/config.kubernetes.io~1local-config").is_none())
             .map(|v| {
                 let mut v = v;
-                for k in ["config.kubernetes.io/path", "config.kubernetes.io/index", "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"] {
+                for k in [
+                    "config.kubernetes.io/path",
+                    "config.kubernetes.io/index",
+                    "internal.config.kubernetes.io/path",
+                    "internal.config.kubernetes.io/index",
+                ] {
                     v = without_annotation(v, k);
                 }
                 v
@@ -411,8 +420,7 @@ fn kustomize_generator_input_gives_the_cli_runtimes() {
     }
     // Same catalog through the CLI, without the kustomize function annotation.
     let dir = tempfile::tempdir().unwrap();
-    let plain: Vec<Value> =
-        docs(&config_text).into_iter().map(|v| without_annotation(v, "config.kubernetes.io/function")).collect();
+    let plain: Vec<Value> = docs(&config_text).into_iter().map(|v| without_annotation(v, "config.kubernetes.io/function")).collect();
     let file = dir.path().join("catalog.yaml");
     std::fs::write(&file, yaml::to_stream(&plain).unwrap()).unwrap();
     assert_eq!(all, cli_render(&[file]));
@@ -443,11 +451,7 @@ fn argocd_cmp_generate_prints_the_cli_runtimes() {
 fn flux_example_is_rendered_and_builds_without_plugins() {
     let flux = root().join("functions/flux/example");
     // What the CI job runs: the committed runtimes match the catalog.
-    let out = Command::new(BIN)
-        .args(["render", "catalog", "-o", "deploy/runtimes", "--check"])
-        .current_dir(&flux)
-        .output()
-        .unwrap();
+    let out = Command::new(BIN).args(["render", "catalog", "-o", "deploy/runtimes", "--check"]).current_dir(&flux).output().unwrap();
     assert!(out.status.success(), "functions/flux/example/deploy/runtimes is stale:\n{}", show(&out));
     // What Flux does with it: a plain kustomize build, no plugins.
     let Some(kubectl) = tool("kubectl") else { return };

@@ -16,9 +16,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use support::{
-    documents, fixture_catalog, name_of, python, render, run_python, text, write_stream,
-};
+use support::{documents, fixture_catalog, name_of, python, render, run_python, text, write_stream};
 
 /// What the SDK must report for one runtime (framework is always `jax`).
 struct Expect {
@@ -30,18 +28,8 @@ struct Expect {
     devices_per_node: &'static str,
 }
 
-const fn e(
-    name: &'static str,
-    num_nodes: u64,
-    device: &'static str,
-    devices_per_node: &'static str,
-) -> Expect {
-    Expect {
-        name,
-        num_nodes,
-        device,
-        devices_per_node,
-    }
+const fn e(name: &'static str, num_nodes: u64, device: &'static str, devices_per_node: &'static str) -> Expect {
+    Expect { name, num_nodes, device, devices_per_node }
 }
 
 /// The test catalog (tests/fixtures/e2e/catalog.yaml).
@@ -105,11 +93,7 @@ fn sdk_check(py: &Path, dir: &Path, runtimes: &str, expect: &Value) -> (bool, St
     let ex = dir.join("expect.json");
     std::fs::write(&rt, runtimes).unwrap();
     std::fs::write(&ex, serde_json::to_string_pretty(expect).unwrap()).unwrap();
-    let out = run_python(
-        py,
-        "sdk_check.py",
-        &[rt.to_str().unwrap(), "--expect", ex.to_str().unwrap()],
-    );
+    let out = run_python(py, "sdk_check.py", &[rt.to_str().unwrap(), "--expect", ex.to_str().unwrap()]);
     (out.status.success(), text(&out))
 }
 
@@ -123,14 +107,8 @@ fn sdk_reads_every_builtin_runtime_as_its_catalog_entry_says() {
     assert!(n > 0, "the built-in catalog rendered no runtime");
     let dir = tempfile::tempdir().unwrap();
     let (ok, out) = sdk_check(&py, dir.path(), &yaml, &expectations(BUILTIN));
-    assert!(
-        ok,
-        "the SDK does not read the built-in runtimes as the catalog says:\n{out}"
-    );
-    assert!(
-        out.contains(&format!("PASSED: the SDK lists all {n} runtime(s)")),
-        "{out}"
-    );
+    assert!(ok, "the SDK does not read the built-in runtimes as the catalog says:\n{out}");
+    assert!(out.contains(&format!("PASSED: the SDK lists all {n} runtime(s)")), "{out}");
 }
 
 #[test]
@@ -142,48 +120,24 @@ fn sdk_reads_the_test_catalog_runtimes() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, out) = sdk_check(&py, dir.path(), &yaml, &expectations(FIXTURE));
     assert!(ok, "{out}");
-    assert!(
-        out.contains(&format!(
-            "PASSED: the SDK lists all {} runtime(s)",
-            FIXTURE.len()
-        )),
-        "{out}"
-    );
+    assert!(out.contains(&format!("PASSED: the SDK lists all {} runtime(s)", FIXTURE.len())), "{out}");
 }
 
 #[test]
 fn a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported() {
-    let Some(py) =
-        python("a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported")
-    else {
+    let Some(py) = python("a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported") else {
         return;
     };
     let mut docs = documents(&render(&[&fixture_catalog()]));
-    let doc = docs
-        .iter_mut()
-        .find(|d| name_of(d) == "e2e-tpu")
-        .expect("e2e-tpu rendered");
-    let labels = doc["metadata"]["labels"]
-        .as_object_mut()
-        .expect("metadata.labels");
-    assert!(
-        labels.remove("trainer.kubeflow.org/framework").is_some(),
-        "the runtime had no framework label"
-    );
+    let doc = docs.iter_mut().find(|d| name_of(d) == "e2e-tpu").expect("e2e-tpu rendered");
+    let labels = doc["metadata"]["labels"].as_object_mut().expect("metadata.labels");
+    assert!(labels.remove("trainer.kubeflow.org/framework").is_some(), "the runtime had no framework label");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stripped.yaml");
     write_stream(&file, &docs);
-    let (ok, out) = sdk_check(
-        &py,
-        dir.path(),
-        &std::fs::read_to_string(&file).unwrap(),
-        &expectations(FIXTURE),
-    );
+    let (ok, out) = sdk_check(&py, dir.path(), &std::fs::read_to_string(&file).unwrap(), &expectations(FIXTURE));
     assert!(!ok, "a runtime the SDK hides must fail the check:\n{out}");
-    assert!(
-        out.contains("e2e-tpu: not listed by list_runtimes()"),
-        "{out}"
-    );
+    assert!(out.contains("e2e-tpu: not listed by list_runtimes()"), "{out}");
     assert!(out.contains("e2e-tpu: get_runtime() failed"), "{out}");
     // The others are still read right.
     assert!(!out.contains("e2e-cpu: not listed"), "{out}");
@@ -191,8 +145,7 @@ fn a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported() {
 
 #[test]
 fn a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported() {
-    let Some(py) = python("a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported")
-    else {
+    let Some(py) = python("a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported") else {
         return;
     };
     let yaml = render(&[&fixture_catalog()]);
@@ -202,14 +155,8 @@ fn a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, out) = sdk_check(&py, dir.path(), &yaml, &expect);
     assert!(!ok, "{out}");
-    assert!(
-        out.contains("e2e-gpu: SDK reads devices_per_node = '8', catalog expects '4'"),
-        "{out}"
-    );
-    assert!(
-        out.contains("e2e-tpu: SDK reads num_nodes = 4, catalog expects 2"),
-        "{out}"
-    );
+    assert!(out.contains("e2e-gpu: SDK reads devices_per_node = '8', catalog expects '4'"), "{out}");
+    assert!(out.contains("e2e-tpu: SDK reads num_nodes = 4, catalog expects 2"), "{out}");
 }
 
 #[test]
@@ -223,8 +170,5 @@ fn a_rendered_runtime_without_expectations_fails_the_check() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, out) = sdk_check(&py, dir.path(), &yaml, &expect);
     assert!(!ok, "{out}");
-    assert!(
-        out.contains("e2e-command: rendered, but has no expectation"),
-        "{out}"
-    );
+    assert!(out.contains("e2e-command: rendered, but has no expectation"), "{out}");
 }

@@ -237,7 +237,11 @@ fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
         let unexpected: Vec<&Diagnostic> =
             problems(&diags).into_iter().filter(|d| d.rule != case.expect.rule && !case.also.contains(&d.rule)).collect();
         if !unexpected.is_empty() {
-            failures.push(format!("{}: more than the one mistake was reported:\n{}", case.name, unexpected.iter().map(|d| format!("  {d}\n")).collect::<String>()));
+            failures.push(format!(
+                "{}: more than the one mistake was reported:\n{}",
+                case.name,
+                unexpected.iter().map(|d| format!("  {d}\n")).collect::<String>()
+            ));
         }
     }
     assert!(ran > 0);
@@ -432,7 +436,10 @@ fn cli_exit_codes_and_formats() {
     assert!(list["results"].as_array().unwrap().iter().any(|r| r["tags"]["rule"] == "schema/unknown-field"));
     // Warnings alone do not fail.
     let mut w = base("gpu");
-    w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"].as_object_mut().unwrap().shift_remove("tolerations");
+    w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("tolerations");
     let (code, out, _) = cli(&["-"], Some(&jax_runtimes::yaml::to_string(&w).unwrap()));
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning[accelerator/missing-toleration]"), "{out}");
@@ -471,7 +478,8 @@ fn cli_with_reference_crd() {
 fn krm_validation_config_validates_items_and_leaves_them_alone() {
     let mut bad = base("tpu");
     bad["spec"]["mlPolicy"]["numNodes"] = json!(8);
-    bad["metadata"]["annotations"] = json!({"internal.config.kubernetes.io/path": "runtimes/tpu.yaml", "internal.config.kubernetes.io/index": "0"});
+    bad["metadata"]["annotations"] =
+        json!({"internal.config.kubernetes.io/path": "runtimes/tpu.yaml", "internal.config.kubernetes.io/index": "0"});
     let list = json!({
         "apiVersion": "config.kubernetes.io/v1",
         "kind": "ResourceList",
@@ -480,7 +488,8 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
     });
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = jax_runtimes::krm::run_with(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err, |_| panic!("must not generate"));
+    let code =
+        jax_runtimes::krm::run_with(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err, |_| panic!("must not generate"));
     assert_eq!(code, 1, "{}", String::from_utf8_lossy(&err));
     let got: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(got["items"], list["items"], "a validator must not change items");
@@ -506,7 +515,10 @@ fn docs_rules_md_is_generated_from_the_rule_table() {
         assert!(have.contains(&format!("`{}`", r.id)));
     }
     // The CLI prints the same page.
-    let out = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes")).args(["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes"))
+        .args(["validate", "--list-rules", "--format", "markdown"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
 

@@ -24,7 +24,13 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let num_nodes = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
         let Some(pod) = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { continue };
-        let is_trainer = job.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(LABEL_ANCESTOR)).is_some_and(|s| s == "trainer");
+        let is_trainer = job
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref())
+            .and_then(|l| l.get(LABEL_ANCESTOR))
+            .is_some_and(|s| s == "trainer");
         let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
         let labels = node_labels(pod);
         let all = pod.containers.iter().enumerate().map(|(c, x)| (format!("{pod_path}.containers[{c}]"), x));
@@ -44,7 +50,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                         out.push(finding(
                             "accelerator/missing-toleration",
                             format!("{pod_path}.tolerations"),
-                            format!("the pod requests `{}` but does not tolerate the `{}` taint GPU nodes carry", vendor.resource, vendor.resource),
+                            format!(
+                                "the pod requests `{}` but does not tolerate the `{}` taint GPU nodes carry",
+                                vendor.resource, vendor.resource
+                            ),
                         ));
                     }
                 }
@@ -53,7 +62,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     }
     // One finding per pod and rule is enough for selector and toleration problems.
     let mut seen = std::collections::HashSet::new();
-    out.retain(|d| !matches!(d.rule.as_str(), "accelerator/missing-toleration" | "accelerator/missing-selector" | "tpu/missing-selector") || seen.insert((d.rule.clone(), d.field.clone())));
+    out.retain(|d| {
+        !matches!(d.rule.as_str(), "accelerator/missing-toleration" | "accelerator/missing-selector" | "tpu/missing-selector")
+            || seen.insert((d.rule.clone(), d.field.clone()))
+    });
     out
 }
 
@@ -115,8 +127,11 @@ fn tpu_checks(
     let accel = labels.get(&tpu.accelerator_label);
     let topo = labels.get(&tpu.topology_label);
     let (Some(accel), Some(topo)) = (accel, topo) else {
-        let missing: Vec<String> =
-            [(&tpu.accelerator_label, accel), (&tpu.topology_label, topo)].iter().filter(|(_, v)| v.is_none()).map(|(k, _)| format!("`{k}`")).collect();
+        let missing: Vec<String> = [(&tpu.accelerator_label, accel), (&tpu.topology_label, topo)]
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| format!("`{k}`"))
+            .collect();
         out.push(finding(
             "tpu/missing-selector",
             format!("{pod_path}.nodeSelector"),
@@ -147,11 +162,17 @@ fn tpu_checks(
     }
     let Some(chips) = chips else { return };
     let Some(shape) = shapes.iter().find(|s| s.chips_per_host == chips) else {
-        let per_host: Vec<String> = shapes.iter().map(|s| format!("{} ({}, {} host(s))", s.chips_per_host, s.machine_type, s.hosts)).collect();
+        let per_host: Vec<String> =
+            shapes.iter().map(|s| format!("{} ({}, {} host(s))", s.chips_per_host, s.machine_type, s.hosts)).collect();
         out.push(finding(
             "tpu/chips-per-host",
             limit_path,
-            format!("{} {topo} hosts have {} chips, not {chips}; set `{}` to that number", generation.name, per_host.join(" or "), tpu.resource),
+            format!(
+                "{} {topo} hosts have {} chips, not {chips}; set `{}` to that number",
+                generation.name,
+                per_host.join(" or "),
+                tpu.resource
+            ),
         ));
         return;
     };
@@ -201,14 +222,23 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
         for model in &gpu.models {
             if let Some(on) = model.on(Platform::Generic) {
                 if !on.node_labels.is_empty() && on.node_labels.iter().all(|(k, v)| labels.get(k) == Some(v)) {
-                    found = Some((format!("{} (node labels {})", model.description, on.node_labels.iter().map(|(k, v)| format!("`{k}: {v}`")).collect::<Vec<_>>().join(", ")), on.max_gpus()));
+                    found = Some((
+                        format!(
+                            "{} (node labels {})",
+                            model.description,
+                            on.node_labels.iter().map(|(k, v)| format!("`{k}: {v}`")).collect::<Vec<_>>().join(", ")
+                        ),
+                        on.max_gpus(),
+                    ));
                 }
             }
         }
     }
-    let selects_something = gpu.platforms.iter().any(|p| {
-        p.model_label.as_ref().is_some_and(|k| labels.contains_key(k)) || p.machine_type_label.as_ref().is_some_and(|k| labels.contains_key(k))
-    }) || gpu.models.iter().filter_map(|m| m.on(Platform::Generic)).any(|on| on.node_labels.keys().any(|k| labels.contains_key(k)));
+    let selects_something =
+        gpu.platforms.iter().any(|p| {
+            p.model_label.as_ref().is_some_and(|k| labels.contains_key(k))
+                || p.machine_type_label.as_ref().is_some_and(|k| labels.contains_key(k))
+        }) || gpu.models.iter().filter_map(|m| m.on(Platform::Generic)).any(|on| on.node_labels.keys().any(|k| labels.contains_key(k)));
     match found {
         Some((what, max)) => {
             if let Some(n) = gpus {
@@ -237,7 +267,11 @@ fn requests_limits(cpath: &str, c: &Container, out: &mut Vec<Diagnostic>) {
         }
         let field = format!("{cpath}.resources.requests.{name}");
         match limits.get(name) {
-            None => out.push(finding("resources/requests-limits", field, format!("`{name}` has a request ({}) but no limit; extended resources need a limit", req.0))),
+            None => out.push(finding(
+                "resources/requests-limits",
+                field,
+                format!("`{name}` has a request ({}) but no limit; extended resources need a limit", req.0),
+            )),
             Some(lim) if !same(req, lim) => out.push(finding(
                 "resources/requests-limits",
                 field,

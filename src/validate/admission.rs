@@ -34,7 +34,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 ));
             }
         }
-        let containers = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|p| p.containers.as_slice()).unwrap_or_default();
+        let containers =
+            job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|p| p.containers.as_slice()).unwrap_or_default();
         if !containers.iter().any(|c| c.name == *container) {
             out.push(finding(
                 "admission/ancestor-container",
@@ -42,7 +43,11 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 format!(
                     "replicated job `{}` is the `{step}` step but has no container named `{container}` (it has {})",
                     job.name,
-                    if containers.is_empty() { "none".to_string() } else { containers.iter().map(|c| format!("`{}`", c.name)).collect::<Vec<_>>().join(", ") }
+                    if containers.is_empty() {
+                        "none".to_string()
+                    } else {
+                        containers.iter().map(|c| format!("`{}`", c.name)).collect::<Vec<_>>().join(", ")
+                    }
                 ),
             ));
         }

@@ -22,12 +22,19 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
             out.push(finding(
                 "cel/one-ml-policy",
                 "spec.mlPolicy",
-                format!("only one ML policy can be configured; found {}", set.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")),
+                format!(
+                    "only one ML policy can be configured; found {}",
+                    set.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                ),
             ));
         }
         if let Some(n) = ml.get("flux").and_then(|f| f.get("numProcPerNode")).and_then(Value::as_i64) {
             if n < 1 {
-                out.push(finding("cel/num-proc-per-node", "spec.mlPolicy.flux.numProcPerNode", format!("numProcPerNode is {n}; it must be >= 1")));
+                out.push(finding(
+                    "cel/num-proc-per-node",
+                    "spec.mlPolicy.flux.numProcPerNode",
+                    format!("numProcPerNode is {n}; it must be >= 1"),
+                ));
             }
         }
         if let Some(targets) = ml.get("torch").and_then(|t| t.pointer("/envInjection/targets")).and_then(Value::as_array) {
@@ -48,11 +55,7 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
         let in_order = js.pointer("/startupPolicy/startupPolicyOrder").and_then(Value::as_str) == Some("InOrder");
         let jobs = js.get("replicatedJobs").and_then(Value::as_array);
         if in_order && jobs.is_some_and(|j| j.iter().any(|j| j.get("dependsOn").is_some())) {
-            out.push(finding(
-                "cel/startup-depends-on",
-                "spec.template.spec",
-                "startupPolicy InOrder and dependsOn are mutually exclusive",
-            ));
+            out.push(finding("cel/startup-depends-on", "spec.template.spec", "startupPolicy InOrder and dependsOn are mutually exclusive"));
         }
         if let Some(policies) = js.get("volumeClaimPolicies").and_then(Value::as_array) {
             for (i, p) in policies.iter().enumerate() {

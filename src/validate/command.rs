@@ -88,11 +88,7 @@ pub fn run(a: &ValidateArgs) -> i32 {
     print(&diags, a.format);
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
-    eprintln!(
-        "jax-runtimes: {runtimes} runtime(s) checked: {} error(s), {} warning(s)",
-        count(Severity::Error),
-        count(Severity::Warning)
-    );
+    eprintln!("jax-runtimes: {runtimes} runtime(s) checked: {} error(s), {} warning(s)", count(Severity::Error), count(Severity::Warning));
     if has_errors(&diags) {
         EXIT_FINDINGS
     } else {
@@ -105,9 +101,12 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for doc in docs {
         if !is_runtime(&doc.value) {
-            diags.push(doc.locate(
-                finding("input/not-a-runtime", "", "not a ClusterTrainingRuntime or TrainingRuntime; skipped").with_object(ObjectRef::of(&doc.value)),
-            ));
+            diags.push(
+                doc.locate(
+                    finding("input/not-a-runtime", "", "not a ClusterTrainingRuntime or TrainingRuntime; skipped")
+                        .with_object(ObjectRef::of(&doc.value)),
+                ),
+            );
         }
     }
     diags.extend(objects(docs, opts));
@@ -153,9 +152,12 @@ pub fn krm_validate(list: crate::krm::ResourceList) -> crate::krm::Output {
             match (k.as_str(), v) {
                 ("failOnWarnings", Value::Bool(b)) => fail_on_warnings = *b,
                 _ => diags.push(
-                    Diagnostic::error("krm/function-config", format!("unknown or malformed field `spec.{k}` in {VALIDATION_KIND}; the only field is `failOnWarnings` (boolean)"))
-                        .with_object(ObjectRef::of(&fc))
-                        .with_field(format!("spec.{k}")),
+                    Diagnostic::error(
+                        "krm/function-config",
+                        format!("unknown or malformed field `spec.{k}` in {VALIDATION_KIND}; the only field is `failOnWarnings` (boolean)"),
+                    )
+                    .with_object(ObjectRef::of(&fc))
+                    .with_field(format!("spec.{k}")),
                 ),
             }
         }
@@ -165,10 +167,17 @@ pub fn krm_validate(list: crate::krm::ResourceList) -> crate::krm::Output {
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let ann = |k: &str| item.pointer(&format!("/metadata/annotations/{}", k.replace('/', "~1"))).and_then(Value::as_str).map(str::to_string);
+            let ann = |k: &str| {
+                item.pointer(&format!("/metadata/annotations/{}", k.replace('/', "~1"))).and_then(Value::as_str).map(str::to_string)
+            };
             let path = ann("internal.config.kubernetes.io/path").or_else(|| ann("config.kubernetes.io/path"));
-            let index = ann("internal.config.kubernetes.io/index").or_else(|| ann("config.kubernetes.io/index")).and_then(|s| s.parse().ok());
-            Document { source: Source::named(path.unwrap_or_else(|| format!("<items[{i}]>"))), index: index.unwrap_or(0), value: item.clone() }
+            let index =
+                ann("internal.config.kubernetes.io/index").or_else(|| ann("config.kubernetes.io/index")).and_then(|s| s.parse().ok());
+            Document {
+                source: Source::named(path.unwrap_or_else(|| format!("<items[{i}]>"))),
+                index: index.unwrap_or(0),
+                value: item.clone(),
+            }
         })
         .collect();
     let opts = match super::crd::from_documents(&docs) {

@@ -88,7 +88,9 @@ impl CelPlan {
     fn exact_for(c: &kube_cel::CompiledSchema) -> bool {
         fn ok(c: &kube_cel::CompiledSchema, depth: usize) -> bool {
             depth < 48
-                && c.validations.iter().all(|r| r.as_ref().map_or(true, |cr| !cr.rule.field_path.as_deref().is_some_and(|f| f.starts_with('['))))
+                && c.validations
+                    .iter()
+                    .all(|r| r.as_ref().map_or(true, |cr| !cr.rule.field_path.as_deref().is_some_and(|f| f.starts_with('['))))
                 && c.properties.values().all(|p| ok(p, depth + 1))
                 && c.items.as_deref().is_none_or(|p| ok(p, depth + 1))
                 && c.additional_properties.as_deref().is_none_or(|p| ok(p, depth + 1))
@@ -106,7 +108,9 @@ impl CelPlan {
         let obj = value.as_object();
         // kube-cel fills a missing property that has a `default` before walking into it; let it
         // do so here when that property's subtree holds rules.
-        let defaulted = obj.is_some_and(|o| self.props.iter().any(|(k, _)| !o.contains_key(k) && c.properties.get(k).is_some_and(|p| p.default.is_some())));
+        let defaulted = obj.is_some_and(|o| {
+            self.props.iter().any(|(k, _)| !o.contains_key(k) && c.properties.get(k).is_some_and(|p| p.default.is_some()))
+        });
         if self.here || defaulted {
             if let Err(errors) = kube_cel::validate_compiled(c, value, None) {
                 for mut e in errors.into_vec() {
@@ -185,8 +189,10 @@ pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
     let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("<unnamed>").to_string();
     let bad = |field: &str, what: String| finding("crd/unusable", field, format!("CRD {name}: {what}"));
     let group = crd.pointer("/spec/group").and_then(Value::as_str).ok_or_else(|| bad("spec.group", "has no spec.group".into()))?;
-    let kind = crd.pointer("/spec/names/kind").and_then(Value::as_str).ok_or_else(|| bad("spec.names.kind", "has no spec.names.kind".into()))?;
-    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).ok_or_else(|| bad("spec.versions", "has no spec.versions".into()))?;
+    let kind =
+        crd.pointer("/spec/names/kind").and_then(Value::as_str).ok_or_else(|| bad("spec.names.kind", "has no spec.names.kind".into()))?;
+    let versions =
+        crd.pointer("/spec/versions").and_then(Value::as_array).ok_or_else(|| bad("spec.versions", "has no spec.versions".into()))?;
     let mut out = Vec::new();
     for (i, v) in versions.iter().enumerate() {
         let vname = v.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -255,10 +261,12 @@ impl Version {
             for e in errors {
                 let field = e.field_path.trim_start_matches('.').to_string();
                 let d = match e.kind {
-                    kube_cel::ErrorKind::ValidationFailure => {
-                        finding("cel/rule", field, format!("{} (rule: `{}`)", e.message, e.rule))
-                    }
-                    _ => finding("cel/unevaluated", field, format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message)),
+                    kube_cel::ErrorKind::ValidationFailure => finding("cel/rule", field, format!("{} (rule: `{}`)", e.message, e.rule)),
+                    _ => finding(
+                        "cel/unevaluated",
+                        field,
+                        format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message),
+                    ),
                 };
                 out.push(d);
             }
@@ -283,17 +291,19 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix:
                 for u in unexpected {
                     let field = super::join(&path, u);
                     if seen.insert(("unknown-field", field.clone())) {
-                        out.push(finding(&format!("{prefix}/unknown-field"), field, format!("unknown field `{u}`; the API server would drop it")));
+                        out.push(finding(
+                            &format!("{prefix}/unknown-field"),
+                            field,
+                            format!("unknown field `{u}`; the API server would drop it"),
+                        ));
                     }
                 }
                 continue;
             }
             ValidationErrorKind::FalseSchema => ("unknown-field", path.clone(), "a field the schema does not allow".to_string()),
-            ValidationErrorKind::Type { .. } if instance.is_null() => (
-                "null-dropped",
-                path.clone(),
-                "null on a field that is not nullable; the API server drops the field".to_string(),
-            ),
+            ValidationErrorKind::Type { .. } if instance.is_null() => {
+                ("null-dropped", path.clone(), "null on a field that is not nullable; the API server drops the field".to_string())
+            }
             ValidationErrorKind::Type { kind } => {
                 let want = match kind {
                     jsonschema::error::TypeKind::Single(t) => t.to_string(),
@@ -301,7 +311,9 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix:
                 };
                 ("type", path.clone(), format!("expected {want}, got {}", describe(&instance)))
             }
-            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::OneOfMultipleValid { .. } => {
+            ValidationErrorKind::AnyOf { .. }
+            | ValidationErrorKind::OneOfNotValid { .. }
+            | ValidationErrorKind::OneOfMultipleValid { .. } => {
                 ("type", path.clone(), format!("{} does not match any allowed shape of this field", describe(&instance)))
             }
             ValidationErrorKind::Custom { keyword, message } if keyword == UNIQUE_KEYS || message.starts_with("duplicate") => {
@@ -313,8 +325,12 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix:
                 ("required", super::join(&path, p), format!("required field `{p}` is missing"))
             }
             ValidationErrorKind::Enum { options } => ("enum", path.clone(), format!("{} is not one of {}", describe(&instance), options)),
-            ValidationErrorKind::Constant { expected_value } => ("enum", path.clone(), format!("{} is not {}", describe(&instance), expected_value)),
-            ValidationErrorKind::Pattern { pattern } => ("format", path.clone(), format!("{} does not match the pattern `{pattern}`", describe(&instance))),
+            ValidationErrorKind::Constant { expected_value } => {
+                ("enum", path.clone(), format!("{} is not {}", describe(&instance), expected_value))
+            }
+            ValidationErrorKind::Pattern { pattern } => {
+                ("format", path.clone(), format!("{} does not match the pattern `{pattern}`", describe(&instance)))
+            }
             ValidationErrorKind::Format { format } => ("format", path.clone(), format!("{} is not a valid {format}", describe(&instance))),
             _ => ("constraint", path.clone(), e.to_string()),
         };
@@ -327,7 +343,8 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, prefix:
 
 fn describe(v: &Value) -> String {
     let s = v.to_string();
-    let s = if s.len() > 60 { format!("{}...", &s[..s.char_indices().take(57).last().map(|(i, c)| i + c.len_utf8()).unwrap_or(0)]) } else { s };
+    let s =
+        if s.len() > 60 { format!("{}...", &s[..s.char_indices().take(57).last().map(|(i, c)| i + c.len_utf8()).unwrap_or(0)]) } else { s };
     let t = match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -500,7 +517,14 @@ impl UniqueKeys {
             };
             if !seen.insert(key.clone()) {
                 return Some(match &self.0 {
-                    Some(keys) => format!("duplicate item with {}", keys.iter().zip(serde_json::from_str::<Vec<Value>>(&key).unwrap_or_default()).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
+                    Some(keys) => format!(
+                        "duplicate item with {}",
+                        keys.iter()
+                            .zip(serde_json::from_str::<Vec<Value>>(&key).unwrap_or_default())
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                     None => format!("duplicate item {key} in a set"),
                 });
             }

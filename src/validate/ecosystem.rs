@@ -38,7 +38,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     // The SDK's trainer container: the first container named `node` in a job carrying the
     // ancestor label (any value), jobs in order (sdk `get_runtime_trainer_container`).
     let labelled: Vec<(usize, &ReplicatedJob)> = jobs.iter().enumerate().filter(|(_, j)| ancestor(j).is_some()).collect();
-    let trainer = labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == NODE).map(|(c, x)| (*i, c, x)));
+    let trainer =
+        labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == NODE).map(|(c, x)| (*i, c, x)));
     match (labelled.first(), trainer) {
         (None, _) => out.push(finding(
             "sdk/trainer-container",

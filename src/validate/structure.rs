@@ -76,72 +76,136 @@ fn overlay(s: &mut Value, pvc: Value) {
         *slot = schema;
     };
 
-    set(s, "TrainingRuntimeSpec", "podGroupPolicy", obj(json!({
-        "coscheduling": obj(json!({"scheduleTimeoutSeconds": int})),
-        "volcano": obj(json!({"networkTopology": obj(json!({
-            "mode": {"type": "string", "enum": ["hard", "soft"]},
-            "highestTierAllowed": {"type": "integer"},
-        }))})),
-    })));
+    set(
+        s,
+        "TrainingRuntimeSpec",
+        "podGroupPolicy",
+        obj(json!({
+            "coscheduling": obj(json!({"scheduleTimeoutSeconds": int})),
+            "volcano": obj(json!({"networkTopology": obj(json!({
+                "mode": {"type": "string", "enum": ["hard", "soft"]},
+                "highestTierAllowed": {"type": "integer"},
+            }))})),
+        })),
+    );
     set(s, "MlPolicy", "jax", obj(json!({})));
     set(s, "MlPolicy", "xgboost", obj(json!({})));
     set(s, "MlPolicy", "flux", obj(json!({"numProcPerNode": int})));
-    set(s, "MlPolicy", "mpi", obj(json!({
-        "numProcPerNode": int,
-        "mpiImplementation": {"type": "string", "enum": ["OpenMPI", ""]},
-        "sshAuthMountPath": {"type": "string", "maxLength": 4096},
-        "runLauncherAsNode": {"type": "boolean"},
-    })));
-    set(s, "MlPolicy", "torch", obj(json!({"envInjection": obj(json!({"targets": {
-        "type": "array", "maxItems": 16,
-        "items": obj_req(json!({
-            "jobName": {"type": "string", "minLength": 1, "maxLength": 253},
-            "containerNames": {"type": "array", "minItems": 1, "maxItems": 8, "items": {"type": "string", "maxLength": 63}},
-        }), json!(["jobName", "containerNames"])),
-    }}))})));
-    set(s, "JobSetTemplateSpec", "metadata", obj(json!({
-        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
-        "name": {"type": "string"},
-        "namespace": {"type": "string"},
-        "finalizers": strings,
-    })));
-    set(s, "JobSetSpec", "network", obj(json!({
-        "enableDNSHostnames": {"type": "boolean"},
-        "publishNotReadyAddresses": {"type": "boolean"},
-        "subdomain": {"type": "string"},
-    })));
-    set(s, "JobSetSpec", "successPolicy", obj_req(json!({
-        "operator": {"type": "string", "enum": ["All", "Any"]},
-        "targetReplicatedJobs": strings,
-    }), json!(["operator"])));
-    set(s, "JobSetSpec", "failurePolicy", obj(json!({
-        "maxRestarts": int,
-        "restartStrategy": {"type": "string", "enum": ["Recreate", "BlockingRecreate", "InPlaceRestart"]},
-        "rules": {"type": "array", "items": obj_req(json!({
+    set(
+        s,
+        "MlPolicy",
+        "mpi",
+        obj(json!({
+            "numProcPerNode": int,
+            "mpiImplementation": {"type": "string", "enum": ["OpenMPI", ""]},
+            "sshAuthMountPath": {"type": "string", "maxLength": 4096},
+            "runLauncherAsNode": {"type": "boolean"},
+        })),
+    );
+    set(
+        s,
+        "MlPolicy",
+        "torch",
+        obj(json!({"envInjection": obj(json!({"targets": {
+            "type": "array", "maxItems": 16,
+            "items": obj_req(json!({
+                "jobName": {"type": "string", "minLength": 1, "maxLength": 253},
+                "containerNames": {"type": "array", "minItems": 1, "maxItems": 8, "items": {"type": "string", "maxLength": 63}},
+            }), json!(["jobName", "containerNames"])),
+        }}))})),
+    );
+    set(
+        s,
+        "JobSetTemplateSpec",
+        "metadata",
+        obj(json!({
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
             "name": {"type": "string"},
-            "action": {"type": "string", "enum": ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts"]},
-            "onJobFailureReasons": strings,
-            "onJobFailureMessagePatterns": strings,
-            "targetReplicatedJobs": strings,
-        }), json!(["name", "action"]))},
-    })));
-    set(s, "JobSetSpec", "startupPolicy", obj_req(json!({
-        "startupPolicyOrder": {"type": "string", "enum": ["AnyOrder", "InOrder"]},
-    }), json!(["startupPolicyOrder"])));
-    set(s, "JobSetSpec", "coordinator", obj_req(json!({
-        "replicatedJob": {"type": "string"},
-        "jobIndex": {"type": "integer"},
-        "podIndex": {"type": "integer"},
-    }), json!(["replicatedJob"])));
-    set(s, "JobSetSpec", "volumeClaimPolicies", json!({"type": "array", "items": obj(json!({
-        "templates": {"type": "array", "items": pvc},
-        "retentionPolicy": obj(json!({"whenDeleted": {"type": "string", "enum": ["Delete", "Retain"]}})),
-    }))}));
-    set(s, "ReplicatedJob", "dependsOn", json!({"type": "array", "maxItems": 5, "items": obj_req(json!({
+            "namespace": {"type": "string"},
+            "finalizers": strings,
+        })),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "network",
+        obj(json!({
+            "enableDNSHostnames": {"type": "boolean"},
+            "publishNotReadyAddresses": {"type": "boolean"},
+            "subdomain": {"type": "string"},
+        })),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "successPolicy",
+        obj_req(
+            json!({
+                "operator": {"type": "string", "enum": ["All", "Any"]},
+                "targetReplicatedJobs": strings,
+            }),
+            json!(["operator"]),
+        ),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "failurePolicy",
+        obj(json!({
+            "maxRestarts": int,
+            "restartStrategy": {"type": "string", "enum": ["Recreate", "BlockingRecreate", "InPlaceRestart"]},
+            "rules": {"type": "array", "items": obj_req(json!({
+                "name": {"type": "string"},
+                "action": {"type": "string", "enum": ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts"]},
+                "onJobFailureReasons": strings,
+                "onJobFailureMessagePatterns": strings,
+                "targetReplicatedJobs": strings,
+            }), json!(["name", "action"]))},
+        })),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "startupPolicy",
+        obj_req(
+            json!({
+                "startupPolicyOrder": {"type": "string", "enum": ["AnyOrder", "InOrder"]},
+            }),
+            json!(["startupPolicyOrder"]),
+        ),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "coordinator",
+        obj_req(
+            json!({
+                "replicatedJob": {"type": "string"},
+                "jobIndex": {"type": "integer"},
+                "podIndex": {"type": "integer"},
+            }),
+            json!(["replicatedJob"]),
+        ),
+    );
+    set(
+        s,
+        "JobSetSpec",
+        "volumeClaimPolicies",
+        json!({"type": "array", "items": obj(json!({
+            "templates": {"type": "array", "items": pvc},
+            "retentionPolicy": obj(json!({"whenDeleted": {"type": "string", "enum": ["Delete", "Retain"]}})),
+        }))}),
+    );
+    set(
+        s,
+        "ReplicatedJob",
+        "dependsOn",
+        json!({"type": "array", "maxItems": 5, "items": obj_req(json!({
         "name": {"type": "string"},
         "status": {"type": "string", "enum": ["Ready", "Complete"]},
-    }), json!(["name", "status"]))}));
+    }), json!(["name", "status"]))}),
+    );
     // Server-managed free-form JSON inside ObjectMeta (`kubectl get -o yaml` output has it).
     if let Some(Value::Object(defs)) = s.get_mut("$defs") {
         for (name, def) in defs.iter_mut() {

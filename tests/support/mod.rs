@@ -27,11 +27,7 @@ pub fn python(test: &str) -> Option<PathBuf> {
     match std::env::var_os("JAX_RUNTIMES_PYTHON").filter(|v| !v.is_empty()) {
         Some(p) => {
             let p = PathBuf::from(p);
-            assert!(
-                p.exists(),
-                "JAX_RUNTIMES_PYTHON={} does not exist; run the tests through tests/run",
-                p.display()
-            );
+            assert!(p.exists(), "JAX_RUNTIMES_PYTHON={} does not exist; run the tests through tests/run", p.display());
             Some(p)
         }
         None if in_ci() => panic!(
@@ -58,13 +54,7 @@ pub fn render(args: &[&Path]) -> String {
         .current_dir(root())
         .output()
         .expect("run jax-runtimes");
-    assert!(
-        out.status.success(),
-        "jax-runtimes render {:?} failed ({}):\n{}",
-        args,
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "jax-runtimes render {:?} failed ({}):\n{}", args, out.status, String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("render output is UTF-8")
 }
 
@@ -79,10 +69,7 @@ pub fn documents(yaml: &str) -> Vec<serde_json::Value> {
 
 /// Writes documents as a YAML stream (JSON documents are valid YAML).
 pub fn write_stream(path: &Path, docs: &[serde_json::Value]) {
-    let text: Vec<String> = docs
-        .iter()
-        .map(|d| serde_json::to_string_pretty(d).unwrap())
-        .collect();
+    let text: Vec<String> = docs.iter().map(|d| serde_json::to_string_pretty(d).unwrap()).collect();
     std::fs::write(path, text.join("\n---\n") + "\n").unwrap();
 }
 
@@ -99,19 +86,10 @@ pub fn run_python(python: &Path, script: &str, args: &[&str]) -> Output {
         .current_dir(root())
         .output()
         .expect("run the Python harness");
-    println!(
-        "$ {script} {}\n{}{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    println!("$ {script} {}\n{}{}", args.join(" "), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     out
 }
 
 pub fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
