@@ -153,10 +153,11 @@ mod stages {
 #[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
 fn validate_generated(bencher: Bencher, n: usize) {
     let g = pipeline::generate(&parse(&catalog(n)));
-    let objects: Vec<Value> = g.runtimes.into_iter().map(|r| r.object).collect();
+    let objects: Vec<(Value, jax_runtimes::trainer::TrainingRuntime)> =
+        g.runtimes.into_iter().map(|r| (r.object.clone(), serde_json::from_value(r.object).unwrap())).collect();
     bencher.counter(ItemsCount::new(n)).bench(|| {
-        for o in &objects {
-            black_box(validate::generated(black_box(o)));
+        for (o, t) in &objects {
+            black_box(validate::generated(black_box(o), t));
         }
     });
 }

@@ -53,7 +53,7 @@ pub fn generate(docs: &[Document]) -> Generated {
     for r in &resolution.runtimes {
         let typed = render::render(r);
         let object = serde_json::to_value(&typed).expect("typed runtime serializes");
-        let findings = validate::generated(&object);
+        let findings = validate::generated(&object, &typed);
         let catalog_rules: Vec<String> =
             out.diagnostics.iter().filter(|d| d.object.as_ref() == Some(&r.origin.object)).map(|d| d.rule.clone()).collect();
         for d in findings {

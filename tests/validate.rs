@@ -300,7 +300,7 @@ fn builtin_catalog_renders_clean_and_passes_the_crd() {
     assert!(generated.diagnostics.iter().all(|d| d.severity < Severity::Warning), "render findings:\n{}", show(&generated.diagnostics));
     assert!(!generated.runtimes.is_empty());
     for r in &generated.runtimes {
-        let d = validate::generated(&r.object);
+        let d = validate::generated(&r.object, &serde_json::from_value(r.object.clone()).unwrap());
         assert!(d.is_empty(), "{}:\n{}", r.file_name, show(&d));
     }
     let Some(reference) = reference("builtin_catalog_renders_clean_and_passes_the_crd (--crd part)") else { return };
@@ -316,7 +316,7 @@ fn generated_reports_a_broken_runtime() {
     // The render-time hook is not a no-op: a broken object fails it.
     let mut v = base("tpu");
     v["spec"]["mlPolicy"]["numNodes"] = json!(3);
-    let d = validate::generated(&v);
+    let d = validate::generated(&v, &serde_json::from_value(v.clone()).unwrap());
     assert!(d.iter().any(|d| d.rule == "tpu/hosts"), "{}", show(&d));
 }
 

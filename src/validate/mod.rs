@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::read::Document;
 use crate::trainer;
+use crate::trainer::TrainingRuntime;
 
 pub mod accelerators;
 pub mod admission;
@@ -186,6 +187,12 @@ pub fn is_runtime(value: &Value) -> bool {
 /// Checks one runtime object. Field paths are relative to the object; `object` is set; file
 /// and line are not (see [`objects`]). Findings come sorted by layer, in document order.
 pub fn object(value: &Value, opts: &Options) -> Vec<Diagnostic> {
+    object_with(value, None, opts)
+}
+
+/// `object`, given the typed form when the caller already has it (the renderer does), so the
+/// later layers need not read the value again.
+fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -> Vec<Diagnostic> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
     let mut out = Vec::new();
@@ -210,8 +217,16 @@ pub fn object(value: &Value, opts: &Options) -> Vec<Diagnostic> {
     // defaults and a wrong type does not read at all, so they run only on an object whose
     // structure reads faithfully.
     let misread = out.iter().any(|d| d.is_error() && (d.rule.ends_with("/required") || d.rule.ends_with("/type")));
-    let typed = if misread { None } else { structure::typed(value) };
-    if let Some(rt) = &typed {
+    let read;
+    let typed = match known {
+        _ if misread => None,
+        Some(rt) => Some(rt),
+        None => {
+            read = structure::typed(value);
+            read.as_ref()
+        }
+    };
+    if let Some(rt) = typed {
         out.extend(admission::check(rt));
         out.extend(ecosystem::check(rt));
         out.extend(accelerators::check(rt));
@@ -229,8 +244,8 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
 /// Checks a runtime the generator produced, with the same checks as `jax-runtimes validate`
 /// without `--crd`. Every finding here is a generator bug or a catalog value that slipped past
 /// resolve.
-pub fn generated(object: &Value) -> Vec<Diagnostic> {
-    self::object(object, &Options::default())
+pub fn generated(object: &Value, typed: &TrainingRuntime) -> Vec<Diagnostic> {
+    object_with(object, Some(typed), &Options::default())
 }
 
 /// The docs page listing every rule (`docs/rules.md`).
