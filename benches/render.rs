@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{black_box, Bencher};
-use jax_runtimes::krm::{self, GeneratedObject, Generation};
+use jax_runtimes::krm;
 use jax_runtimes::read::{self, Document, Source};
 use jax_runtimes::{pipeline, validate, write, yaml};
 use serde_json::Value;
@@ -164,17 +164,7 @@ fn validate_generated(bencher: Bencher, n: usize) {
 
 fn krm_run(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let code = krm::run_with(input, &mut out, &mut std::io::sink(), |docs: &[Document]| {
-        let g = pipeline::generate(docs);
-        Generation {
-            objects: g
-                .runtimes
-                .into_iter()
-                .map(|r| GeneratedObject { catalog: r.source, file_name: r.file_name, object: r.object })
-                .collect(),
-            diagnostics: g.diagnostics,
-        }
-    });
+    let code = krm::run_with(input, &mut out, &mut std::io::sink(), krm::generate);
     assert_eq!(code, 0);
     out
 }

@@ -97,17 +97,20 @@ pub struct Output {
 /// The KRM entry point: reads a ResourceList from `input`, runs the pipeline, writes the
 /// ResourceList to `output` and diagnostics to stderr. Returns the process exit code.
 pub fn run(input: impl Read, output: impl Write) -> i32 {
-    run_with(input, output, &mut std::io::stderr(), |docs| {
-        let generated = crate::pipeline::generate(docs);
-        Generation {
-            objects: generated
-                .runtimes
-                .into_iter()
-                .map(|r| GeneratedObject { catalog: r.source, file_name: r.file_name, object: r.object })
-                .collect(),
-            diagnostics: generated.diagnostics,
-        }
-    })
+    run_with(input, output, &mut std::io::stderr(), generate)
+}
+
+/// The real pipeline, as the generate step of [`run_with`].
+pub fn generate(docs: &[Document]) -> Generation {
+    let generated = crate::pipeline::generate(docs);
+    Generation {
+        objects: generated
+            .runtimes
+            .into_iter()
+            .map(|r| GeneratedObject { catalog: r.source, file_name: r.file_name, object: r.object })
+            .collect(),
+        diagnostics: generated.diagnostics,
+    }
 }
 
 /// [`run`] on the process's stdin and stdout.

@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use jax_runtimes::krm::{self, GeneratedObject, Generation};
-use jax_runtimes::read::{self, Document, Source};
+use jax_runtimes::krm;
+use jax_runtimes::read::{self, Source};
 use jax_runtimes::{pipeline, write, yaml};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -36,17 +36,7 @@ fn render(text: &str) -> Result<String, Vec<String>> {
 fn krm_run(input: &[u8]) -> (i32, String, String) {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = krm::run_with(input, &mut out, &mut err, |docs: &[Document]| {
-        let g = pipeline::generate(docs);
-        Generation {
-            objects: g
-                .runtimes
-                .into_iter()
-                .map(|r| GeneratedObject { catalog: r.source, file_name: r.file_name, object: r.object })
-                .collect(),
-            diagnostics: g.diagnostics,
-        }
-    });
+    let code = krm::run_with(input, &mut out, &mut err, krm::generate);
     (code, String::from_utf8(out).expect("the function writes UTF-8"), String::from_utf8_lossy(&err).into_owned())
 }
 
