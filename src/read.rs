@@ -51,6 +51,25 @@ pub struct Document {
 
 impl Document {
     /// Places a diagnostic in this document: file, document index and the line of its field.
+    pub fn locate(&self, d: Diagnostic) -> Diagnostic {
+        self.place().locate(d)
+    }
+
+    /// Where this document is, without its value (cheap to keep for every generated runtime).
+    pub fn place(&self) -> Place {
+        Place { source: self.source.clone(), index: self.index }
+    }
+}
+
+/// A document's place: its source and its index there.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub source: Arc<Source>,
+    pub index: usize,
+}
+
+impl Place {
+    /// Places a diagnostic here: file, document index and the line of its field.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
         let line = self.source.line(self.index, d.field.as_deref().unwrap_or(""));
         d.file = Some(self.source.name.clone());

@@ -14,7 +14,7 @@ use crate::accelerators::{self, GpuShape, TpuShape};
 use crate::catalog::{self, DefaultsSpec, JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, Platform};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::matrix;
-use crate::read::Document;
+use crate::read::{Document, Place};
 use crate::trainer::JAX_PLUGIN_ENV;
 
 /// Trainer releases with the JAX policy.
@@ -25,7 +25,7 @@ pub const TRAINER_DEFAULT: &str = "v2.3";
 /// its variables. Field paths of the runtime map to `field_prefix` + path in the document.
 #[derive(Debug, Clone)]
 pub struct Origin {
-    pub doc: Document,
+    pub doc: Place,
     pub object: ObjectRef,
     pub row: Option<String>,
     pub field_prefix: &'static str,
@@ -112,8 +112,8 @@ pub fn is_catalog_object(v: &Value) -> bool {
 pub fn resolve(docs: &[Document]) -> Resolution {
     let mut res = Resolution::default();
     let mut entries: Vec<(JaxRuntime, Origin)> = Vec::new();
-    let mut defaults: Vec<(JaxRuntimeDefaults, Document)> = Vec::new();
-    let mut matrices: Vec<(JaxRuntimeMatrix, Document)> = Vec::new();
+    let mut defaults: Vec<(JaxRuntimeDefaults, &Document)> = Vec::new();
+    let mut matrices: Vec<(JaxRuntimeMatrix, &Document)> = Vec::new();
 
     for doc in docs {
         if !doc.value.is_object() {
@@ -142,17 +142,17 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         match object.kind.as_str() {
             catalog::KIND_RUNTIME => {
                 if let Some(r) = typed::<JaxRuntime>(doc, &object, &mut res.diagnostics) {
-                    entries.push((r, Origin { doc: doc.clone(), object, row: None, field_prefix: "" }));
+                    entries.push((r, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
                 }
             }
             catalog::KIND_DEFAULTS => {
                 if let Some(d) = typed::<JaxRuntimeDefaults>(doc, &object, &mut res.diagnostics) {
-                    defaults.push((d, doc.clone()));
+                    defaults.push((d, doc));
                 }
             }
             catalog::KIND_MATRIX => {
                 if let Some(m) = typed::<JaxRuntimeMatrix>(doc, &object, &mut res.diagnostics) {
-                    matrices.push((m, doc.clone()));
+                    matrices.push((m, doc));
                 }
             }
             other => res.diagnostics.push(
@@ -190,8 +190,8 @@ pub fn resolve(docs: &[Document]) -> Resolution {
             Ok(rows) => {
                 for row in rows {
                     let origin =
-                        Origin { doc: doc.clone(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
-                    match serde_path_to_error::deserialize::<_, JaxRuntime>(row.runtime.clone()) {
+                        Origin { doc: doc.place(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
+                    match serde_path_to_error::deserialize::<_, JaxRuntime>(&row.runtime) {
                         Ok(r) => entries.push((r, origin)),
                         Err(e) => res.diagnostics.push(origin.locate(shape_error(&e))),
                     }
@@ -235,7 +235,7 @@ pub fn resolve(docs: &[Document]) -> Resolution {
 
 /// Deserializes a catalog object, turning serde's error into a located diagnostic.
 fn typed<T: DeserializeOwned>(doc: &Document, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(doc.value.clone()) {
+    match serde_path_to_error::deserialize::<_, T>(&doc.value) {
         Ok(t) => Some(t),
         Err(e) => {
             diags.push(doc.locate(shape_error(&e).with_object(object.clone())));
@@ -586,7 +586,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Result<(Res
     if !errors.is_empty() {
         return Err(errors);
     }
-    let doc = crate::read::Document { source: crate::read::Source::named(""), index: 0, value: Value::Null };
+    let doc = Place { source: crate::read::Source::named(""), index: 0 };
     Ok((
         Resolved {
             origin: Origin { doc, object: ObjectRef::new(catalog::KIND_RUNTIME, &entry.metadata.name), row: None, field_prefix: "" },

@@ -190,8 +190,8 @@ pub fn object(value: &Value, opts: &Options) -> Vec<Diagnostic> {
     object_with(value, None, opts)
 }
 
-/// `object`, given the typed form when the caller already has it (the renderer does), so the
-/// later layers need not read the value again.
+/// `object`, given the typed form when the caller already has it: `known` must be the runtime
+/// `value` was serialized from (the renderer's case), so nothing reads the value back.
 fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -> Vec<Diagnostic> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
@@ -209,7 +209,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
                     format!("no --crd file defines {api_version} {kind}; checked against the built-in typed model instead"),
                 ));
             }
-            out.extend(structure::check(value));
+            out.extend(structure::check_with(value, known.is_some()));
             out.extend(cel::builtin(value));
         }
     }
