@@ -28,6 +28,12 @@ fn main() {
         floor_ratio(n);
         return;
     }
+    // `JAX_BENCH_READ_FLOOR=CRD,RUNTIMES cargo bench --bench render`: what reading the inputs of
+    // `validate --crd` costs before any check (the floor of validate's time).
+    if let Some(files) = std::env::var("JAX_BENCH_READ_FLOOR").ok() {
+        read_floor(&files.split(',').map(PathBuf::from).collect::<Vec<_>>());
+        return;
+    }
     divan::main();
 }
 
@@ -57,6 +63,46 @@ fn floor_ratio(n: usize) {
         expected.len(),
         f * 1e3,
         if ratio <= 2.0 { "PASS" } else { "FAIL" }
+    );
+}
+
+/// Median times to read `files` three ways: with the project's YAML reader (serde-saphyr into
+/// JSON trees, as `validate` does), with serde-saphyr's parser alone (events, no values built),
+/// and the same data converted to JSON, with serde_json. Prints one line, in milliseconds.
+fn read_floor(files: &[PathBuf]) {
+    let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).expect("benchmark input reads")).collect();
+    let jsons: Vec<String> = texts.iter().map(|t| serde_json::to_string(&yaml::parse_stream(t).unwrap()).unwrap()).collect();
+    let median = |f: &dyn Fn()| {
+        let mut v: Vec<f64> = (0..15)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let values = median(&|| {
+        for t in &texts {
+            black_box(yaml::parse_stream(black_box(t)).unwrap());
+        }
+    });
+    let events = median(&|| {
+        for t in &texts {
+            for e in serde_saphyr::granit_parser::Parser::new_from_str(black_box(t)) {
+                black_box(e.unwrap());
+            }
+        }
+    });
+    let json = median(&|| {
+        for j in &jsons {
+            black_box(serde_json::from_str::<Value>(black_box(j)).unwrap());
+        }
+    });
+    let bytes: usize = texts.iter().map(String::len).sum();
+    println!(
+        "reading {bytes} bytes of YAML: {values:.1} ms into values (serde-saphyr, as validate reads), {events:.1} ms parser events alone; the same data as JSON with serde_json: {json:.1} ms"
     );
 }
 

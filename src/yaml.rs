@@ -44,12 +44,78 @@ pub fn write_options() -> SerializerOptions {
 
 /// Parses every document of a YAML (or JSON, a subset) stream into untyped values.
 /// Empty documents (a bare `---`) are dropped.
+///
+/// A large multi-document stream is cut at its document markers and the pieces are parsed on
+/// every core; if any piece does not parse, the whole stream is parsed again in one go, so
+/// errors (and their line numbers) are exactly those of a single parse.
 pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(format!("input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()));
     }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(text.len() / PARALLEL_MIN_BYTES);
+    let pieces = split_documents(text, threads);
+    if pieces.len() > 1 {
+        let parsed: Vec<Result<Vec<Value>, String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = pieces.iter().map(|piece| s.spawn(move || parse_whole(piece))).collect();
+            handles.into_iter().map(|h| h.join().expect("a YAML parsing thread panicked")).collect()
+        });
+        if parsed.iter().all(Result::is_ok) {
+            return Ok(parsed.into_iter().flat_map(Result::unwrap).collect());
+        }
+    }
+    parse_whole(text)
+}
+
+/// Below this many bytes per thread, one thread parses faster than starting more.
+const PARALLEL_MIN_BYTES: usize = 128 * 1024;
+
+fn parse_whole(text: &str) -> Result<Vec<Value>, String> {
     let docs: Vec<Value> = serde_saphyr::from_multiple_with_options(text, read_options()).map_err(|e| clean_error(&e.to_string()))?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// Cuts a stream into at most `n` pieces of about equal size, each starting at a document
+/// start marker (`---` alone or followed by a space at the start of a line). YAML forbids such
+/// a line inside a document (it ends any scalar, even a block scalar), and anchors do not
+/// reach across documents, so the pieces hold the same documents as the whole. A stream with
+/// directives (`%YAML`, `%TAG`: they belong to the next document) is not cut.
+fn split_documents(text: &str, n: usize) -> Vec<&str> {
+    if n <= 1 || text.starts_with('%') || text.contains("\n%") {
+        return vec![text];
+    }
+    let is_marker = |at: usize| {
+        let rest = &text.as_bytes()[at..];
+        rest.starts_with(b"---") && matches!(rest.get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t'))
+    };
+    let mut pieces = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = text.len() * k / n;
+        if target <= start {
+            continue;
+        }
+        // The first marker line at or after the target.
+        let mut at = match text[target..].find('\n') {
+            Some(i) => target + i + 1,
+            None => break,
+        };
+        loop {
+            if at >= text.len() {
+                break;
+            }
+            if is_marker(at) {
+                pieces.push(&text[start..at]);
+                start = at;
+                break;
+            }
+            at = match text[at..].find('\n') {
+                Some(i) => at + i + 1,
+                None => text.len(),
+            };
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
 }
 
 /// Parses one document.
@@ -222,6 +288,65 @@ mod tests {
         let long = "x ".repeat(100);
         let text = to_string(&serde_json::json!({ "s": long.trim() })).unwrap();
         assert_eq!(text.lines().count(), 1, "{text}");
+    }
+
+    /// Documents whose text looks like a marker where YAML says it is not one, or that end at
+    /// a marker in ways a naive cut would get wrong.
+    const TRICKY: &[&str] = &[
+        "a: |\n  --- inside a block scalar, indented\n  ---\nb: 1\n",
+        "a: >-\n  folded\n\n  more\n",
+        "a: \"quoted ---\"\nb: '--- too'\n",
+        "a: plain\n  continued\n",
+        "---foo: not a marker\n",
+        "a: [1,\n  2]\n",
+        "anchor: &x {k: v}\nalias: *x\n",
+        "a: \"x\\\n  y\"\n",
+        "crlf: 1\r\n",
+        "...\n",
+        "# only a comment\n",
+        "{\"json\": [1, 2.5, null, true]}\n",
+    ];
+
+    #[test]
+    fn a_stream_cut_at_its_markers_parses_to_the_same_documents() {
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(if i % 3 == 0 {
+                "---\n"
+            } else if i % 3 == 1 {
+                "--- \n"
+            } else {
+                "---\r\n"
+            });
+            text.push_str(TRICKY[i % TRICKY.len()]);
+        }
+        let whole = parse_whole(&text).unwrap();
+        for n in 2..8 {
+            let pieces = split_documents(&text, n);
+            assert!(pieces.len() > 1, "{n} pieces asked, none cut");
+            assert_eq!(pieces.concat(), text, "the pieces must add up to the stream");
+            let parsed: Vec<Value> = pieces.iter().flat_map(|p| parse_whole(p).unwrap()).collect();
+            assert_eq!(parsed, whole, "cut in {n}");
+        }
+    }
+
+    #[test]
+    fn streams_with_directives_or_no_markers_are_not_cut() {
+        let directives = "%YAML 1.2\n---\na: 1\n".repeat(100);
+        assert_eq!(split_documents(&directives, 4).len(), 1);
+        let one = format!("a:\n{}", "  - x\n".repeat(10_000));
+        assert_eq!(split_documents(&one, 4).len(), 1);
+    }
+
+    #[test]
+    fn a_piece_that_does_not_parse_falls_back_to_the_error_of_the_whole_stream() {
+        // A flow mapping left open across a marker: every cut piece fails differently from
+        // the whole; the error must be the whole stream's (same message, same line).
+        let mut text = "---\na: 1\n".repeat(PARALLEL_MIN_BYTES / 4);
+        text.push_str("---\nb: {open\n");
+        text.push_str(&"---\nc: 2\n".repeat(PARALLEL_MIN_BYTES / 4));
+        assert!(split_documents(&text, 2).len() > 1);
+        assert_eq!(parse_stream(&text).unwrap_err(), parse_whole(&text).unwrap_err());
     }
 
     #[test]

@@ -70,14 +70,20 @@ pub fn run(a: &ValidateArgs) -> i32 {
         eprintln!("jax-runtimes: validate needs files, folders or `-` (stdin); try `jax-runtimes validate --help`");
         return EXIT_USAGE;
     }
-    let opts = match Options::with_crd_files(&a.crds) {
+    // Compiling the CRDs and reading the inputs do not depend on each other: both at once.
+    let (opts, docs) = std::thread::scope(|s| {
+        let crds = s.spawn(|| Options::with_crd_files(&a.crds));
+        let docs = crate::read::paths(&a.paths);
+        (crds.join().expect("the CRD thread panicked"), docs)
+    });
+    let opts = match opts {
         Ok(o) => o,
         Err(diags) => {
             print(&diags, a.format);
             return EXIT_USAGE;
         }
     };
-    let docs = match crate::read::paths(&a.paths) {
+    let docs = match docs {
         Ok(d) => d,
         Err(diags) => {
             print(&diags, a.format);

@@ -237,9 +237,26 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
 
 /// Checks every runtime among `docs` and places each finding in its file and line. Documents
 /// that are not runtimes are skipped (the CLI reports them).
+/// Large inputs are checked on every core, in contiguous slices whose findings are joined in
+/// document order, so the output does not depend on the number of threads.
 pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
-    docs.iter().filter(|d| is_runtime(&d.value)).flat_map(|doc| object(&doc.value, opts).into_iter().map(|d| doc.locate(d))).collect()
+    let runtimes: Vec<&Document> = docs.iter().filter(|d| is_runtime(&d.value)).collect();
+    let check = |slice: &[&Document]| -> Vec<Diagnostic> {
+        slice.iter().flat_map(|doc| object(&doc.value, opts).into_iter().map(|d| doc.locate(d))).collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(runtimes.len() / PARALLEL_MIN_PER_THREAD);
+    if threads <= 1 {
+        return check(&runtimes);
+    }
+    let chunk = runtimes.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = runtimes.chunks(chunk).map(|slice| s.spawn(move || check(slice))).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a validation thread panicked")).collect()
+    })
 }
+
+/// Below this many runtimes per thread, one thread is faster than starting more.
+const PARALLEL_MIN_PER_THREAD: usize = 32;
 
 /// Checks a runtime the generator produced, with the same checks as `jax-runtimes validate`
 /// without `--crd`. Every finding here is a generator bug or a catalog value that slipped past
