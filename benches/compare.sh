@@ -83,6 +83,8 @@ if [[ -f $crd ]] && "$py" -c 'import jsonschema, yaml' 2>/dev/null; then
     ratio=$(python3 -c "print(round($tp/$tv, 1))")
     say "2. validate --crd 1,000 runtimes: $(printf %.3f "$tv") s; Python jsonschema: $(printf %.3f "$tp") s"
     say "   python/validate = ${ratio}x (target >= 30x): $(verdict "$ratio >= 30")"
+    # The floor of that comparison: reading the same two files before any check.
+    say "   budget for 30x: $(python3 -c "print(round($tp*1000/30, 1))") ms; $(JAX_BENCH_READ_FLOOR="$crd,$work/render-1000.yaml" cargo bench --quiet --bench render 2>/dev/null | tail -1)"
   else
     say "2. skipped: this build has no \`validate\` subcommand"
   fi

@@ -1,6 +1,8 @@
 //! The whole flow in one call: documents -> resolve -> render -> validate. The CLI and the KRM
 //! adapter both call this, so they cannot disagree about what a catalog means.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use crate::diag::{has_errors, Diagnostic, ObjectRef};
@@ -49,16 +51,21 @@ pub fn file_name(namespace: Option<&str>, name: &str) -> String {
 /// returned: callers never write a partial or invalid result.
 pub fn generate(docs: &[Document]) -> Generated {
     let resolution = resolve::resolve(docs);
-    let mut out = Generated { diagnostics: resolution.diagnostics, ignored: resolution.ignored, ..Default::default() };
+    // Which catalog objects already have a finding that covers a validator rule: looked up once
+    // per generated finding, so a catalog with a warning on every entry stays linear.
+    let covered: HashSet<(&ObjectRef, &str)> = resolution
+        .diagnostics
+        .iter()
+        .filter_map(|d| Some((d.object.as_ref()?, COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c)?.0)))
+        .collect();
+    let mut out = Generated { diagnostics: Vec::new(), ignored: resolution.ignored, ..Default::default() };
     for r in &resolution.runtimes {
         let typed = render::render(r);
         let object = serde_json::to_value(&typed).expect("typed runtime serializes");
         let findings = validate::generated(&object, &typed);
-        let catalog_rules: Vec<String> =
-            out.diagnostics.iter().filter(|d| d.object.as_ref() == Some(&r.origin.object)).map(|d| d.rule.clone()).collect();
         for d in findings {
             // The catalog stage already said it, in the user's own terms.
-            if COVERED_BY_CATALOG.iter().any(|(v, c)| d.rule == *v && catalog_rules.iter().any(|r| r == c)) {
+            if covered.contains(&(&r.origin.object, d.rule.as_str())) {
                 continue;
             }
             let message = match &d.field {
@@ -77,6 +84,8 @@ pub fn generate(docs: &[Document]) -> Generated {
         }
         out.runtimes.push(Runtime { source: r.origin.object.clone(), file_name: file_name(r.namespace.as_deref(), &r.name), object });
     }
+    let generated = std::mem::replace(&mut out.diagnostics, resolution.diagnostics);
+    out.diagnostics.extend(generated);
     if out.has_errors() {
         out.runtimes.clear();
     }
