@@ -183,7 +183,8 @@ fn render(a: &RenderArgs) -> i32 {
             };
         }
     };
-    let generated = pipeline::generate(&docs);
+    // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
+    let generated = pipeline::generate_with(&docs, |r| write::Text::of(&r));
     let mut diags = generated.diagnostics.clone();
     for doc in &generated.ignored {
         diags.push(
@@ -209,29 +210,30 @@ fn render(a: &RenderArgs) -> i32 {
         eprintln!("jax-runtimes: nothing written: {} error(s)", diags.iter().filter(|d| d.is_error()).count());
         return EXIT_FINDINGS;
     }
+    let texts = match generated.runtimes.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("jax-runtimes: {e}");
+            return EXIT_USAGE;
+        }
+    };
     match &a.output_dir {
-        None => match write::stream(&generated.runtimes) {
-            Ok(s) => {
-                let mut out = std::io::stdout().lock();
-                if out.write_all(s.as_bytes()).and_then(|_| out.flush()).is_err() {
-                    return EXIT_USAGE;
-                }
-                EXIT_OK
+        None => {
+            let mut out = std::io::stdout().lock();
+            if out.write_all(write::stream(&texts).as_bytes()).and_then(|_| out.flush()).is_err() {
+                return EXIT_USAGE;
             }
-            Err(e) => {
-                eprintln!("jax-runtimes: {e}");
-                EXIT_USAGE
-            }
-        },
+            EXIT_OK
+        }
         Some(dir) => {
-            let plan = match write::files(&generated.runtimes).and_then(|files| write::plan(dir, &files)) {
+            let plan = match write::files(&texts).and_then(|files| write::plan(dir, &files)) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("jax-runtimes: {e}");
                     return EXIT_USAGE;
                 }
             };
-            sync_dir(dir, &plan, a.check, "render", &a.paths, generated.runtimes.len())
+            sync_dir(dir, &plan, a.check, "render", &a.paths, texts.len())
         }
     }
 }

@@ -24,16 +24,17 @@ pub struct Runtime {
     pub object: Value,
 }
 
-/// Everything generate produced.
-#[derive(Debug, Default)]
-pub struct Generated {
-    pub runtimes: Vec<Runtime>,
+/// Everything generate produced: runtimes (or what the caller kept of each, see
+/// [`generate_with`]), findings, and the documents that are not catalog objects.
+#[derive(Debug)]
+pub struct Generated<R = Runtime> {
+    pub runtimes: Vec<R>,
     pub diagnostics: Vec<Diagnostic>,
     /// Input documents that are not catalog objects.
     pub ignored: Vec<Document>,
 }
 
-impl Generated {
+impl<R> Generated<R> {
     pub fn has_errors(&self) -> bool {
         has_errors(&self.diagnostics)
     }
@@ -50,6 +51,13 @@ pub fn file_name(namespace: Option<&str>, name: &str) -> String {
 /// Resolves, renders and validates every catalog object in `docs`. On any error no runtime is
 /// returned: callers never write a partial or invalid result.
 pub fn generate(docs: &[Document]) -> Generated {
+    generate_with(docs, |r| r)
+}
+
+/// `generate`, handing each runtime to `keep` as soon as it is checked and keeping what that
+/// returns. `render` keeps only the YAML text: a runtime's JSON tree is several times its text,
+/// and every runtime is held until the last one has passed its checks.
+pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> Generated<R> {
     let resolution = resolve::resolve(docs);
     // Which catalog objects already have a finding that covers a validator rule: looked up once
     // per generated finding, so a catalog with a warning on every entry stays linear.
@@ -58,9 +66,10 @@ pub fn generate(docs: &[Document]) -> Generated {
         .iter()
         .filter_map(|d| Some((d.object.as_ref()?, COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c)?.0)))
         .collect();
-    let mut out = Generated { diagnostics: Vec::new(), ignored: resolution.ignored, ..Default::default() };
-    for r in &resolution.runtimes {
-        let typed = render::render(r);
+    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored: resolution.ignored };
+    // By value: each resolved entry is freed once its runtime is rendered.
+    for r in resolution.runtimes {
+        let typed = render::render(&r);
         let object = serde_json::to_value(&typed).expect("typed runtime serializes");
         let findings = validate::generated(&object, &typed);
         for d in findings {
@@ -82,7 +91,7 @@ pub fn generate(docs: &[Document]) -> Generated {
             let line = r.origin.doc.source.line(r.origin.doc.index, &name_path).or(d.line);
             out.diagnostics.push(Diagnostic { line, ..d });
         }
-        out.runtimes.push(Runtime { source: r.origin.object.clone(), file_name: file_name(r.namespace.as_deref(), &r.name), object });
+        out.runtimes.push(keep(Runtime { source: r.origin.object.clone(), file_name: file_name(r.namespace.as_deref(), &r.name), object }));
     }
     let generated = std::mem::replace(&mut out.diagnostics, resolution.diagnostics);
     out.diagnostics.extend(generated);

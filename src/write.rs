@@ -12,8 +12,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::Value;
-
+use crate::diag::ObjectRef;
 use crate::pipeline::Runtime;
 use crate::yaml;
 
@@ -40,17 +39,38 @@ pub const MARKDOWN: Owner = Owner { header: MARKDOWN_HEADER, extensions: &[".md"
 /// `kubectl kustomize` fails ("Found multiple kustomization files").
 const OTHER_KUSTOMIZATION_NAMES: [&str; 2] = ["kustomization.yml", "Kustomization"];
 
+/// A runtime as the YAML text it is written as, with what the files need to know of it.
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub source: ObjectRef,
+    pub file_name: String,
+    /// One YAML document, no `---`, ending in a newline.
+    pub yaml: String,
+}
+
+impl Text {
+    pub fn of(r: &Runtime) -> Result<Text, String> {
+        Ok(Text { yaml: yaml::to_string(&r.object)?, source: r.source.clone(), file_name: r.file_name.clone() })
+    }
+}
+
 /// The runtimes as one YAML stream.
-pub fn stream(runtimes: &[Runtime]) -> Result<String, String> {
-    let objects: Vec<&Value> = runtimes.iter().map(|r| &r.object).collect();
-    yaml::to_stream(&objects)
+pub fn stream(runtimes: &[Text]) -> String {
+    let mut out = String::with_capacity(runtimes.iter().map(|r| r.yaml.len() + 4).sum());
+    for (i, r) in runtimes.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&r.yaml);
+    }
+    out
 }
 
 /// The files a render into a directory consists of: one per runtime plus `kustomization.yaml`.
-pub fn files(runtimes: &[Runtime]) -> Result<BTreeMap<String, String>, String> {
+pub fn files(runtimes: &[Text]) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     for r in runtimes {
-        let body = yaml::to_string(&r.object)?;
+        let body = &r.yaml;
         if out.insert(r.file_name.clone(), format!("{HEADER}\n# Source: {}\n{body}", r.source)).is_some() {
             return Err(format!("two runtimes would be written to the same file {}", r.file_name));
         }

@@ -25,11 +25,12 @@ fn config() -> ProptestConfig {
 /// `jax-runtimes render` on catalog text: the YAML stream it prints, or the error rules.
 fn render(text: &str) -> Result<String, Vec<String>> {
     let docs = read::parse_source(Arc::new(Source::new("catalog.yaml", Some(text.to_string())))).map_err(|d| vec![d.to_string()])?;
-    let g = pipeline::generate(&docs);
+    let g = pipeline::generate_with(&docs, |r| write::Text::of(&r));
     if g.has_errors() {
         return Err(g.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect());
     }
-    write::stream(&g.runtimes).map_err(|e| vec![e])
+    let texts = g.runtimes.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| vec![e])?;
+    Ok(write::stream(&texts))
 }
 
 /// The KRM function on `input` bytes, with the real pipeline: (exit code, stdout, stderr).
