@@ -56,14 +56,7 @@ impl Text {
 
 /// The runtimes as one YAML stream.
 pub fn stream(runtimes: &[Text]) -> String {
-    let mut out = String::with_capacity(runtimes.iter().map(|r| r.yaml.len() + 4).sum());
-    for (i, r) in runtimes.iter().enumerate() {
-        if i > 0 {
-            out.push_str("---\n");
-        }
-        out.push_str(&r.yaml);
-    }
-    out
+    yaml::join_documents(runtimes.iter().map(|r| r.yaml.as_str()))
 }
 
 /// The files a render into a directory consists of: one per runtime plus `kustomization.yaml`.

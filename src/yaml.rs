@@ -143,14 +143,21 @@ pub fn to_string<T: Serialize>(value: &T) -> Result<String, String> {
 
 /// Serializes values as a multi-document stream separated by `---` lines.
 pub fn to_stream<T: Serialize>(values: &[T]) -> Result<String, String> {
+    let docs = values.iter().map(to_string).collect::<Result<Vec<_>, _>>()?;
+    Ok(join_documents(docs.iter().map(String::as_str)))
+}
+
+/// Joins serialized documents (each ending in a newline, as [`to_string`] writes them) into
+/// one stream, `---` between them.
+pub fn join_documents<'a>(docs: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::new();
-    for (i, v) in values.iter().enumerate() {
+    for (i, d) in docs.into_iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&to_string(v)?);
+        out.push_str(d);
     }
-    Ok(out)
+    out
 }
 
 /// Where each node of each document starts: field path -> 1-based line.

@@ -257,19 +257,12 @@ impl Version {
             }
             None => kube_cel::validate_compiled(&self.cel, value, None).err().map(|e| e.into_vec()).unwrap_or_default(),
         };
-        {
-            for e in errors {
-                let field = e.field_path.trim_start_matches('.').to_string();
-                let d = match e.kind {
-                    kube_cel::ErrorKind::ValidationFailure => finding("cel/rule", field, format!("{} (rule: `{}`)", e.message, e.rule)),
-                    _ => finding(
-                        "cel/unevaluated",
-                        field,
-                        format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message),
-                    ),
-                };
-                out.push(d);
-            }
+        for e in errors {
+            let field = e.field_path.trim_start_matches('.').to_string();
+            out.push(match e.kind {
+                kube_cel::ErrorKind::ValidationFailure => finding("cel/rule", field, format!("{} (rule: `{}`)", e.message, e.rule)),
+                _ => finding("cel/unevaluated", field, format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message)),
+            });
         }
         out
     }

@@ -209,7 +209,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
                     format!("no --crd file defines {api_version} {kind}; checked against the built-in typed model instead"),
                 ));
             }
-            out.extend(structure::check_with(value, known.is_some()));
+            out.extend(structure::check(value, known.is_some()));
             out.extend(cel::builtin(value));
         }
     }
@@ -237,6 +237,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
 
 /// Checks every runtime among `docs` and places each finding in its file and line. Documents
 /// that are not runtimes are skipped (the CLI reports them).
+///
 /// Large inputs are checked on every core, in contiguous slices whose findings are joined in
 /// document order, so the output does not depend on the number of threads.
 pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {

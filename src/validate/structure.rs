@@ -28,13 +28,9 @@ fn validator() -> &'static jsonschema::Validator {
 }
 
 /// Structure findings (`schema/*`) for one runtime, field paths relative to the object.
-pub fn check(value: &Value) -> Vec<Diagnostic> {
-    check_with(value, false)
-}
-
-/// `check`; `serialized` says the caller made `value` by serializing a typed runtime, so it
-/// reads back into the typed model by construction and is not read again.
-pub fn check_with(value: &Value, serialized: bool) -> Vec<Diagnostic> {
+/// `serialized` says the caller made `value` by serializing a typed runtime, so it reads back
+/// into the typed model by construction and is not read again.
+pub fn check(value: &Value, serialized: bool) -> Vec<Diagnostic> {
     let mut out = crd::findings(validator(), value, "schema");
     if !serialized && out.iter().all(|d| !d.is_error()) {
         // The schema and serde agree by construction; if they ever do not, say so rather than
