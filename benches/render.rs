@@ -142,7 +142,7 @@ fn parse(text: &str) -> Vec<Document> {
 /// validate, write the YAML stream.
 fn render(text: &str) -> String {
     let docs = parse(text);
-    let g = pipeline::generate_with(&docs, |r| write::Text::of(&r));
+    let g = pipeline::generate_with(&docs, |r| write::Text::new(r.source().clone(), r.file_name.clone(), &r.object));
     assert!(!g.has_errors(), "the benchmark catalog must render: {:?}", g.diagnostics.first());
     write::stream(&g.runtimes.into_iter().collect::<Result<Vec<_>, _>>().unwrap())
 }
@@ -196,7 +196,10 @@ mod stages {
     fn write_stream(bencher: Bencher, n: usize) {
         let g = pipeline::generate(&parse(&catalog(n)));
         bencher.counter(ItemsCount::new(n)).bench(|| {
-            let texts: Vec<write::Text> = black_box(&g.runtimes).iter().map(|r| write::Text::of(r).unwrap()).collect();
+            let texts: Vec<write::Text> = black_box(&g.runtimes)
+                .iter()
+                .map(|r| write::Text::new(r.source().clone(), r.file_name.clone(), &r.object).unwrap())
+                .collect();
             write::stream(&texts)
         });
     }
@@ -217,7 +220,7 @@ fn validate_generated(bencher: Bencher, n: usize) {
 
 fn krm_run(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let code = krm::run_with(input, &mut out, &mut std::io::sink(), krm::generate);
+    let code = krm::run(input, &mut out, &mut std::io::sink()).code();
     assert_eq!(code, 0);
     out
 }

@@ -1,28 +1,13 @@
 //! Diagnostics: the one shape every stage reports problems in (catalog errors, validation
-//! findings, KRM results), so that the CLI, the KRM adapter and the docs all agree.
+//! findings, KRM results), so that the CLI, the KRM adapter and the docs all agree. A diagnostic
+//! is built from a registered [`Rule`]; its place (file, line, object, field) is attached by the
+//! stage that knows it, by wrapping.
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-/// How bad a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        })
-    }
-}
+pub use crate::rules::{Rule, Severity};
 
 /// The Kubernetes object a finding is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -69,8 +54,9 @@ impl fmt::Display for ObjectRef {
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     pub severity: Severity,
-    /// Stable rule id, e.g. `catalog/unknown-field` or `accelerator/tpu-chips-per-host`.
-    pub rule: String,
+    /// The rule, serialized as its stable id, e.g. `catalog/unknown-field`.
+    #[serde(serialize_with = "rule_id")]
+    pub rule: &'static Rule,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<ObjectRef>,
@@ -91,11 +77,16 @@ pub struct Diagnostic {
     pub help: Option<String>,
 }
 
+fn rule_id<S: Serializer>(rule: &&'static Rule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rule.id)
+}
+
 impl Diagnostic {
-    pub fn new(severity: Severity, rule: impl Into<String>, message: impl Into<String>) -> Self {
+    /// A finding of `rule`, with the rule's severity.
+    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
         Diagnostic {
-            severity,
-            rule: rule.into(),
+            severity: rule.severity,
+            rule,
             message: message.into(),
             object: None,
             field: None,
@@ -105,14 +96,20 @@ impl Diagnostic {
             help: None,
         }
     }
-    pub fn error(rule: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(Severity::Error, rule, message)
+    /// A finding of `rule` at `field` (relative to its object; empty for the object itself),
+    /// with the rule's fix as its help.
+    pub fn finding(rule: &'static Rule, field: impl Into<String>, message: impl Into<String>) -> Self {
+        let field: String = field.into();
+        let d = Diagnostic::new(rule, message).with_help(rule.fix);
+        if field.is_empty() {
+            d
+        } else {
+            d.with_field(field)
+        }
     }
-    pub fn warning(rule: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(Severity::Warning, rule, message)
-    }
-    pub fn info(rule: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(Severity::Info, rule, message)
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
     }
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
@@ -170,6 +167,16 @@ impl fmt::Display for Diagnostic {
             write!(f, "\n  help: {help}")?;
         }
         Ok(())
+    }
+}
+
+/// Joins a field path and a key: `a.b` + `c` = `a.b.c`; keys that are not plain identifiers are
+/// kept as they are (label keys such as `google.com/tpu`).
+pub fn join_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
     }
 }
 

@@ -1,26 +1,38 @@
 //! jax-runtimes: Kubeflow Trainer JAX runtimes from a declarative catalog.
 //!
-//! Data flows one way: [`read`] (files, stdin, the built-in catalog, a ResourceList) ->
-//! [`resolve`] (defaults, [`matrix`] expansion, [`accelerators`] lookup) -> [`render`] (typed
-//! [`trainer`] objects) -> [`validate`] -> [`write`] (YAML, files) and [`report`] (findings).
-//! [`pipeline`] runs the middle stages; [`cli`] and [`krm`] are the two front doors.
+//! Data flows one way, and the modules are its stages:
+//! [`read`] (files, stdin, the built-in catalog) -> [`resolve`] (defaults, matrix expansion,
+//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects) -> [`validate`] -> [`write`]
+//! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
+//! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format.
+//!
+//! Shared by the stages: the catalog API ([`catalog`]), the rule registry ([`rules`]) and the
+//! findings built from it ([`diag`]), label and annotation keys ([`keys`]), exit codes ([`exit`]),
+//! YAML in and out ([`yaml`]), Kubernetes' own rules ([`k8s`]), apiVersion parsing ([`gvk`]) and
+//! nearest spellings ([`spelling`]). Stages never import a front door.
 
 pub mod accelerators;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
-pub mod docs;
+pub mod exit;
+pub mod gvk;
+pub mod k8s;
+pub mod keys;
 pub mod krm;
-pub mod matrix;
 pub mod pipeline;
 pub mod read;
 pub mod render;
 pub mod report;
 pub mod resolve;
+pub mod resource_list;
+pub mod rules;
+pub mod spelling;
 pub mod trainer;
 pub mod validate;
 pub mod write;
 pub mod yaml;
 
 pub use diag::{Diagnostic, ObjectRef, Severity};
+pub use exit::Exit;
 pub use pipeline::{generate, Generated, Runtime};

@@ -1,27 +1,38 @@
-//! The whole flow in one call: documents -> resolve -> render -> validate. The CLI and the KRM
-//! adapter both call this, so they cannot disagree about what a catalog means.
+//! The middle of the flow in one call: catalog documents -> resolve -> render -> validate -> the
+//! generated runtimes (each with what it was resolved from) and every finding. The CLI and the KRM
+//! function both call this, so they cannot disagree about what a catalog means.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::diag::{has_errors, Diagnostic, ObjectRef};
+use crate::diag::{has_errors, Diagnostic, ObjectRef, Rule};
 use crate::read::Document;
+use crate::resolve::{Resolution, Resolved};
+use crate::rules::{catalog, validate as rules};
+use crate::trainer::TrainingRuntime;
 use crate::{render, resolve, validate};
 
-/// Validator rules on generated output whose finding the catalog stage already reports
-/// (validator rule, catalog rule).
-const COVERED_BY_CATALOG: [(&str, &str); 2] =
-    [("jax/plugin-env", "catalog/jax-plugin-env"), ("sdk/unknown-device", "catalog/sdk-unreadable-device")];
+/// Validator rules on generated output whose finding the catalog stage already reports in the
+/// catalog's own terms (validator rule, catalog rule).
+static COVERED_BY_CATALOG: [(&Rule, &Rule); 2] =
+    [(&rules::JAX_PLUGIN_ENV, &catalog::CATALOG_JAX_PLUGIN_ENV), (&rules::SDK_UNKNOWN_DEVICE, &catalog::CATALOG_SDK_UNREADABLE_DEVICE)];
 
-/// One generated runtime.
+/// One generated runtime: what it was resolved from, the typed object and its JSON form.
 #[derive(Debug, Clone)]
 pub struct Runtime {
-    /// The catalog object it came from (`JaxRuntime/x` or `JaxRuntimeMatrix/y`).
-    pub source: ObjectRef,
+    pub resolved: Resolved,
+    pub runtime: TrainingRuntime,
+    pub object: Value,
     /// Stable file name: `clustertrainingruntime_<name>.yaml` or `trainingruntime_<ns>_<name>.yaml`.
     pub file_name: String,
-    pub object: Value,
+}
+
+impl Runtime {
+    /// The catalog object it came from (`JaxRuntime/x` or `JaxRuntimeMatrix/y`).
+    pub fn source(&self) -> &ObjectRef {
+        &self.resolved.origin.object
+    }
 }
 
 /// Everything generate produced: runtimes (or what the caller kept of each, see
@@ -32,6 +43,8 @@ pub struct Generated<R = Runtime> {
     pub diagnostics: Vec<Diagnostic>,
     /// Input documents that are not catalog objects.
     pub ignored: Vec<Document>,
+    /// How many input documents were catalog objects (right or wrong).
+    pub catalog_objects: usize,
 }
 
 impl<R> Generated<R> {
@@ -58,45 +71,54 @@ pub fn generate(docs: &[Document]) -> Generated {
 /// returns. `render` keeps only the YAML text: a runtime's JSON tree is several times its text,
 /// and every runtime is held until the last one has passed its checks.
 pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let resolution = resolve::resolve(docs);
+    let Resolution { runtimes, diagnostics, ignored, catalog_objects } = resolve::resolve(docs);
     // Which catalog objects already have a finding that covers a validator rule: looked up once
     // per generated finding, so a catalog with a warning on every entry stays linear.
-    let covered: HashSet<(&ObjectRef, &str)> = resolution
-        .diagnostics
-        .iter()
-        .filter_map(|d| Some((d.object.as_ref()?, COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c)?.0)))
-        .collect();
-    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored: resolution.ignored };
-    // By value: each resolved entry is freed once its runtime is rendered.
-    for r in resolution.runtimes {
-        let typed = render::render(&r);
-        let object = serde_json::to_value(&typed).expect("typed runtime serializes");
-        let findings = validate::generated(&object, &typed);
-        for d in findings {
-            // The catalog stage already said it, in the user's own terms.
-            if covered.contains(&(&r.origin.object, d.rule.as_str())) {
+    let covered: HashSet<(ObjectRef, &'static str)> =
+        diagnostics.iter().filter_map(|d| Some((d.object.clone()?, COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c)?.0.id))).collect();
+    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects };
+    // By value: each resolved entry is freed once its runtime is kept.
+    for resolved in runtimes {
+        let runtime = render::render(&resolved);
+        let object = match serde_json::to_value(&runtime) {
+            Ok(v) => v,
+            Err(e) => {
+                // Typed objects always serialize; say so if that ever changes, do not panic.
+                out.diagnostics.push(
+                    resolved
+                        .origin
+                        .locate(Diagnostic::new(&catalog::CATALOG_WRONG_TYPE, format!("the generated runtime cannot be serialized: {e}"))),
+                );
                 continue;
             }
-            let message = match &d.field {
-                Some(f) => format!("in the generated runtime at `{f}`: {}", d.message),
-                None => format!("in the generated runtime: {}", d.message),
-            };
-            let d = r.origin.locate(Diagnostic { message, field: None, ..d.with_object(r.origin.object.clone()) });
-            // Point at the entry's name: the finding is about the whole runtime it generates.
-            let name_path = if r.origin.field_prefix.is_empty() {
-                "metadata.name".to_string()
-            } else {
-                format!("{}.metadata.name", r.origin.field_prefix)
-            };
-            let line = r.origin.doc.source.line(r.origin.doc.index, &name_path).or(d.line);
-            out.diagnostics.push(Diagnostic { line, ..d });
+        };
+        for d in validate::generated(&object, &runtime) {
+            if covered.contains(&(resolved.origin.object.clone(), d.rule.id)) {
+                continue;
+            }
+            out.diagnostics.push(place_generated(&resolved, d));
         }
-        out.runtimes.push(keep(Runtime { source: r.origin.object.clone(), file_name: file_name(r.namespace.as_deref(), &r.name), object }));
+        let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
+        out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
-    let generated = std::mem::replace(&mut out.diagnostics, resolution.diagnostics);
+    let generated = std::mem::replace(&mut out.diagnostics, diagnostics);
     out.diagnostics.extend(generated);
     if out.has_errors() {
         out.runtimes.clear();
     }
     out
+}
+
+/// A finding on a generated runtime, placed at the catalog entry it came from: its message says
+/// where in the runtime, and it points at the entry's name (the finding is about the whole
+/// runtime the entry generates).
+fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
+    let origin = &resolved.origin;
+    let message = match &d.field {
+        Some(f) => format!("in the generated runtime at `{f}`: {}", d.message),
+        None => format!("in the generated runtime: {}", d.message),
+    };
+    let d = origin.locate(Diagnostic { message, field: None, ..d.with_object(origin.object.clone()) });
+    let line = origin.name_line().or(d.line);
+    Diagnostic { line, ..d }
 }

@@ -8,18 +8,9 @@ use k8s_openapi::api::core::v1::{Container, EmptyDirVolumeSource, PodSpec, PodTe
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::keys;
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::*;
-
-/// Label on every generated runtime.
-pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-pub const MANAGED_BY: &str = "jax-runtimes";
-/// Annotation naming the catalog object a runtime was generated from, e.g. `JaxRuntime/jax-cpu`.
-pub const ANNOTATION_SOURCE: &str = "jax-runtimes.dev/source";
-pub const ANNOTATION_DESCRIPTION: &str = "jax-runtimes.dev/description";
-/// Summary of the accelerator, e.g. `tpu v5e 4x4 (4 hosts x 4 chips, ct5lp-hightpu-4t)`.
-pub const ANNOTATION_ACCELERATOR: &str = "jax-runtimes.dev/accelerator";
-pub const ANNOTATION_TRAINER: &str = "jax-runtimes.dev/trainer-version";
 
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
@@ -47,14 +38,14 @@ pub fn accelerator_summary(r: &Resolved) -> String {
 /// Builds the runtime object.
 pub fn render(r: &Resolved) -> TrainingRuntime {
     let mut labels = r.labels.clone();
-    labels.insert(LABEL_FRAMEWORK.into(), "jax".into());
-    labels.insert(LABEL_MANAGED_BY.into(), MANAGED_BY.into());
+    labels.insert(keys::TRAINER_FRAMEWORK.into(), "jax".into());
+    labels.insert(keys::MANAGED_BY.into(), keys::MANAGED_BY_VALUE.into());
     let mut annotations = r.annotations.clone();
-    annotations.insert(ANNOTATION_SOURCE.into(), r.origin.object.to_string());
-    annotations.insert(ANNOTATION_ACCELERATOR.into(), accelerator_summary(r));
-    annotations.insert(ANNOTATION_TRAINER.into(), r.trainer.clone());
+    annotations.insert(keys::SOURCE.into(), r.origin.object.to_string());
+    annotations.insert(keys::ACCELERATOR.into(), accelerator_summary(r));
+    annotations.insert(keys::TRAINER_VERSION.into(), r.trainer.clone());
     if let Some(d) = &r.description {
-        annotations.insert(ANNOTATION_DESCRIPTION.into(), d.clone());
+        annotations.insert(keys::DESCRIPTION.into(), d.clone());
     }
 
     let mut volumes = Vec::new();
@@ -90,7 +81,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
     };
     let job = JobTemplateSpec {
         metadata: Some(ObjectMeta {
-            labels: Some(BTreeMap::from([(LABEL_ANCESTOR.to_string(), "trainer".to_string())])),
+            labels: Some(BTreeMap::from([(keys::TRAINER_ANCESTOR.to_string(), "trainer".to_string())])),
             ..Default::default()
         }),
         spec: Some(JobSpec { template: PodTemplateSpec { metadata: None, spec: Some(pod) }, ..Default::default() }),

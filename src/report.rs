@@ -1,54 +1,32 @@
-//! Writes findings for people (text on stderr, with the offending line of the user's file shown
-//! by miette) and for tools (JSON).
+//! Report stage: findings -> text for people (with the offending line of the user's file shown
+//! by miette, from the sources the command read: files, stdin, the built-in catalog) and JSON for
+//! tools. Writing the text where it belongs is the front door's job.
 
 use std::fmt;
 
-use clap::ValueEnum;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan};
 
 use crate::diag::Diagnostic;
+use crate::read::Sources;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// `error[rule]: file:line: Kind/name: `field`: message`, the line itself, and a help line.
-    Text,
-    /// A JSON array of findings.
-    Json,
+/// Every finding as text, in order.
+pub fn text_all(diags: &[Diagnostic], sources: &Sources) -> String {
+    diags.iter().map(|d| text(d, sources)).collect()
 }
 
-/// Prints findings to stderr.
-pub fn print(diags: &[Diagnostic], format: Format) {
-    if diags.is_empty() {
-        return;
-    }
-    match format {
-        Format::Text => {
-            for d in diags {
-                eprint!("{}", text(d));
-            }
-        }
-        Format::Json => eprintln!("{}", serde_json::to_string_pretty(diags).expect("findings serialize")),
-    }
+/// The findings as one JSON array, ending in a newline.
+pub fn json(diags: &[Diagnostic]) -> String {
+    serde_json::to_string_pretty(diags).map(|s| s + "\n").unwrap_or_else(|e| format!("[{{\"message\": \"{e}\"}}]\n"))
 }
 
 /// One finding as text: the one-line summary and help, then the source line it points at
-/// when the file can be read (files on disk and the built-in catalog; not stdin).
-pub fn text(d: &Diagnostic) -> String {
+/// when its source was read.
+pub fn text(d: &Diagnostic, sources: &Sources) -> String {
     let mut out = format!("{d}\n");
-    if let Some(snippet) = snippet(d) {
+    if let Some(snippet) = snippet(d, sources) {
         out.push_str(&snippet);
     }
     out
-}
-
-fn source_text(file: &str) -> Option<String> {
-    if let Some(name) = file.strip_prefix("builtin:") {
-        return crate::read::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| t.to_string());
-    }
-    if file.starts_with('<') {
-        return None;
-    }
-    std::fs::read_to_string(file).ok()
 }
 
 /// A file's text and where each line starts, kept for the next finding in the same file: a
@@ -64,11 +42,11 @@ thread_local! {
 }
 
 /// Lines `first..=last` (0-based, clamped) of `file`, and the index of the first one kept.
-fn lines_of(file: &str, first: usize, last: usize) -> Option<(String, usize)> {
+fn lines_of(file: &str, sources: &Sources, first: usize, last: usize) -> Option<(String, usize)> {
     LAST_FILE.with(|cell| {
         let mut cached = cell.borrow_mut();
         if cached.as_ref().is_none_or(|c| c.file != file) {
-            let text = source_text(file)?;
+            let text = sources.text(file)?.to_string();
             let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
             *cached = Some(Lines { file: file.to_string(), text, starts });
         }
@@ -81,14 +59,11 @@ fn lines_of(file: &str, first: usize, last: usize) -> Option<(String, usize)> {
 }
 
 /// The finding's line of its file, rendered by miette.
-fn snippet(d: &Diagnostic) -> Option<String> {
-    if d.rule.starts_with("input/malformed") {
-        return None; // the parser's message already shows the line
-    }
+fn snippet(d: &Diagnostic, sources: &Sources) -> Option<String> {
     let (file, line) = (d.file.as_ref()?, d.line?);
     // Only the line and one line of context either side reach miette (it scans its source from
     // the start for every report).
-    let (text, first_line) = lines_of(file, line.saturating_sub(2), line)?;
+    let (text, first_line) = lines_of(file, sources, line.saturating_sub(2), line)?;
     let start: usize = text.split_inclusive('\n').take(line.checked_sub(1 + first_line)?).map(str::len).sum();
     let this = text.get(start..)?.lines().next()?;
     let indent = this.len() - this.trim_start().len();

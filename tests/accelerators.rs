@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use assert_cmd::Command;
 use jax_runtimes::accelerators::{self, GpuError};
-use jax_runtimes::catalog::Platform;
 use jax_runtimes::read::{parse_source, Source};
 use serde_json::Value;
 
@@ -67,7 +66,7 @@ fn tpu_rows() -> Vec<TpuRow> {
 #[derive(Debug)]
 struct GpuRow {
     model: String,
-    platform: Platform,
+    platform: String,
     count: u32,
     pinned: Option<String>,
     machine_type: Option<String>,
@@ -76,8 +75,9 @@ struct GpuRow {
     toleration_keys: BTreeSet<String>,
 }
 
-fn platform(name: &str) -> Platform {
-    Platform::ALL.into_iter().find(|p| p.as_str() == name).unwrap_or_else(|| panic!("unknown platform {name}"))
+fn platform(name: &str) -> String {
+    assert!(jax_runtimes::accelerators::data().platform(name).is_ok(), "unknown platform {name}");
+    name.to_string()
 }
 
 fn gpu_rows() -> Vec<GpuRow> {
@@ -328,7 +328,7 @@ fn the_tpu_node_pool_must_match_the_runtime_host_count() {
 fn the_gpu_table_covers_every_platform_and_vendor() {
     let rows = gpu_rows();
     assert!(rows.len() >= 20, "only {} GPU shapes", rows.len());
-    let platforms: BTreeSet<Platform> = rows.iter().map(|r| r.platform).collect();
+    let platforms: BTreeSet<&str> = rows.iter().map(|r| r.platform.as_str()).collect();
     assert_eq!(platforms.len(), 4);
     let models: BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
     for m in ["l4", "a100-40gb", "a100-80gb", "h100-80gb", "h100-mega-80gb", "h200-141gb", "b200", "gb200", "mi300x"] {
@@ -341,7 +341,7 @@ fn gpu_placement_matches_the_documented_shapes() {
     let data = &accelerators::data().gpu;
     for r in gpu_rows() {
         let model = data.model(&r.model).unwrap();
-        let shape = data.place(model, Some(r.count), r.platform, r.pinned.as_deref()).unwrap_or_else(|e| panic!("{r:?}: {e}"));
+        let shape = data.place(model, Some(r.count), &r.platform, r.pinned.as_deref()).unwrap_or_else(|e| panic!("{r:?}: {e}"));
         assert_eq!(shape.resource, r.resource, "{r:?}");
         assert_eq!(data.vendor_by_resource(&r.resource).map(|v| v.name.as_str()), Some(model.vendor.as_str()));
         assert_eq!(shape.count, r.count, "{r:?}");
@@ -391,19 +391,19 @@ fn rendered_gpu_runtimes_carry_the_documented_shape() {
 fn invalid_gpu_shapes_are_refused_with_what_exists() {
     let data = &accelerators::data().gpu;
     let h100 = data.model("h100-80gb").unwrap();
-    match data.place(h100, Some(16), Platform::Gke, None) {
+    match data.place(h100, Some(16), "gke", None) {
         Err(GpuError::TooMany { limit: 8, shapes, .. }) => assert!(shapes.iter().any(|s| s.contains("a3-highgpu-8g")), "{shapes:?}"),
         other => panic!("16 H100 on one GKE node: {other:?}"),
     }
     let mi300x = data.model("mi300x").unwrap();
-    match data.place(mi300x, Some(8), Platform::Gke, None) {
-        Err(GpuError::NotOnPlatform { available, .. }) => assert_eq!(available, vec![Platform::Aks, Platform::Generic]),
+    match data.place(mi300x, Some(8), "gke", None) {
+        Err(GpuError::NotOnPlatform { available, .. }) => assert_eq!(available, vec!["aks".to_string(), "generic".to_string()]),
         other => panic!("MI300X on GKE: {other:?}"),
     }
-    assert!(matches!(data.place(data.model("l4").unwrap(), None, Platform::Aks, None), Err(GpuError::NotOnPlatform { .. })));
-    assert!(matches!(data.place(h100, Some(8), Platform::Eks, Some("p4d.24xlarge")), Err(GpuError::UnknownMachineType { .. })));
-    assert!(matches!(data.place(h100, Some(0), Platform::Eks, None), Err(GpuError::Zero)));
-    assert!(matches!(data.place(h100, Some(2), Platform::Eks, Some("p5.4xlarge")), Err(GpuError::TooMany { limit: 1, .. })));
+    assert!(matches!(data.place(data.model("l4").unwrap(), None, "aks", None), Err(GpuError::NotOnPlatform { .. })));
+    assert!(matches!(data.place(h100, Some(8), "eks", Some("p4d.24xlarge")), Err(GpuError::UnknownMachineType { .. })));
+    assert!(matches!(data.place(h100, Some(0), "eks", None), Err(GpuError::Zero)));
+    assert!(matches!(data.place(h100, Some(2), "eks", Some("p5.4xlarge")), Err(GpuError::TooMany { limit: 1, .. })));
     assert!(data.model("h300").is_err());
 
     let cases = [
@@ -426,9 +426,9 @@ fn invalid_gpu_shapes_are_refused_with_what_exists() {
 #[test]
 fn gpu_count_defaults_to_a_whole_machine() {
     let data = &accelerators::data().gpu;
-    let shape = data.place(data.model("b200").unwrap(), None, Platform::Eks, None).unwrap();
+    let shape = data.place(data.model("b200").unwrap(), None, "eks", None).unwrap();
     assert_eq!((shape.count, shape.machine_type.as_deref()), (8, Some("p6-b200.48xlarge")));
-    let shape = data.place(data.model("gb200").unwrap(), None, Platform::Gke, None).unwrap();
+    let shape = data.place(data.model("gb200").unwrap(), None, "gke", None).unwrap();
     assert_eq!(shape.count, 4);
 }
 
@@ -501,7 +501,7 @@ fn the_accelerators_command_lists_the_documented_shapes() {
 
     let eks = accelerators_json(&["--kind", "gpu", "--platform", "eks"]);
     assert!(eks.iter().all(|r| r["platform"] == "eks"));
-    for r in gpu_rows().into_iter().filter(|r| r.platform == Platform::Eks) {
+    for r in gpu_rows().into_iter().filter(|r| r.platform == "eks") {
         let mt = r.machine_type.clone().unwrap();
         assert!(eks.iter().any(|row| row["name"] == r.model.as_str() && row["machineType"] == mt.as_str()), "eks listing lacks {mt}");
     }

@@ -7,7 +7,7 @@
 //! `jax.distributed.initialize()` and a psum across all devices with real JAX (CPU build).
 //! GPU and TPU runtimes run with JAX_PLATFORMS forced to cpu and one CPU device per accelerator.
 //!
-//! Needs JAX_RUNTIMES_PYTHON (set by tests/run); skipped loudly without it, fails in CI without it.
+//! Needs JAX_RUNTIMES_PYTHON (set by tests/run); fails without it.
 //! The numbers asserted here come from the catalog entries, not from the rendered output.
 
 mod support;
@@ -49,9 +49,7 @@ fn assert_all_processes(out: &str, processes: usize, local: usize) {
 
 #[test]
 fn cpu_runtime_runs_a_three_process_jax_job() {
-    let Some(py) = python("cpu_runtime_runs_a_three_process_jax_job") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
     let (ok, out) = launch(&py, &file, "e2e-cpu", &[]);
     assert_passed(ok, &out, "e2e-cpu");
@@ -62,9 +60,7 @@ fn cpu_runtime_runs_a_three_process_jax_job() {
 
 #[test]
 fn gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus() {
-    let Some(py) = python("gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
     let (ok, out) = launch(&py, &file, "e2e-gpu", &[]);
     assert_passed(ok, &out, "e2e-gpu");
@@ -76,9 +72,7 @@ fn gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus() {
 
 #[test]
 fn tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips() {
-    let Some(py) = python("tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
     let (ok, out) = launch(&py, &file, "e2e-tpu", &[]);
     assert_passed(ok, &out, "e2e-tpu");
@@ -92,9 +86,7 @@ fn tpu_runtime_env_runs_with_cpu_standing_in_for_the_chips() {
 
 #[test]
 fn runtime_command_runs_and_a_trainjob_command_replaces_it() {
-    let Some(py) = python("runtime_command_runs_and_a_trainjob_command_replaces_it") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
 
     // No TrainJob command: the runtime's own command and args are the entrypoint.
@@ -112,9 +104,7 @@ fn runtime_command_runs_and_a_trainjob_command_replaces_it() {
 
 #[test]
 fn fewer_processes_than_num_nodes_fail() {
-    let Some(py) = python("fewer_processes_than_num_nodes_fail") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
     let (ok, out) = launch(&py, &file, "e2e-cpu", &["--processes", "2", "--init-timeout", "10"]);
     assert!(!ok, "2 processes for numNodes=3 must fail:\n{out}");
@@ -124,9 +114,7 @@ fn fewer_processes_than_num_nodes_fail() {
 
 #[test]
 fn more_processes_than_num_nodes_fail() {
-    let Some(py) = python("more_processes_than_num_nodes_fail") else {
-        return;
-    };
+    let py = python();
     let (_dir, file) = rendered_fixture();
     let (ok, out) = launch(&py, &file, "e2e-cpu", &["--processes", "4", "--init-timeout", "10"]);
     assert!(!ok, "4 processes for numNodes=3 must fail:\n{out}");
@@ -136,9 +124,7 @@ fn more_processes_than_num_nodes_fail() {
 
 #[test]
 fn a_runtime_whose_num_nodes_was_tampered_with_fails() {
-    let Some(py) = python("a_runtime_whose_num_nodes_was_tampered_with_fails") else {
-        return;
-    };
+    let py = python();
     let (dir, file) = rendered_fixture();
     // Break the runtime itself: numNodes 3 -> 5, while the job is still launched on 3 pods.
     let mut docs = documents(&std::fs::read_to_string(&file).unwrap());
@@ -164,9 +150,7 @@ fn node_container(doc: &serde_json::Value) -> &serde_json::Value {
 /// (at most 4 nodes of at most 8 devices) runs its job.
 #[test]
 fn small_builtin_multi_node_runtimes_launch() {
-    let Some(py) = python("small_builtin_multi_node_runtimes_launch") else {
-        return;
-    };
+    let py = python();
     let yaml = render(&[]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("builtin.yaml");

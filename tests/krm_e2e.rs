@@ -2,9 +2,10 @@
 //! functions/ and the golden package in tests/krm/. Each kpt case renders twice: the second run
 //! must change nothing.
 //!
-//! kpt and kubectl must be on PATH. Without them the tests say so and pass on a developer
-//! machine, and fail under CI=true. `JAX_RUNTIMES_BLESS=1` rewrites the runtimes committed in
-//! functions/kpt/example/runtimes/ from the current renderer.
+//! kpt and kubectl must be on PATH (the tests fail without them). `JAX_RUNTIMES_BLESS=1`
+//! rewrites the runtimes committed in functions/kpt/example/runtimes/ from the current renderer.
+
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,72 +13,9 @@ use std::process::{Command, Output};
 
 use jax_runtimes::yaml;
 use serde_json::Value;
+use support::{copy_dir, path_with_bin, root, show, text_tree as tree, tool};
 
 const BIN: &str = env!("CARGO_BIN_EXE_jax-runtimes");
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The tool's path, or None (with a note) outside CI. Under CI=true a missing tool fails.
-fn tool(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file());
-    if found.is_none() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("`{name}` is not on PATH; the KRM end-to-end tests need it (kpt 1.0.0-beta.56, kubectl 1.32)");
-        }
-        eprintln!("SKIPPED: `{name}` is not on PATH");
-    }
-    found
-}
-
-/// PATH with the freshly built jax-runtimes first, so that `exec: jax-runtimes` finds it.
-fn path_with_bin() -> std::ffi::OsString {
-    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
-    let rest = std::env::var_os("PATH").unwrap_or_default();
-    std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&rest))).unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// Every file under `dir`: relative path -> text.
-fn tree(dir: &Path) -> BTreeMap<String, String> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(rel, std::fs::read_to_string(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn kpt_render(kpt: &Path, pkg: &Path, results: &Path) -> Output {
     Command::new(kpt)
@@ -147,7 +85,7 @@ fn cli_render(files: &[PathBuf]) -> BTreeMap<String, Value> {
 
 #[test]
 fn kpt_example_is_a_fixed_point_of_render() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let example = root().join("functions/kpt/example");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("example");
@@ -163,7 +101,7 @@ fn kpt_example_is_a_fixed_point_of_render() {
 
 #[test]
 fn kpt_example_generates_its_runtimes_from_scratch_like_the_cli() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let example = root().join("functions/kpt/example");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("example");
@@ -184,7 +122,7 @@ fn kpt_example_generates_its_runtimes_from_scratch_like_the_cli() {
 
 #[test]
 fn kpt_render_prunes_runtimes_of_removed_entries_only() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("example");
     copy_dir(&root().join("functions/kpt/example"), &pkg);
@@ -205,7 +143,7 @@ fn kpt_render_prunes_runtimes_of_removed_entries_only() {
 
 #[test]
 fn kpt_passthrough_keeps_values_types_and_comments() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let golden = root().join("tests/krm/passthrough");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("passthrough");
@@ -242,7 +180,7 @@ fn kpt_passthrough_keeps_values_types_and_comments() {
 fn kpt_passthrough_strings_survive_a_yaml_11_reader() {
     // kubectl's kustomize reads plain `2001-12-14` as a timestamp and `1_000` as a number; the
     // rendered ConfigMap must still give it the original strings.
-    let (Some(kpt), Some(kubectl)) = (tool("kpt"), tool("kubectl")) else { return };
+    let (kpt, kubectl) = (tool("kpt"), tool("kubectl"));
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("passthrough");
     copy_dir(&root().join("tests/krm/passthrough"), &pkg);
@@ -260,7 +198,7 @@ fn kpt_passthrough_strings_survive_a_yaml_11_reader() {
 
 #[test]
 fn kpt_bad_catalog_entry_fails_the_pipeline_with_a_result() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("example");
     copy_dir(&root().join("functions/kpt/example"), &pkg);
@@ -295,7 +233,7 @@ fn kpt_bad_catalog_entry_fails_the_pipeline_with_a_result() {
 
 #[test]
 fn kpt_render_refuses_to_overwrite_a_hand_written_runtime() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("example");
     copy_dir(&root().join("functions/kpt/example"), &pkg);
@@ -316,7 +254,7 @@ fn kpt_render_refuses_to_overwrite_a_hand_written_runtime() {
 
 #[test]
 fn kpt_eval_exec_with_a_config_outside_the_package() {
-    let Some(kpt) = tool("kpt") else { return };
+    let kpt = tool("kpt");
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("pkg");
     copy_dir(&root().join("tests/krm/passthrough/app"), &pkg);
@@ -346,7 +284,7 @@ fn kpt_eval_exec_with_a_config_outside_the_package() {
 
 #[test]
 fn kubectl_legacy_plugin_matches_cli_render() {
-    let Some(kubectl) = tool("kubectl") else { return };
+    let kubectl = tool("kubectl");
     let legacy = root().join("functions/kustomize-legacy");
     let out = Command::new(&kubectl)
         .args(["kustomize", "--enable-alpha-plugins"])
@@ -454,7 +392,7 @@ fn flux_example_is_rendered_and_builds_without_plugins() {
     let out = Command::new(BIN).args(["render", "catalog", "-o", "deploy/runtimes", "--check"]).current_dir(&flux).output().unwrap();
     assert!(out.status.success(), "functions/flux/example/deploy/runtimes is stale:\n{}", show(&out));
     // What Flux does with it: a plain kustomize build, no plugins.
-    let Some(kubectl) = tool("kubectl") else { return };
+    let kubectl = tool("kubectl");
     let out = Command::new(&kubectl).arg("kustomize").arg(flux.join("deploy/runtimes")).output().unwrap();
     assert!(out.status.success(), "{}", show(&out));
     let built = runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()));

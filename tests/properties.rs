@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use jax_runtimes::krm;
 use jax_runtimes::read::{self, Source};
-use jax_runtimes::{pipeline, write, yaml};
+use jax_runtimes::{pipeline, rules, write, yaml};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -22,22 +22,33 @@ fn config() -> ProptestConfig {
 
 // ---------------------------------------------------------------- front doors, in process
 
-/// `jax-runtimes render` on catalog text: the YAML stream it prints, or the error rules.
-fn render(text: &str) -> Result<String, Vec<String>> {
-    let docs = read::parse_source(Arc::new(Source::new("catalog.yaml", Some(text.to_string())))).map_err(|d| vec![d.to_string()])?;
-    let g = pipeline::generate_with(&docs, |r| write::Text::of(&r));
+/// `jax-runtimes render` on catalog text: the YAML stream it prints, or the error findings.
+fn render(text: &str) -> Result<String, Vec<jax_runtimes::Diagnostic>> {
+    let docs = read::parse_source(Arc::new(Source::new("catalog.yaml", Some(text.to_string())))).map_err(|d| vec![d])?;
+    let g = pipeline::generate_with(&docs, |r| write::Text::new(r.source().clone(), r.file_name.clone(), &r.object));
     if g.has_errors() {
-        return Err(g.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect());
+        return Err(g.diagnostics.into_iter().filter(|d| d.is_error()).collect());
     }
-    let texts = g.runtimes.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| vec![e])?;
+    let texts = g.runtimes.into_iter().collect::<Result<Vec<_>, _>>().expect("generated runtimes serialize");
     Ok(write::stream(&texts))
+}
+
+/// What a refused input must come with: at least one error, each of a registered rule, placed
+/// in the file it came from.
+fn assert_refused_well(errors: &[jax_runtimes::Diagnostic]) -> Result<(), TestCaseError> {
+    prop_assert!(!errors.is_empty(), "refused without an error");
+    for e in errors {
+        prop_assert!(rules::by_id(e.rule.id).is_some(), "{} is not registered", e.rule.id);
+        prop_assert_eq!(e.file.as_deref(), Some("catalog.yaml"), "{} has no file", e);
+    }
+    Ok(())
 }
 
 /// The KRM function on `input` bytes, with the real pipeline: (exit code, stdout, stderr).
 fn krm_run(input: &[u8]) -> (i32, String, String) {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = krm::run_with(input, &mut out, &mut err, krm::generate);
+    let code = krm::run(input, &mut out, &mut err).code();
     (code, String::from_utf8(out).expect("the function writes UTF-8"), String::from_utf8_lossy(&err).into_owned())
 }
 
@@ -352,20 +363,43 @@ proptest! {
         }
     }
 
-    /// The catalog reader and the pipeline never panic on arbitrary text.
+    /// The catalog reader and the pipeline never panic on arbitrary text: they render (a stream
+    /// that parses back, one document per runtime) or refuse with located, registered errors.
     #[test]
     fn catalog_reader_never_panics(text in prop_oneof![yamlish(), "\\PC{0,200}".boxed()]) {
-        let _ = render(&text);
-        let _ = jax_runtimes::yaml::LineIndex::new(&text);
+        match render(&text) {
+            Ok(out) => {
+                let back = yaml::parse_stream(&out);
+                prop_assert!(back.is_ok(), "render wrote YAML that does not parse:\n{}", out);
+            }
+            Err(errors) => assert_refused_well(&errors)?,
+        }
+        // The line index never points past the text.
+        let lines = text.lines().count().max(1);
+        let index = jax_runtimes::yaml::LineIndex::new(&text);
+        for doc in 0..4 {
+            if let Some(l) = index.line(doc, "") {
+                prop_assert!(l >= 1 && l <= lines + 1, "line {} of a {}-line text", l, lines);
+            }
+        }
     }
 
-    /// Catalog-shaped documents with arbitrary values in every field: errors, never panics.
+    /// Catalog-shaped documents with arbitrary values in every field: located errors (or a
+    /// runtime), never a panic; the KRM function then fails with an error result, or succeeds.
     #[test]
     fn catalog_reader_never_panics_on_wrong_types(spec in value(), metadata in value(), kind in prop::sample::select(&["JaxRuntime", "JaxRuntimeDefaults", "JaxRuntimeMatrix"][..])) {
         let doc = json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": kind, "metadata": metadata, "spec": spec});
         let text = yaml::to_string(&doc).unwrap();
-        let _ = render(&text);
+        let rendered = render(&text);
+        if let Err(errors) = &rendered {
+            assert_refused_well(errors)?;
+        }
         let rl = yaml::to_string(&resource_list(vec![doc])).unwrap();
-        let _ = krm_run(rl.as_bytes());
+        let (code, out, err) = krm_run(rl.as_bytes());
+        prop_assert!(code == 0 || code == 1, "exit {} on a well-formed ResourceList: {}", code, err);
+        let list = yaml::parse_one(&out).unwrap();
+        let errors = list["results"].as_array().map(|r| r.iter().filter(|r| r["severity"] == "error").count()).unwrap_or(0);
+        prop_assert_eq!(code == 1, errors > 0, "the exit code and the error results agree: {}", out);
+        prop_assert_eq!(rendered.is_err(), code == 1, "the CLI and the function agree on the catalog: {}", out);
     }
 }

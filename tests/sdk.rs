@@ -9,7 +9,7 @@
 //! catalog/), never read back from rendered output, so a renderer bug shows up as a mismatch.
 //! Every rendered built-in runtime must have an entry: a new catalog entry without one fails.
 //!
-//! Needs JAX_RUNTIMES_PYTHON (set by tests/run); skipped loudly without it, fails in CI without it.
+//! Needs JAX_RUNTIMES_PYTHON (set by tests/run); fails without it.
 
 mod support;
 
@@ -99,9 +99,7 @@ fn sdk_check(py: &Path, dir: &Path, runtimes: &str, expect: &Value) -> (bool, St
 
 #[test]
 fn sdk_reads_every_builtin_runtime_as_its_catalog_entry_says() {
-    let Some(py) = python("sdk_reads_every_builtin_runtime_as_its_catalog_entry_says") else {
-        return;
-    };
+    let py = python();
     let yaml = render(&[]);
     let n = documents(&yaml).len();
     assert!(n > 0, "the built-in catalog rendered no runtime");
@@ -113,9 +111,7 @@ fn sdk_reads_every_builtin_runtime_as_its_catalog_entry_says() {
 
 #[test]
 fn sdk_reads_the_test_catalog_runtimes() {
-    let Some(py) = python("sdk_reads_the_test_catalog_runtimes") else {
-        return;
-    };
+    let py = python();
     let yaml = render(&[&fixture_catalog()]);
     let dir = tempfile::tempdir().unwrap();
     let (ok, out) = sdk_check(&py, dir.path(), &yaml, &expectations(FIXTURE));
@@ -125,9 +121,7 @@ fn sdk_reads_the_test_catalog_runtimes() {
 
 #[test]
 fn a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported() {
-    let Some(py) = python("a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported") else {
-        return;
-    };
+    let py = python();
     let mut docs = documents(&render(&[&fixture_catalog()]));
     let doc = docs.iter_mut().find(|d| name_of(d) == "e2e-tpu").expect("e2e-tpu rendered");
     let labels = doc["metadata"]["labels"].as_object_mut().expect("metadata.labels");
@@ -145,9 +139,7 @@ fn a_runtime_without_the_framework_label_is_hidden_by_the_sdk_and_reported() {
 
 #[test]
 fn a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported() {
-    let Some(py) = python("a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported") else {
-        return;
-    };
+    let py = python();
     let yaml = render(&[&fixture_catalog()]);
     let mut expect = expectations(FIXTURE);
     expect["e2e-gpu"]["devices_per_node"] = json!("4");
@@ -161,9 +153,7 @@ fn a_runtime_the_sdk_reads_differently_from_its_catalog_entry_is_reported() {
 
 #[test]
 fn a_rendered_runtime_without_expectations_fails_the_check() {
-    let Some(py) = python("a_rendered_runtime_without_expectations_fails_the_check") else {
-        return;
-    };
+    let py = python();
     let yaml = render(&[&fixture_catalog()]);
     let mut expect = expectations(FIXTURE);
     expect.as_object_mut().unwrap().remove("e2e-command");

@@ -2,54 +2,25 @@
 //! on upstream runtimes or the built-in catalog, the `--crd` cross-check against Python
 //! jsonschema, the CLI and KRM front doors, and docs/rules.md kept in step with the rule table.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use jax_runtimes::diag::{Diagnostic, Severity};
-use jax_runtimes::read::{self, Document, Source};
-use jax_runtimes::validate::{self, Options, RULES};
+use jax_runtimes::read::{self, Document};
+use jax_runtimes::rules::{self, Layer};
+use jax_runtimes::validate::{self, Options};
 use serde::Deserialize;
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-fn loud_skip(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
-}
-
-/// ../shared/reference, or None (loud skip) when absent; absent under CI=true fails.
-fn reference(test: &str) -> Option<PathBuf> {
-    let dir = root().join("../shared/reference");
-    if dir.join("kubeflow-trainer-v2.3.0/crds").is_dir() {
-        return Some(dir);
-    }
-    assert!(!in_ci(), "{test}: {} is missing and CI is set: the upstream reference data must be there", dir.display());
-    loud_skip(test, &format!("{} is missing (upstream Trainer CRDs and runtimes)", dir.display()));
-    None
-}
-
-fn reference_crd_files(reference: &Path) -> Vec<PathBuf> {
-    let crds = reference.join("kubeflow-trainer-v2.3.0/crds");
-    vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")]
-}
+use support::{copy_dir, parse, path_with_bin, reference, reference_crd_files, root, tool};
 
 /// The upstream Trainer CRDs, compiled once for the whole test binary.
-fn reference_options(reference: &Path) -> Options {
+fn reference_options() -> Options {
     static OPTS: OnceLock<Options> = OnceLock::new();
-    OPTS.get_or_init(|| Options::with_crd_files(&reference_crd_files(reference)).expect("reference CRDs load")).clone()
-}
-
-fn parse(name: &str, text: &str) -> Vec<Document> {
-    read::parse_source(Arc::new(Source::new(name, Some(text.to_string())))).expect("valid YAML")
+    OPTS.get_or_init(|| Options::with_crd_files(&reference_crd_files()).expect("reference CRDs load")).clone()
 }
 
 fn base(name: &str) -> Value {
@@ -166,15 +137,11 @@ fn apply(v: &mut Value, op: &Op) {
     }
 }
 
-fn options_for(case: &Case, reference: Option<&Path>) -> Option<Options> {
+fn options_for(case: &Case) -> Options {
     match case.crd.as_deref() {
-        None => Some(Options::default()),
-        Some("reference") => reference.map(reference_options),
-        Some(file) if file.starts_with("../shared/reference") => {
-            reference?;
-            Some(Options::with_crd_files(&[root().join(file)]).expect("CRD loads"))
-        }
-        Some(file) => Some(Options::with_crd_files(&[root().join(file)]).expect("CRD loads")),
+        None => Options::default(),
+        Some("reference") => reference_options(),
+        Some(file) => Options::with_crd_files(&[root().join(file)]).expect("CRD loads"),
     }
 }
 
@@ -191,34 +158,30 @@ fn run_case(case: &Case, opts: &Options) -> (String, Vec<Diagnostic>) {
 
 #[test]
 fn every_base_is_clean_with_and_without_crd() {
-    let reference = reference("every_base_is_clean_with_and_without_crd");
     for name in ["tpu", "gpu", "cpu", "initializers"] {
         let text = serde_json::to_string(&base(name)).unwrap();
         let docs = parse(name, &text);
         let d = validate::objects(&docs, &Options::default());
         assert!(d.is_empty(), "base {name} must be clean:\n{}", show(&d));
-        if let Some(r) = &reference {
-            let d = validate::objects(&docs, &reference_options(r));
-            assert!(d.is_empty(), "base {name} must be clean against the CRD:\n{}", show(&d));
-        }
+        let d = validate::objects(&docs, &reference_options());
+        assert!(d.is_empty(), "base {name} must be clean against the CRD:\n{}", show(&d));
     }
 }
 
 #[test]
 fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
-    let reference = reference("mutation_corpus (cases with crd: reference)");
     let mut failures = Vec::new();
     let mut ran = 0;
     for case in corpus() {
-        let Some(opts) = options_for(&case, reference.as_deref()) else { continue };
+        let opts = options_for(&case);
         ran += 1;
         let (text, diags) = run_case(&case, &opts);
-        let hit = diags.iter().find(|d| d.rule == case.expect.rule && d.field.as_deref().unwrap_or("") == case.expect.field);
+        let hit = diags.iter().find(|d| d.rule.id == case.expect.rule && d.field.as_deref().unwrap_or("") == case.expect.field);
         let Some(hit) = hit else {
             failures.push(format!("{}: expected {} at `{}`, got:\n{}", case.name, case.expect.rule, case.expect.field, show(&diags)));
             continue;
         };
-        let want = case.expect.severity.clone().unwrap_or(validate::rule_info(&case.expect.rule).severity.to_string());
+        let want = case.expect.severity.clone().unwrap_or(rule(&case.expect.rule).severity.to_string());
         if hit.severity.to_string() != want {
             failures.push(format!("{}: {} has severity {}, expected {want}", case.name, hit.rule, hit.severity));
         }
@@ -235,7 +198,7 @@ fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
             }
         }
         let unexpected: Vec<&Diagnostic> =
-            problems(&diags).into_iter().filter(|d| d.rule != case.expect.rule && !case.also.contains(&d.rule)).collect();
+            problems(&diags).into_iter().filter(|d| d.rule.id != case.expect.rule && !case.also.iter().any(|a| a == d.rule.id)).collect();
         if !unexpected.is_empty() {
             failures.push(format!(
                 "{}: more than the one mistake was reported:\n{}",
@@ -248,31 +211,38 @@ fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
     assert!(failures.is_empty(), "{} corpus failure(s):\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Rules exercised through the CLI tests below rather than the corpus.
-const CLI_COVERED: [&str; 3] = ["crd/unusable", "input/not-a-runtime", "input/no-runtime"];
+fn rule(id: &str) -> &'static rules::Rule {
+    rules::by_id(id).unwrap_or_else(|| panic!("`{id}` is not a registered rule"))
+}
+
+/// Validator rules exercised through the CLI tests below rather than the corpus.
+const CLI_COVERED: [&str; 1] = ["crd/unusable"];
+
+/// The layers whose rules the validator reports (the others belong to the catalog, the KRM
+/// function and the inputs, and are covered by tests/rules.rs).
+const VALIDATOR_LAYERS: [Layer; 6] = [Layer::Schema, Layer::Crd, Layer::Cel, Layer::Admission, Layer::Ecosystem, Layer::Accelerators];
 
 #[test]
-fn corpus_covers_every_rule_and_uses_only_known_rules() {
+fn corpus_covers_every_validator_rule_and_uses_only_known_rules() {
     let cases = corpus();
     let mut covered: BTreeSet<&str> = cases.iter().map(|c| c.expect.rule.as_str()).collect();
     covered.extend(CLI_COVERED);
     for c in &cases {
-        validate::rule_info(&c.expect.rule);
+        rule(&c.expect.rule);
         c.also.iter().for_each(|r| {
-            validate::rule_info(r);
+            rule(r);
         });
     }
-    let missing: Vec<&str> = RULES.iter().map(|r| r.id).filter(|id| !covered.contains(id)).collect();
-    assert!(missing.is_empty(), "rules without a corpus case: {missing:?}");
-    let ids: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
-    assert_eq!(ids.len(), RULES.len(), "duplicate rule ids");
+    let missing: Vec<&str> =
+        rules::all().filter(|r| VALIDATOR_LAYERS.contains(&r.layer)).map(|r| r.id).filter(|id| !covered.contains(id)).collect();
+    assert!(missing.is_empty(), "validator rules without a corpus case: {missing:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
 // No false positives
 
 fn runtime_docs(dir: &Path) -> Vec<Document> {
-    let docs = read::paths(&[dir.to_path_buf()]).expect("reference runtimes read");
+    let docs = read::paths(&[dir.to_path_buf()]).into_result().expect("reference runtimes read");
     let runtimes: Vec<Document> = docs.into_iter().filter(|d| validate::is_runtime(&d.value)).collect();
     assert!(runtimes.len() >= 9, "expected the 9 upstream built-in runtimes in {}", dir.display());
     runtimes
@@ -280,22 +250,21 @@ fn runtime_docs(dir: &Path) -> Vec<Document> {
 
 #[test]
 fn upstream_builtin_runtimes_have_no_error() {
-    let Some(reference) = reference("upstream_builtin_runtimes_have_no_error") else { return };
-    let docs = runtime_docs(&reference.join("kubeflow-trainer-v2.3.0/runtimes"));
-    for opts in [Options::default(), reference_options(&reference)] {
+    let docs = runtime_docs(&reference().join("kubeflow-trainer-v2.3.0/runtimes"));
+    for opts in [Options::default(), reference_options()] {
         let d = validate::objects(&docs, &opts);
         let errors: Vec<Diagnostic> = d.iter().filter(|d| d.is_error()).cloned().collect();
         assert!(errors.is_empty(), "false positives on upstream runtimes ({opts:?}):\n{}", show(&errors));
         // The only warnings are about the torchtune runtimes' bare GPU request, which is real.
         for w in problems(&d) {
-            assert!(w.rule.starts_with("accelerator/"), "unexpected warning on an upstream runtime: {w}");
+            assert!(w.rule.id.starts_with("accelerator/"), "unexpected warning on an upstream runtime: {w}");
         }
     }
 }
 
 #[test]
 fn builtin_catalog_renders_clean_and_passes_the_crd() {
-    let docs = read::builtin().expect("built-in catalog reads");
+    let docs = read::builtin().into_result().expect("built-in catalog reads");
     let generated = jax_runtimes::pipeline::generate(&docs);
     assert!(generated.diagnostics.iter().all(|d| d.severity < Severity::Warning), "render findings:\n{}", show(&generated.diagnostics));
     assert!(!generated.runtimes.is_empty());
@@ -303,8 +272,7 @@ fn builtin_catalog_renders_clean_and_passes_the_crd() {
         let d = validate::generated(&r.object, &serde_json::from_value(r.object.clone()).unwrap());
         assert!(d.is_empty(), "{}:\n{}", r.file_name, show(&d));
     }
-    let Some(reference) = reference("builtin_catalog_renders_clean_and_passes_the_crd (--crd part)") else { return };
-    let opts = reference_options(&reference);
+    let opts = reference_options();
     for r in &generated.runtimes {
         let d = validate::object(&r.object, &opts);
         assert!(problems(&d).is_empty(), "{} against the upstream CRD:\n{}", r.file_name, show(&d));
@@ -317,29 +285,17 @@ fn generated_reports_a_broken_runtime() {
     let mut v = base("tpu");
     v["spec"]["mlPolicy"]["numNodes"] = json!(3);
     let d = validate::generated(&v, &serde_json::from_value(v.clone()).unwrap());
-    assert!(d.iter().any(|d| d.rule == "tpu/hosts"), "{}", show(&d));
+    assert!(d.iter().any(|d| d.rule.id == "tpu/hosts"), "{}", show(&d));
 }
 
 // ---------------------------------------------------------------------------------------------
 // --crd agrees with an independent JSON Schema validator
 
-fn python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("JAX_RUNTIMES_PYTHON").filter(|v| !v.is_empty()) {
-        Some(p) => Some(PathBuf::from(p)),
-        None if in_ci() => panic!("{test}: JAX_RUNTIMES_PYTHON is not set under CI; run the tests through tests/run"),
-        None => {
-            loud_skip(test, "JAX_RUNTIMES_PYTHON is not set; run through tests/run (it creates .venv with jsonschema)");
-            None
-        }
-    }
-}
-
 #[test]
 fn crd_structure_agrees_with_python_jsonschema() {
-    let test = "crd_structure_agrees_with_python_jsonschema";
-    let Some(reference) = reference(test) else { return };
-    let Some(python) = python(test) else { return };
-    let opts = reference_options(&reference);
+    let reference = reference();
+    let python = support::python();
+    let opts = reference_options();
     // Inputs: the corpus cases checked against the CRD (and their structural mutations applied
     // to every base), the bases, the upstream runtimes, the built-in catalog.
     let mut inputs: Vec<(String, Value)> = Vec::new();
@@ -356,7 +312,7 @@ fn crd_structure_agrees_with_python_jsonschema() {
     for d in runtime_docs(&reference.join("kubeflow-trainer-v2.3.0/runtimes")) {
         inputs.push((format!("upstream/{}", d.source.name), d.value));
     }
-    for r in jax_runtimes::pipeline::generate(&read::builtin().unwrap()).runtimes {
+    for r in jax_runtimes::pipeline::generate(&read::builtin().into_result().unwrap()).runtimes {
         inputs.push((format!("builtin/{}", r.file_name), r.object));
     }
     let ours: BTreeMap<String, Vec<String>> = inputs
@@ -364,7 +320,7 @@ fn crd_structure_agrees_with_python_jsonschema() {
         .map(|(name, v)| {
             let fields: BTreeSet<String> = validate::object(v, &opts)
                 .into_iter()
-                .filter(|d| d.rule.starts_with("crd/"))
+                .filter(|d| d.rule.id.starts_with("crd/"))
                 .map(|d| d.field.unwrap_or_default())
                 .collect();
             (name.clone(), fields.into_iter().collect())
@@ -377,7 +333,7 @@ fn crd_structure_agrees_with_python_jsonschema() {
     let out = Command::new(python)
         .arg(root().join("tests/validate/crd_crosscheck.py"))
         .arg(&input)
-        .args(reference_crd_files(&reference))
+        .args(reference_crd_files())
         .output()
         .expect("run python");
     assert!(out.status.success(), "crd_crosscheck.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
@@ -398,18 +354,10 @@ fn crd_structure_agrees_with_python_jsonschema() {
 // CLI
 
 fn cli(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes"));
-    cmd.arg("validate").args(args).current_dir(root());
-    cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("run jax-runtimes");
-    {
-        let mut i = child.stdin.take().unwrap();
-        if let Some(s) = stdin {
-            i.write_all(s.as_bytes()).unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let mut all = vec!["validate"];
+    all.extend_from_slice(args);
+    let r = support::run(&all, stdin);
+    (r.code, r.stdout, r.stderr)
 }
 
 #[test]
@@ -464,9 +412,8 @@ fn cli_input_rules() {
 
 #[test]
 fn cli_with_reference_crd() {
-    let Some(reference) = reference("cli_with_reference_crd") else { return };
-    let crd = reference_crd_files(&reference)[0].display().to_string();
-    let runtimes = reference.join("kubeflow-trainer-v2.3.0/runtimes").display().to_string();
+    let crd = reference_crd_files()[0].display().to_string();
+    let runtimes = reference().join("kubeflow-trainer-v2.3.0/runtimes").display().to_string();
     let (code, _, err) = cli(&["--crd", &crd, &runtimes], None);
     assert_eq!(code, 0, "{err}");
 }
@@ -488,9 +435,8 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
     });
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code =
-        jax_runtimes::krm::run_with(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err, |_| panic!("must not generate"));
-    assert_eq!(code, 1, "{}", String::from_utf8_lossy(&err));
+    let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
+    assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
     let got: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(got["items"], list["items"], "a validator must not change items");
     let results = got["results"].as_array().unwrap();
@@ -503,16 +449,16 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 // docs/rules.md
 
 #[test]
-fn docs_rules_md_is_generated_from_the_rule_table() {
+fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
-    let want = validate::rules_markdown();
-    if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
+    let want = rules::markdown();
+    if support::bless() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate` (or `jax-runtimes validate --list-rules --format markdown > docs/rules.md`)");
-    for r in RULES {
-        assert!(have.contains(&format!("`{}`", r.id)));
+    for r in rules::all() {
+        assert!(have.contains(&format!("`{}`", r.id)), "{} is not on docs/rules.md", r.id);
     }
     // The CLI prints the same page.
     let out = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes"))
@@ -525,29 +471,10 @@ fn docs_rules_md_is_generated_from_the_rule_table() {
 // ---------------------------------------------------------------------------------------------
 // kpt: the functions/validate example as a real `validators:` step
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn kpt_validators_step_passes_the_example_and_fails_a_mistake() {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let Some(kpt) = std::env::split_paths(&path).map(|d| d.join("kpt")).find(|p| p.is_file()) else {
-        assert!(!in_ci(), "kpt is not on PATH and CI is set");
-        loud_skip("kpt_validators_step_passes_the_example_and_fails_a_mistake", "kpt is not on PATH");
-        return;
-    };
-    let bin = PathBuf::from(assert_cmd::cargo::cargo_bin!("jax-runtimes"));
-    let search = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(std::env::split_paths(&path))).unwrap();
+    let kpt = tool("kpt");
+    let search = path_with_bin();
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("pkg");
     copy_dir(&root().join("functions/validate/example"), &pkg);

@@ -13,11 +13,14 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, PodSpec, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::finding;
 use crate::accelerators::{data, TpuGeneration};
-use crate::catalog::Platform;
 use crate::diag::Diagnostic;
-use crate::trainer::{TrainingRuntime, LABEL_ANCESTOR};
+use crate::keys::TRAINER_ANCESTOR as LABEL_ANCESTOR;
+use crate::rules::validate::{
+    ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, RESOURCES_REQUESTS_LIMITS, TPU_CHIPS_PER_HOST, TPU_HOSTS,
+    TPU_MISSING_SELECTOR, TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
+};
+use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -46,14 +49,11 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 if let Some(q) = limits.get(&vendor.resource) {
                     let n = count(q);
                     gpu_checks(&pod_path, &format!("{cpath}.resources.limits.{}", vendor.resource), &labels, n, &mut out);
-                    if !tolerated(pod.tolerations.as_deref(), &vendor.resource) {
-                        out.push(finding(
-                            "accelerator/missing-toleration",
+                    for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
+                        out.push(Diagnostic::finding(
+                            &ACCELERATOR_MISSING_TOLERATION,
                             format!("{pod_path}.tolerations"),
-                            format!(
-                                "the pod requests `{}` but does not tolerate the `{}` taint GPU nodes carry",
-                                vendor.resource, vendor.resource
-                            ),
+                            format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
                         ));
                     }
                 }
@@ -63,8 +63,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     // One finding per pod and rule is enough for selector and toleration problems.
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| {
-        !matches!(d.rule.as_str(), "accelerator/missing-toleration" | "accelerator/missing-selector" | "tpu/missing-selector")
-            || seen.insert((d.rule.clone(), d.field.clone()))
+        ![&ACCELERATOR_MISSING_TOLERATION, &ACCELERATOR_MISSING_SELECTOR, &TPU_MISSING_SELECTOR].contains(&d.rule)
+            || seen.insert((d.rule.id, d.field.clone()))
     });
     out
 }
@@ -95,15 +95,27 @@ fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
     labels
 }
 
-/// Does one of the tolerations tolerate a `key:NoSchedule` taint?
-fn tolerated(tolerations: Option<&[Toleration]>, key: &str) -> bool {
-    tolerations.unwrap_or_default().iter().any(|t| {
+/// The keys of the taints, described by the tolerations the accelerator data lists for such
+/// nodes (`wanted`), that none of the pod's tolerations covers. A pod toleration covers a wanted
+/// one when its key matches (an empty key with `Exists` matches every key) and its effect is the
+/// same or empty; a wanted `Equal` toleration names the taint's value, which the pod's must match
+/// unless it is `Exists`.
+fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec<String> {
+    let covers = |t: &Toleration, w: &Toleration| {
+        let exists = t.operator.as_deref() == Some("Exists");
         let key_ok = match t.key.as_deref() {
-            Some(k) if !k.is_empty() => k == key,
-            _ => t.operator.as_deref() == Some("Exists"),
+            Some(k) if !k.is_empty() => Some(k) == w.key.as_deref(),
+            _ => exists,
         };
-        key_ok && matches!(t.effect.as_deref(), None | Some("") | Some("NoSchedule"))
-    })
+        let effect_ok = t.effect.as_deref().is_none_or(str::is_empty) || t.effect == w.effect;
+        let value_ok = exists || w.operator.as_deref() == Some("Exists") || t.value == w.value;
+        key_ok && effect_ok && value_ok
+    };
+    wanted
+        .iter()
+        .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| covers(t, w)))
+        .map(|w| w.key.clone().unwrap_or_default())
+        .collect()
 }
 
 fn tpu_checks(
@@ -117,11 +129,11 @@ fn tpu_checks(
 ) {
     let tpu = &data().tpu;
     let limit_path = format!("{cpath}.resources.limits.{}", tpu.resource);
-    if !tolerated(pod.tolerations.as_deref(), &tpu.resource) {
-        out.push(finding(
-            "accelerator/missing-toleration",
+    for taint in untolerated(pod.tolerations.as_deref(), &tpu.tolerations) {
+        out.push(Diagnostic::finding(
+            &ACCELERATOR_MISSING_TOLERATION,
             format!("{pod_path}.tolerations"),
-            format!("the pod requests `{}` but does not tolerate the `{}` taint TPU nodes carry", tpu.resource, tpu.resource),
+            format!("the pod requests `{}` but does not tolerate the `{taint}` taint TPU nodes carry", tpu.resource),
         ));
     }
     let accel = labels.get(&tpu.accelerator_label);
@@ -132,8 +144,8 @@ fn tpu_checks(
             .filter(|(_, v)| v.is_none())
             .map(|(k, _)| format!("`{k}`"))
             .collect();
-        out.push(finding(
-            "tpu/missing-selector",
+        out.push(Diagnostic::finding(
+            &TPU_MISSING_SELECTOR,
             format!("{pod_path}.nodeSelector"),
             format!("the pod requests `{}` but does not select {}", tpu.resource, missing.join(" and ")),
         ));
@@ -141,8 +153,8 @@ fn tpu_checks(
     };
     let selector = format!("{pod_path}.nodeSelector");
     let Some(generation) = tpu.by_accelerator_label(accel) else {
-        out.push(finding(
-            "tpu/unknown-accelerator",
+        out.push(Diagnostic::finding(
+            &TPU_UNKNOWN_ACCELERATOR,
             format!("{selector}.{}", tpu.accelerator_label),
             format!(
                 "`{accel}` is not a TPU accelerator jax-runtimes knows ({}); chips, topology and hosts are not checked",
@@ -153,8 +165,8 @@ fn tpu_checks(
     };
     let shapes = generation.shapes_for(topo);
     if shapes.is_empty() {
-        out.push(finding(
-            "tpu/topology",
+        out.push(Diagnostic::finding(
+            &TPU_TOPOLOGY,
             format!("{selector}.{}", tpu.topology_label),
             format!("TPU {} has no topology `{topo}`; nearest: {}", generation.name, nearest(generation, topo)),
         ));
@@ -164,8 +176,8 @@ fn tpu_checks(
     let Some(shape) = shapes.iter().find(|s| s.chips_per_host == chips) else {
         let per_host: Vec<String> =
             shapes.iter().map(|s| format!("{} ({}, {} host(s))", s.chips_per_host, s.machine_type, s.hosts)).collect();
-        out.push(finding(
-            "tpu/chips-per-host",
+        out.push(Diagnostic::finding(
+            &TPU_CHIPS_PER_HOST,
             limit_path,
             format!(
                 "{} {topo} hosts have {} chips, not {chips}; set `{}` to that number",
@@ -178,8 +190,8 @@ fn tpu_checks(
     };
     if let Some(n) = num_nodes {
         if u32::try_from(n).ok() != Some(shape.hosts) {
-            out.push(finding(
-                "tpu/hosts",
+            out.push(Diagnostic::finding(
+                &TPU_HOSTS,
                 "spec.mlPolicy.numNodes",
                 format!(
                     "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips})",
@@ -201,7 +213,7 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
     for platform in &gpu.platforms {
         if let Some(mt) = platform.machine_type_label.as_ref().and_then(|k| labels.get(k)) {
             for model in &gpu.models {
-                if let Some(m) = model.on(platform.name).and_then(|on| on.machine_types.iter().find(|m| &m.name == mt)) {
+                if let Some(m) = model.on(&platform.name).and_then(|on| on.machine_types.iter().find(|m| &m.name == mt)) {
                     found = Some((format!("machine type `{mt}` ({})", model.description), m.gpus));
                 }
             }
@@ -212,7 +224,7 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
             let Some(key) = platform.model_label.as_ref() else { continue };
             let Some(value) = labels.get(key) else { continue };
             for model in &gpu.models {
-                if let Some(on) = model.on(platform.name).filter(|on| on.model_label.as_deref() == Some(value.as_str())) {
+                if let Some(on) = model.on(&platform.name).filter(|on| on.model_label.as_deref() == Some(value.as_str())) {
                     found = Some((format!("`{key}: {value}` ({} on {})", model.description, platform.name), on.max_gpus()));
                 }
             }
@@ -220,7 +232,7 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
     }
     if found.is_none() {
         for model in &gpu.models {
-            if let Some(on) = model.on(Platform::Generic) {
+            for on in model.platforms().iter().filter_map(|p| model.on(p)) {
                 if !on.node_labels.is_empty() && on.node_labels.iter().all(|(k, v)| labels.get(k) == Some(v)) {
                     found = Some((
                         format!(
@@ -238,17 +250,21 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
         gpu.platforms.iter().any(|p| {
             p.model_label.as_ref().is_some_and(|k| labels.contains_key(k))
                 || p.machine_type_label.as_ref().is_some_and(|k| labels.contains_key(k))
-        }) || gpu.models.iter().filter_map(|m| m.on(Platform::Generic)).any(|on| on.node_labels.keys().any(|k| labels.contains_key(k)));
+        }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| labels.contains_key(k)));
     match found {
         Some((what, max)) => {
             if let Some(n) = gpus {
                 if max > 0 && n > max {
-                    out.push(finding("gpu/count", limit_path, format!("{n} GPUs per pod, but {what} has at most {max} per node")));
+                    out.push(Diagnostic::finding(
+                        &GPU_COUNT,
+                        limit_path,
+                        format!("{n} GPUs per pod, but {what} has at most {max} per node"),
+                    ));
                 }
             }
         }
-        None if !selects_something => out.push(finding(
-            "accelerator/missing-selector",
+        None if !selects_something => out.push(Diagnostic::finding(
+            &ACCELERATOR_MISSING_SELECTOR,
             format!("{pod_path}.nodeSelector"),
             "the pod requests GPUs but selects no GPU model or machine type; it can land on any GPU node",
         )),
@@ -267,13 +283,13 @@ fn requests_limits(cpath: &str, c: &Container, out: &mut Vec<Diagnostic>) {
         }
         let field = format!("{cpath}.resources.requests.{name}");
         match limits.get(name) {
-            None => out.push(finding(
-                "resources/requests-limits",
+            None => out.push(Diagnostic::finding(
+                &RESOURCES_REQUESTS_LIMITS,
                 field,
                 format!("`{name}` has a request ({}) but no limit; extended resources need a limit", req.0),
             )),
-            Some(lim) if !same(req, lim) => out.push(finding(
-                "resources/requests-limits",
+            Some(lim) if !same(req, lim) => out.push(Diagnostic::finding(
+                &RESOURCES_REQUESTS_LIMITS,
                 field,
                 format!("`{name}` request {} differs from its limit {}; extended resources cannot be overcommitted", req.0, lim.0),
             )),

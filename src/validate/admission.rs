@@ -4,9 +4,10 @@
 //! there. Runtimes labelled `trainer.kubeflow.org/webhook-validation: disabled` are skipped by
 //! the webhook's objectSelector; their findings are reported as info, as a heads-up.
 
-use super::finding;
 use crate::diag::{Diagnostic, Severity};
-use crate::trainer::{TrainingRuntime, LABEL_ANCESTOR, LABEL_WEBHOOK_VALIDATION};
+use crate::keys::{TRAINER_ANCESTOR as LABEL_ANCESTOR, TRAINER_WEBHOOK_VALIDATION as LABEL_WEBHOOK_VALIDATION};
+use crate::rules::validate::{ADMISSION_ANCESTOR_CONTAINER, ADMISSION_REPLICAS};
+use crate::trainer::TrainingRuntime;
 
 /// Ancestor step -> the container the webhook requires in that job.
 pub const ANCESTOR_CONTAINERS: [(&str, &str); 3] =
@@ -27,8 +28,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let Some((_, container)) = ANCESTOR_CONTAINERS.iter().find(|(s, _)| s == step) else { continue };
         if let Some(r) = job.replicas {
             if r != 1 {
-                out.push(finding(
-                    "admission/replicas",
+                out.push(Diagnostic::finding(
+                    &ADMISSION_REPLICAS,
                     format!("{base}.replicas"),
                     format!("replicated job `{}` ({LABEL_ANCESTOR}: {step}) has replicas {r}; the Trainer webhook requires 1", job.name),
                 ));
@@ -37,8 +38,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let containers =
             job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|p| p.containers.as_slice()).unwrap_or_default();
         if !containers.iter().any(|c| c.name == *container) {
-            out.push(finding(
-                "admission/ancestor-container",
+            out.push(Diagnostic::finding(
+                &ADMISSION_ANCESTOR_CONTAINER,
                 format!("{base}.template.spec.template.spec.containers"),
                 format!(
                     "replicated job `{}` is the `{step}` step but has no container named `{container}` (it has {})",

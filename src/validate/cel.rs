@@ -7,8 +7,10 @@
 
 use serde_json::Value;
 
-use super::finding;
 use crate::diag::Diagnostic;
+use crate::rules::validate::{
+    CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_STARTUP_DEPENDS_ON,
+};
 
 const POLICIES: [&str; 5] = ["torch", "mpi", "jax", "xgboost", "flux"];
 
@@ -19,8 +21,8 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
     if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {
         let set: Vec<&str> = POLICIES.iter().copied().filter(|p| ml.contains_key(*p)).collect();
         if set.len() > 1 {
-            out.push(finding(
-                "cel/one-ml-policy",
+            out.push(Diagnostic::finding(
+                &CEL_ONE_ML_POLICY,
                 "spec.mlPolicy",
                 format!(
                     "only one ML policy can be configured; found {}",
@@ -30,8 +32,8 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
         }
         if let Some(n) = ml.get("flux").and_then(|f| f.get("numProcPerNode")).and_then(Value::as_i64) {
             if n < 1 {
-                out.push(finding(
-                    "cel/num-proc-per-node",
+                out.push(Diagnostic::finding(
+                    &CEL_NUM_PROC_PER_NODE,
                     "spec.mlPolicy.flux.numProcPerNode",
                     format!("numProcPerNode is {n}; it must be >= 1"),
                 ));
@@ -41,8 +43,8 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
             for (i, t) in targets.iter().enumerate() {
                 if let Some(names) = t.get("containerNames").and_then(Value::as_array) {
                     if names.iter().any(|n| n == "node") {
-                        out.push(finding(
-                            "cel/env-injection-node",
+                        out.push(Diagnostic::finding(
+                            &CEL_ENV_INJECTION_NODE,
                             format!("spec.mlPolicy.torch.envInjection.targets[{i}].containerNames"),
                             "containerNames must not include the main `node` container: it always gets the PET_* variables",
                         ));
@@ -55,14 +57,18 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
         let in_order = js.pointer("/startupPolicy/startupPolicyOrder").and_then(Value::as_str) == Some("InOrder");
         let jobs = js.get("replicatedJobs").and_then(Value::as_array);
         if in_order && jobs.is_some_and(|j| j.iter().any(|j| j.get("dependsOn").is_some())) {
-            out.push(finding("cel/startup-depends-on", "spec.template.spec", "startupPolicy InOrder and dependsOn are mutually exclusive"));
+            out.push(Diagnostic::finding(
+                &CEL_STARTUP_DEPENDS_ON,
+                "spec.template.spec",
+                "startupPolicy InOrder and dependsOn are mutually exclusive",
+            ));
         }
         if let Some(policies) = js.get("volumeClaimPolicies").and_then(Value::as_array) {
             for (i, p) in policies.iter().enumerate() {
                 for (j, t) in p.get("templates").and_then(Value::as_array).into_iter().flatten().enumerate() {
                     if t.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
-                        out.push(finding(
-                            "cel/claim-namespace",
+                        out.push(Diagnostic::finding(
+                            &CEL_CLAIM_NAMESPACE,
                             format!("spec.template.spec.volumeClaimPolicies[{i}].templates[{j}].metadata.namespace"),
                             "namespace cannot be set for volumeClaimPolicies templates",
                         ));

@@ -5,15 +5,14 @@
 //!   from the TrainJob name;
 //! - the Trainer JobSet plugin, which writes `parallelism`/`completions` of the trainer job.
 
-use serde_json::Value;
-
-use super::finding;
+use crate::accelerators::{data, sdk::Device};
 use crate::diag::Diagnostic;
-use crate::trainer::{ReplicatedJob, TrainingRuntime, JAX_PLUGIN_ENV, LABEL_ANCESTOR, LABEL_FRAMEWORK, NODE};
-
-/// Limit keys the SDK's device detection knows (besides `nvidia.com/mig-*`).
-pub const SDK_DEVICE_KEYS: [&str; 3] = ["nvidia.com/gpu", "google.com/tpu", "cpu"];
-const MIG_PREFIX: &str = "nvidia.com/mig-";
+use crate::keys::{TRAINER_ANCESTOR as LABEL_ANCESTOR, TRAINER_FRAMEWORK as LABEL_FRAMEWORK};
+use crate::rules::validate::{
+    JAX_PLUGIN_ENV as RULE_JAX_PLUGIN_ENV, JOBSET_DNS_HOSTNAMES, JOBSET_MANAGED_FIELD, JOBSET_SUBDOMAIN, SDK_FRAMEWORK_LABEL,
+    SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
+};
+use crate::trainer::{ReplicatedJob, TrainingRuntime, JAX_PLUGIN_VARIABLES, NODE};
 
 fn ancestor(job: &ReplicatedJob) -> Option<&str> {
     job.template.metadata.as_ref()?.labels.as_ref()?.get(LABEL_ANCESTOR).map(String::as_str)
@@ -27,8 +26,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let framework = rt.metadata.labels.as_ref().and_then(|l| l.get(LABEL_FRAMEWORK));
     if framework.is_none_or(|f| f.is_empty()) {
-        out.push(finding(
-            "sdk/framework-label",
+        out.push(Diagnostic::finding(
+            &SDK_FRAMEWORK_LABEL,
             "metadata.labels",
             format!("no `{LABEL_FRAMEWORK}` label: the Kubeflow SDK does not list this runtime and get_runtime() fails"),
         ));
@@ -41,46 +40,45 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let trainer =
         labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == NODE).map(|(c, x)| (*i, c, x)));
     match (labelled.first(), trainer) {
-        (None, _) => out.push(finding(
-            "sdk/trainer-container",
+        (None, _) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
             "spec.template.spec.replicatedJobs",
             format!("no replicated job has the `{LABEL_ANCESTOR}` label; the Kubeflow SDK cannot find the trainer"),
         )),
-        (Some((i, _)), None) => out.push(finding(
-            "sdk/trainer-container",
+        (Some((i, _)), None) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
             format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers"),
             format!("no replicated job with the `{LABEL_ANCESTOR}` label has a container named `{NODE}`; the Kubeflow SDK cannot find the trainer"),
         )),
         (Some(_), Some((i, c, container))) => {
             let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers");
             if container.image.as_deref().is_none_or(str::is_empty) {
-                out.push(finding(
-                    "sdk/trainer-container",
+                out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
                     format!("{base}[{c}].image"),
                     "the trainer container `node` has no image; the Kubeflow SDK reports \"Runtime doesn't have trainer container\"",
                 ));
             }
-            if let Some(limits) = container.resources.as_ref().and_then(|r| r.limits.as_ref()).filter(|l| !l.is_empty()) {
-                let migs: Vec<&String> = limits.keys().filter(|k| k.starts_with(MIG_PREFIX)).collect();
-                let known = limits.keys().any(|k| SDK_DEVICE_KEYS.contains(&k.as_str())) || !migs.is_empty();
+            if let Some(limits) = container.resources.as_ref().and_then(|r| r.limits.as_ref()) {
                 let field = format!("{base}[{c}].resources.limits");
-                let gpu_or_tpu = limits.contains_key("nvidia.com/gpu") || limits.contains_key("google.com/tpu");
-                if migs.len() > 1 && !gpu_or_tpu {
-                    out.push(finding(
-                        "sdk/unknown-device",
-                        field,
-                        format!("limits name {} MIG profiles ({}); the Kubeflow SDK accepts one", migs.len(), migs.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")),
-                    ));
-                } else if !known {
-                    out.push(finding(
-                        "sdk/unknown-device",
+                let sdk = &data().sdk;
+                match sdk.device_of(limits) {
+                    Device::Several { keys } => out.push(Diagnostic::finding(
+                        &SDK_UNKNOWN_DEVICE,
                         field,
                         format!(
-                            "limits {} hold no key the Kubeflow SDK reads ({}, nvidia.com/mig-*); it raises \"Unknown device type\" when listing the runtime",
-                            limits.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                            SDK_DEVICE_KEYS.join(", ")
+                            "limits name {} MIG profiles ({}); the Kubeflow SDK accepts one",
+                            keys.len(),
+                            keys.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
                         ),
-                    ));
+                    )),
+                    Device::Unreadable => out.push(Diagnostic::finding(
+                        &SDK_UNKNOWN_DEVICE,
+                        field,
+                        format!(
+                            "limits {} hold no key the Kubeflow SDK reads ({}); it raises \"Unknown device type\" when listing the runtime",
+                            limits.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                            sdk.known_keys().join(", ")
+                        ),
+                    )),
+                    Device::Unknown | Device::Named { .. } => {}
                 }
             }
         }
@@ -95,8 +93,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if let Some(spec) = job.template.spec.as_ref() {
             for (field, set) in [("parallelism", spec.parallelism), ("completions", spec.completions)] {
                 if let Some(n) = set {
-                    out.push(finding(
-                        "jobset/managed-field",
+                    out.push(Diagnostic::finding(
+                        &JOBSET_MANAGED_FIELD,
                         format!("{base}.{field}"),
                         format!("`{field}: {n}` on the trainer job is overwritten by the Trainer controller with numNodes"),
                     ));
@@ -106,9 +104,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if jax {
             for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == NODE) {
                 for (e, env) in container.env.iter().flatten().enumerate() {
-                    if JAX_PLUGIN_ENV.contains(&env.name.as_str()) {
-                        out.push(finding(
-                            "jax/plugin-env",
+                    if JAX_PLUGIN_VARIABLES.contains(&env.name.as_str()) {
+                        out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
                             format!("{base}.template.spec.containers[{c}].env[{e}]"),
                             format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
                         ));
@@ -119,16 +116,15 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     }
 
     if let Some(network) = rt.spec.template.spec.network.as_ref() {
-        if network.get("subdomain").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
-            out.push(finding(
-                "jobset/subdomain",
+        if network.subdomain.as_deref().is_some_and(|s| !s.is_empty()) {
+            out.push(Diagnostic::finding(&JOBSET_SUBDOMAIN,
                 "spec.template.spec.network.subdomain",
                 "a custom subdomain breaks the coordinator address the Trainer plugins derive from the TrainJob name (`<trainjob>-node-0-0.<trainjob>`)",
             ));
         }
-        if network.get("enableDNSHostnames") == Some(&Value::Bool(false)) {
-            out.push(finding(
-                "jobset/dns-hostnames",
+        if network.enable_dns_hostnames == Some(false) {
+            out.push(Diagnostic::finding(
+                &JOBSET_DNS_HOSTNAMES,
                 "spec.template.spec.network.enableDNSHostnames",
                 "without DNS hostnames the pods cannot reach the coordinator `<trainjob>-node-0-0.<trainjob>`",
             ));

@@ -1,12 +1,13 @@
-//! Matrix expansion (part of resolve): a `JaxRuntimeMatrix` -> one untyped `JaxRuntime` per
+//! Matrix expansion: a `JaxRuntimeMatrix` -> one untyped `JaxRuntime` per
 //! combination of its variables. Every string in the template is a minijinja template; a string
 //! that is exactly one `{{ expression }}` takes the expression's value and type.
 
 use minijinja::{Environment, UndefinedBehavior, Value as JValue};
 use serde_json::{Map, Value};
 
-use crate::catalog::{JaxRuntimeMatrix, API_VERSION, KIND_RUNTIME};
+use crate::catalog::{JaxRuntimeMatrix, Kind, API_VERSION};
 use crate::diag::Diagnostic;
+use crate::rules::catalog::{CATALOG_INVALID_MATRIX, CATALOG_TEMPLATE};
 
 /// One expanded row: its variables and the `JaxRuntime` it produced.
 #[derive(Debug, Clone)]
@@ -35,11 +36,11 @@ pub fn combinations(m: &JaxRuntimeMatrix) -> Result<Vec<Map<String, Value>>, Dia
     let mut rows: Vec<Map<String, Value>> = vec![Map::new()];
     for (key, values) in &m.spec.matrix {
         let Value::Array(values) = values else {
-            return Err(Diagnostic::error("catalog/invalid-matrix", format!("matrix variable `{key}` must be a list of values"))
+            return Err(Diagnostic::new(&CATALOG_INVALID_MATRIX, format!("matrix variable `{key}` must be a list of values"))
                 .with_field(format!("spec.matrix.{key}")));
         };
         if values.is_empty() {
-            return Err(Diagnostic::error("catalog/invalid-matrix", format!("matrix variable `{key}` has no values"))
+            return Err(Diagnostic::new(&CATALOG_INVALID_MATRIX, format!("matrix variable `{key}` has no values"))
                 .with_field(format!("spec.matrix.{key}"))
                 .with_help("give at least one value, or remove the variable"));
         }
@@ -63,7 +64,7 @@ pub fn combinations(m: &JaxRuntimeMatrix) -> Result<Vec<Map<String, Value>>, Dia
         }
     }
     if rows.is_empty() {
-        return Err(Diagnostic::error("catalog/invalid-matrix", "the matrix produces no runtime")
+        return Err(Diagnostic::new(&CATALOG_INVALID_MATRIX, "the matrix produces no runtime")
             .with_field("spec.matrix")
             .with_help("add values under `spec.matrix` or `spec.include`"));
     }
@@ -77,7 +78,7 @@ pub fn expand(m: &JaxRuntimeMatrix) -> Result<Vec<Row>, Vec<Diagnostic>> {
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     let template = serde_json::json!({
         "apiVersion": API_VERSION,
-        "kind": KIND_RUNTIME,
+        "kind": Kind::Runtime.name(),
         "metadata": m.spec.template.metadata,
         "spec": m.spec.template.spec,
     });
@@ -131,7 +132,7 @@ fn render_value(env: &Environment, v: &Value, ctx: &JValue, path: String, errors
                             Ok(j) => return j,
                             Err(e) => {
                                 errors.push(
-                                    Diagnostic::error("catalog/template", format!("cannot use the value of `{s}`: {e}"))
+                                    Diagnostic::new(&CATALOG_TEMPLATE, format!("cannot use the value of `{s}`: {e}"))
                                         .with_field(field_for(&path)),
                                 );
                                 return Value::Null;
@@ -180,7 +181,7 @@ fn template_error(template: &str, e: &minijinja::Error) -> Diagnostic {
     if let Some(d) = e.detail() {
         detail = format!("{detail}: {d}");
     }
-    Diagnostic::error("catalog/template", format!("template `{template}` failed: {detail}"))
+    Diagnostic::new(&CATALOG_TEMPLATE, format!("template `{template}` failed: {detail}"))
         .with_help("use only variables defined under `spec.matrix` or `spec.include`, e.g. `{{ topology }}`; `{{ x | default(none) }}` leaves a field unset")
 }
 

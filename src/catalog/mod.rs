@@ -1,20 +1,20 @@
-//! The catalog API as written by users: `JaxRuntime`, `JaxRuntimeDefaults` and
-//! `JaxRuntimeMatrix` (apiVersion `jax-runtimes.dev/v1alpha1`). These types mirror the YAML and
-//! only check its shape (unknown fields are errors); meaning is given by `resolve`.
+//! The catalog API as written by users: `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`
+//! and the KRM function's `JaxRuntimeValidation` config (apiVersion `jax-runtimes.dev/v1alpha1`).
+//! These types mirror the YAML and only check its shape (unknown fields are errors); meaning is
+//! given by `resolve`. [`kinds`] says which objects are catalog objects.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 
-pub const API_VERSION: &str = "jax-runtimes.dev/v1alpha1";
-pub const GROUP: &str = "jax-runtimes.dev";
-pub const KIND_RUNTIME: &str = "JaxRuntime";
-pub const KIND_DEFAULTS: &str = "JaxRuntimeDefaults";
-pub const KIND_MATRIX: &str = "JaxRuntimeMatrix";
-pub const KINDS: [&str; 3] = [KIND_RUNTIME, KIND_DEFAULTS, KIND_MATRIX];
+use crate::trainer::PodGroupPolicy;
+
+pub mod kinds;
+
+pub use kinds::{identify, Identity, Kind, API_VERSION, GROUP};
 
 /// Object metadata of a catalog object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -59,7 +59,8 @@ pub struct JaxRuntimeSpec {
     /// Target Kubeflow Trainer release: `v2.2` or `v2.3`. Default: the newest supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trainer: Option<String>,
-    /// Which node labels and taints to use: `gke`, `eks`, `aks` or `generic`.
+    /// Which node labels and taints to use: a platform of the accelerator data (`gke`, `eks`,
+    /// `aks`, `generic`, ...). Default: the accelerator's default platform.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<Platform>,
     /// The `node` container image. Default: from `JaxRuntimeDefaults.spec.images`, else the
@@ -93,8 +94,7 @@ pub struct JaxRuntimeSpec {
     pub tolerations: Vec<Toleration>,
     /// Trainer's `spec.podGroupPolicy`, passed through: `coscheduling` or `volcano`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<BTreeMap<String, Value>>")]
-    pub pod_group_policy: Option<Value>,
+    pub pod_group_policy: Option<PodGroupPolicy>,
     /// A memory-backed `/dev/shm` for the `node` container. Default: on for GPU and TPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_memory: Option<SharedMemory>,
@@ -119,35 +119,36 @@ pub struct SharedMemory {
     pub size_limit: Option<String>,
 }
 
-/// The platform the runtime schedules on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Platform {
-    /// Google Kubernetes Engine.
-    Gke,
-    /// Amazon Elastic Kubernetes Service.
-    Eks,
-    /// Azure Kubernetes Service.
-    Aks,
-    /// Any cluster: NVIDIA GPU Feature Discovery or AMD node labeller labels.
-    Generic,
-}
+/// The platform a runtime schedules on, by name. Which names exist is data
+/// (`catalog/accelerators/platforms.yaml`); `resolve` checks the name, the JSON Schema lists them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Platform(pub String);
 
 impl Platform {
-    pub const ALL: [Platform; 4] = [Platform::Gke, Platform::Eks, Platform::Aks, Platform::Generic];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Platform::Gke => "gke",
-            Platform::Eks => "eks",
-            Platform::Aks => "aks",
-            Platform::Generic => "generic",
-        }
+    pub fn new(name: impl Into<String>) -> Platform {
+        Platform(name.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 
 impl std::fmt::Display for Platform {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(&self.0)
+    }
+}
+
+impl JsonSchema for Platform {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Platform".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // The names are filled in from the accelerator data by [`json_schema`].
+        schemars::json_schema!({ "description": "The platform the runtime schedules on.", "type": "string" })
     }
 }
 
@@ -251,29 +252,37 @@ pub struct DefaultsSpec {
     pub node_selector: BTreeMap<String, String>,
     /// Default `podGroupPolicy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<BTreeMap<String, Value>>")]
-    pub pod_group_policy: Option<Value>,
+    pub pod_group_policy: Option<PodGroupPolicy>,
 }
 
-/// Images per accelerator kind.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Images {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<String>,
-    /// NVIDIA GPUs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<String>,
-    /// AMD GPUs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amd_gpu: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tpu: Option<String>,
-}
+/// Images per accelerator kind: `cpu`, `tpu`, and one key per GPU vendor of the accelerator data
+/// (`gpu` for NVIDIA, `amdGpu` for AMD). `resolve` checks the keys; the JSON Schema lists them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Images(pub BTreeMap<String, String>);
 
 impl Images {
     pub fn is_empty(&self) -> bool {
-        self == &Images::default()
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&String> {
+        self.0.get(key)
+    }
+}
+
+impl JsonSchema for Images {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Images".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // The keys are filled in from the accelerator data by [`json_schema`].
+        schemars::json_schema!({
+            "description": "Images per accelerator kind.",
+            "type": "object",
+            "additionalProperties": { "type": "string" },
+        })
     }
 }
 
@@ -325,19 +334,71 @@ pub struct MatrixTemplate {
     pub spec: Value,
 }
 
+/// The KRM function's config that makes it validate the package's runtimes instead of
+/// generating them (`functionConfig` of a kpt validator or a kustomize transformer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "JaxRuntimeValidation")]
+pub struct JaxRuntimeValidation {
+    #[schemars(extend("const" = "jax-runtimes.dev/v1alpha1"))]
+    pub api_version: String,
+    #[schemars(extend("const" = "JaxRuntimeValidation"))]
+    pub kind: String,
+    pub metadata: Metadata,
+    #[serde(default)]
+    pub spec: ValidationSpec,
+}
+
+/// What the validator mode does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ValidationSpec {
+    /// Fail (exit 1) on warnings too, not only on errors.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fail_on_warnings: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON Schema (`jax-runtimes schema`, `docs/schema/`): derived from the types above; the names
+// that are data (platforms, image keys) are filled in by the caller.
+
+/// A name the schema accepts, with what it means.
+#[derive(Debug, Clone, Copy)]
+pub struct Choice<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+}
+
 /// Any catalog object, for the JSON Schema.
-#[derive(JsonSchema)]
+#[derive(schemars::JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
-pub enum CatalogObject {
+enum CatalogObject {
     JaxRuntime(JaxRuntime),
     JaxRuntimeDefaults(JaxRuntimeDefaults),
     JaxRuntimeMatrix(JaxRuntimeMatrix),
+    JaxRuntimeValidation(JaxRuntimeValidation),
 }
 
-/// The JSON Schema of the catalog kinds (`jax-runtimes schema`).
-pub fn json_schema() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(CatalogObject)).expect("schema serializes");
+/// The schema, with `platforms` as the values of every `platform` field and `images` as the
+/// keys of `JaxRuntimeDefaults.spec.images`.
+pub fn json_schema(platforms: &[Choice<'_>], images: &[Choice<'_>]) -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(CatalogObject)).unwrap_or(Value::Null);
+    if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
+        defs.insert(
+            "Platform".into(),
+            json!({
+                "description": "The platform the runtime schedules on.",
+                "oneOf": platforms.iter().map(|p| json!({"description": p.description, "type": "string", "const": p.name})).collect::<Vec<_>>(),
+            }),
+        );
+        let properties: serde_json::Map<String, Value> =
+            images.iter().map(|i| (i.name.to_string(), json!({"description": i.description, "type": "string"}))).collect();
+        defs.insert(
+            "Images".into(),
+            json!({"description": "Images per accelerator kind.", "type": "object", "properties": properties, "additionalProperties": false}),
+        );
+    }
     if let Some(obj) = schema.as_object_mut() {
         obj.insert("title".into(), Value::String("jax-runtimes catalog object".into()));
         obj.insert("$id".into(), Value::String("https://jax-runtimes.dev/schema/v1alpha1/catalog.json".into()));

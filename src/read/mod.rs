@@ -9,7 +9,12 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
+use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_TOO_LARGE, INPUT_UNREADABLE};
 use crate::yaml::{self, LineIndex};
+
+mod builtin;
+
+pub use builtin::BUILTIN;
 
 /// Where documents came from: a file as the user named it, `<stdin>`, or a built-in file.
 #[derive(Debug)]
@@ -40,11 +45,37 @@ impl Source {
     }
 }
 
+/// The sources a command read, by name: what the report shows source lines from.
+#[derive(Debug, Default, Clone)]
+pub struct Sources(Vec<Arc<Source>>);
+
+impl Sources {
+    pub fn add(&mut self, source: &Arc<Source>) {
+        if !self.0.iter().any(|s| Arc::ptr_eq(s, source)) {
+            self.0.push(source.clone());
+        }
+    }
+
+    /// The sources of these documents.
+    pub fn of(docs: &[Document]) -> Sources {
+        let mut s = Sources::default();
+        for d in docs {
+            s.add(&d.source);
+        }
+        s
+    }
+
+    /// The text of the source named `name`, if it was read.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|s| s.name == name).and_then(|s| s.text())
+    }
+}
+
 /// One YAML document and where it came from.
 #[derive(Debug, Clone)]
 pub struct Document {
     pub source: Arc<Source>,
-    /// Index of the document in its source (0-based).
+    /// Index of the document in its source (0-based, empty documents not counted).
     pub index: usize,
     pub value: Value,
 }
@@ -79,120 +110,128 @@ impl Place {
     }
 }
 
-/// The built-in catalog: every file under `catalog/runtimes/`, embedded in the binary.
-/// A test checks that this list matches the folder.
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("catalog/runtimes/defaults.yaml", include_str!("../catalog/runtimes/defaults.yaml")),
-    ("catalog/runtimes/cpu.yaml", include_str!("../catalog/runtimes/cpu.yaml")),
-    ("catalog/runtimes/gpu-gke.yaml", include_str!("../catalog/runtimes/gpu-gke.yaml")),
-    ("catalog/runtimes/gpu-generic.yaml", include_str!("../catalog/runtimes/gpu-generic.yaml")),
-    ("catalog/runtimes/tpu-v5e.yaml", include_str!("../catalog/runtimes/tpu-v5e.yaml")),
-    ("catalog/runtimes/tpu-v5p.yaml", include_str!("../catalog/runtimes/tpu-v5p.yaml")),
-    ("catalog/runtimes/tpu-v6e.yaml", include_str!("../catalog/runtimes/tpu-v6e.yaml")),
-];
+/// What was read: the documents, and every problem (all files are tried, not just up to the
+/// first bad one). The sources of unparsable files are kept too, for the report.
+#[derive(Debug, Default)]
+pub struct Input {
+    pub documents: Vec<Document>,
+    pub errors: Vec<Diagnostic>,
+    pub sources: Sources,
+}
 
-/// Documents of the built-in catalog.
-pub fn builtin() -> Result<Vec<Document>, Vec<Diagnostic>> {
-    let mut docs = Vec::new();
-    let mut errors = Vec::new();
-    for (name, text) in BUILTIN {
-        match parse_source(Arc::new(Source::new(format!("builtin:{name}"), Some(text.to_string())))) {
-            Ok(mut d) => docs.append(&mut d),
-            Err(e) => errors.push(e),
+impl Input {
+    fn add(&mut self, result: Result<Vec<Document>, Diagnostic>, source: Option<&Arc<Source>>) {
+        if let Some(s) = source {
+            self.sources.add(s);
+        }
+        match result {
+            Ok(mut d) => self.documents.append(&mut d),
+            Err(e) => self.errors.push(e),
         }
     }
-    if errors.is_empty() {
-        Ok(docs)
-    } else {
-        Err(errors)
+
+    /// The documents, or every read error.
+    pub fn into_result(self) -> Result<Vec<Document>, Vec<Diagnostic>> {
+        if self.errors.is_empty() {
+            Ok(self.documents)
+        } else {
+            Err(self.errors)
+        }
     }
 }
 
+/// Documents of the built-in catalog.
+pub fn builtin() -> Input {
+    let mut input = Input::default();
+    for (name, text) in BUILTIN {
+        let source = Arc::new(Source::new(format!("builtin:{name}"), Some(text.to_string())));
+        input.add(parse_source(source.clone()), Some(&source));
+    }
+    input
+}
+
 /// Reads files, folders (recursively: `*.yaml`, `*.yml`, `*.json`, sorted) and `-` (stdin).
-/// Every unreadable or malformed file is reported, not just the first.
-pub fn paths(paths: &[PathBuf]) -> Result<Vec<Document>, Vec<Diagnostic>> {
-    let mut docs = Vec::new();
-    let mut errors = Vec::new();
+pub fn paths(paths: &[PathBuf]) -> Input {
+    let mut input = Input::default();
     for path in paths {
         if path.as_os_str() == "-" {
-            let mut text = String::new();
-            match std::io::stdin().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_string(&mut text) {
-                Ok(_) => match parse_source(Arc::new(Source::new("<stdin>", Some(text)))) {
-                    Ok(mut d) => docs.append(&mut d),
-                    Err(e) => errors.push(e),
+            let mut bytes = Vec::new();
+            match std::io::stdin().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes) {
+                Ok(_) => match decode("<stdin>", bytes) {
+                    Ok(text) => {
+                        let source = Arc::new(Source::new("<stdin>", Some(text)));
+                        input.add(parse_source(source.clone()), Some(&source));
+                    }
+                    Err(e) => input.add(Err(e), None),
                 },
-                Err(e) => errors.push(io_error("<stdin>", &e)),
+                Err(e) => input.add(Err(io_error("<stdin>", &e)), None),
             }
             continue;
         }
-        let files = match expand(path) {
-            Ok(f) => f,
-            Err(e) => {
-                errors.push(e);
-                continue;
+        match expand(path) {
+            Ok(files) => {
+                for file in files {
+                    match read_text(&file) {
+                        Ok(source) => input.add(parse_source(source.clone()), Some(&source)),
+                        Err(e) => input.add(Err(e), None),
+                    }
+                }
             }
-        };
-        for file in files {
-            match read_file(&file) {
-                Ok(mut d) => docs.append(&mut d),
-                Err(e) => errors.push(e),
-            }
+            Err(e) => input.add(Err(e), None),
         }
     }
-    if errors.is_empty() {
-        Ok(docs)
-    } else {
-        Err(errors)
-    }
+    input
 }
 
 /// Reads and parses one file.
 pub fn read_file(file: &Path) -> Result<Vec<Document>, Diagnostic> {
+    parse_source(read_text(file)?)
+}
+
+/// Reads one file's text (refused when too large or not UTF-8).
+fn read_text(file: &Path) -> Result<Arc<Source>, Diagnostic> {
     let name = file.display().to_string();
     let meta = fs::metadata(file).map_err(|e| io_error(&name, &e))?;
     if meta.len() > yaml::MAX_INPUT_BYTES as u64 {
-        return Err(Diagnostic::error(
-            "input/too-large",
-            format!("file is {} bytes; the limit is {} bytes", meta.len(), yaml::MAX_INPUT_BYTES),
-        )
-        .with_file(name, None, None));
+        return Err(too_large(&name, meta.len()));
     }
     let bytes = fs::read(file).map_err(|e| io_error(&name, &e))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Diagnostic::error("input/not-utf8", format!("file is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
-            .with_file(name.clone(), None, None)
-            .with_help("save the file as UTF-8")
-    })?;
-    parse_source(Arc::new(Source::new(name, Some(text))))
+    let text = decode(&name, bytes)?;
+    Ok(Arc::new(Source::new(name, Some(text))))
 }
 
-/// Parses the text of a source into documents.
+fn too_large(name: &str, len: u64) -> Diagnostic {
+    Diagnostic::new(&INPUT_TOO_LARGE, format!("{len} bytes; the limit is {} bytes", yaml::MAX_INPUT_BYTES))
+        .with_file(name.to_string(), None, None)
+        .with_help("split the input into smaller files")
+}
+
+/// Bytes to text: the size limit and UTF-8.
+fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+    if bytes.len() > yaml::MAX_INPUT_BYTES {
+        return Err(too_large(name, bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Diagnostic::new(&INPUT_NOT_UTF8, format!("not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+            .with_file(name.to_string(), None, None)
+            .with_help("save the file as UTF-8")
+    })
+}
+
+/// Parses the text of a source into documents (empty documents left out; the index of each is
+/// its place among the others, as the line index counts them).
 pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
     let text = source.text().unwrap_or_default();
-    let values = yaml::parse_stream(text).map_err(|message| {
-        let line = line_of_message(&message);
-        let message = message.replace("<input>", &source.name);
-        Diagnostic::error("input/malformed-yaml", message)
-            .with_file(source.name.clone(), None, line)
+    let values = yaml::parse_stream(text).map_err(|e| {
+        Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+            .with_file(source.name.clone(), None, e.line)
             .with_help("fix the YAML syntax at that line")
     })?;
     Ok(values.into_iter().enumerate().map(|(index, value)| Document { source: source.clone(), index, value }).collect())
 }
 
-/// serde-saphyr messages carry "line N" or "N:M"; pull the line out for the location.
-fn line_of_message(message: &str) -> Option<usize> {
-    let lower = message.to_ascii_lowercase();
-    if let Some(pos) = lower.find("line ") {
-        let digits: String = lower[pos + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let Ok(n) = digits.parse() {
-            return Some(n);
-        }
-    }
-    None
-}
-
 fn io_error(name: &str, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::error("input/unreadable", format!("cannot read: {e}")).with_file(name.to_string(), None, None)
+    Diagnostic::new(&INPUT_UNREADABLE, format!("cannot read: {e}")).with_file(name.to_string(), None, None)
 }
 
 /// A file stays a file; a folder becomes its YAML and JSON files, recursively, sorted.
@@ -229,25 +268,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_list_matches_the_catalog_folder() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog/runtimes");
-        let mut on_disk: Vec<String> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| format!("catalog/runtimes/{}", e.unwrap().file_name().to_string_lossy()))
-            .filter(|n| n.ends_with(".yaml"))
-            .collect();
-        on_disk.sort();
-        let mut embedded: Vec<String> = BUILTIN.iter().map(|(n, _)| n.to_string()).collect();
-        embedded.sort();
-        assert_eq!(on_disk, embedded, "add new catalog files to read::BUILTIN");
-    }
-
-    #[test]
     fn malformed_yaml_names_file_and_line() {
         let src = Arc::new(Source::new("bad.yaml", Some("a: 1\nb: [1, 2\nc: 3\n".into())));
         let err = parse_source(src).unwrap_err();
         assert_eq!(err.file.as_deref(), Some("bad.yaml"));
-        assert_eq!(err.rule, "input/malformed-yaml");
+        assert_eq!(err.rule, &INPUT_MALFORMED_YAML);
+        assert!(err.line.is_some());
     }
 
     #[test]
@@ -257,5 +283,15 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].index, 1);
         assert_eq!(docs[1].source.line(1, "b"), Some(3));
+    }
+
+    #[test]
+    fn an_empty_document_does_not_shift_the_lines_of_later_ones() {
+        let src = Arc::new(Source::new("x.yaml", Some("---\n---\na: 1\n---\n---\nb: 2\n".into())));
+        let docs = parse_source(src).unwrap();
+        assert_eq!(docs.len(), 2);
+        for (doc, key, line) in [(&docs[0], "a", 3), (&docs[1], "b", 6)] {
+            assert_eq!(doc.source.line(doc.index, key), Some(line), "{key}");
+        }
     }
 }

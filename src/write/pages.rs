@@ -1,6 +1,6 @@
-//! `jax-runtimes docs`: a Markdown reference of every runtime in a catalog. One page per
-//! runtime plus an index (`README.md`), written into a directory this tool owns (the same
-//! ownership, atomic write and `--check` rules as `render -o`, see [`crate::write`]).
+//! The reference pages of `jax-runtimes docs`: generated runtimes (resolved and rendered) -> one
+//! Markdown page per runtime plus an index (`README.md`), for a directory this tool owns (the
+//! same ownership, atomic write and `--check` rules as `render -o`, see [`crate::write::dir`]).
 //!
 //! Pages are minijinja templates (`src/templates/*.md.j2`, embedded) over data taken from the
 //! resolved runtime ([`crate::resolve`]) and the rendered object ([`crate::render`]): what the
@@ -20,37 +20,36 @@
 //!   device from `resources.limits` (`backends/kubernetes/utils.py` `get_container_devices`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use minijinja::Environment;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::diag::{Diagnostic, Severity};
+use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
-use crate::{cli, pipeline, render, report, resolve, trainer, write};
+use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime, COORDINATOR_PORT};
+use crate::{render, write, yaml};
 
-/// Arguments of `jax-runtimes docs`.
-#[derive(Debug, clap::Args)]
-pub struct DocsArgs {
-    /// Catalog files or folders (`*.yaml`, `*.yml`, `*.json`), or `-` for stdin. None: the built-in catalog.
-    pub paths: Vec<PathBuf>,
-    /// Write the pages (one per runtime, and README.md) into DIR.
-    #[arg(short = 'o', long = "output-dir", value_name = "DIR", required = true)]
-    pub output_dir: PathBuf,
-    /// Write nothing; exit 1 and print a diff if DIR is not up to date.
-    #[arg(long)]
-    pub check: bool,
-    /// How to print findings on stderr.
-    #[arg(long, value_enum, default_value_t = report::Format::Text)]
-    pub format: report::Format,
+const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
+const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.j2");
+
+/// Why pages could not be made (a template or serialization problem: a bug, reported as such).
+#[derive(Debug, thiserror::Error)]
+pub enum PagesError {
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+    #[error("two runtimes would be documented in the same page {0}")]
+    SamePage(String),
+    #[error(transparent)]
+    Yaml(#[from] yaml::YamlError),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
 }
 
-/// Port the Trainer JAX plugin uses for the coordinator (`ContainerTrainerPort`).
-pub const COORDINATOR_PORT: u16 = 29500;
-
-const RUNTIME_TEMPLATE: &str = include_str!("templates/runtime.md.j2");
-const INDEX_TEMPLATE: &str = include_str!("templates/index.md.j2");
+fn template_error(name: &str, e: minijinja::Error) -> PagesError {
+    PagesError::Template { name: name.to_string(), message: format!("{e:#}") }
+}
 
 /// File name of a runtime's page: `<name>.md`, or `<namespace>_<name>.md` for a
 /// TrainingRuntime (`_` cannot occur in Kubernetes names, so the two never collide).
@@ -116,39 +115,24 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
     v.map(|m| m.iter().map(|(k, q)| (k.clone(), q.0.clone())).collect()).unwrap_or_default()
 }
 
-/// What the Kubeflow SDK reports as the device of the `node` container, following
-/// `get_container_devices` (limits only; nvidia.com/gpu, google.com/tpu, nvidia.com/mig-*,
-/// huawei.com/Ascend910, cpu, else an error). `(device, problem)`.
+/// What the Kubeflow SDK reports as the device of the `node` container (its device table is
+/// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
     let total = |per: &str| match per.parse::<i64>() {
         Ok(n) => format!("{} ({per} per node x {num_nodes} nodes)", n * num_nodes as i64),
         Err(_) => format!("{per} per node"),
     };
-    if limits.is_empty() {
-        return ("unknown (the runtime sets no limits)".into(), None);
+    match data().sdk.device_of(limits) {
+        Device::Unknown => ("unknown (the runtime sets no limits)".into(), None),
+        Device::Named { device, key } => (format!("`{device}`, count {}", total(&limits[&key])), None),
+        Device::Unreadable | Device::Several { .. } => (
+            "none".into(),
+            Some(format!(
+                "the SDK's `get_runtime()` and `list_runtimes()` raise \"Unknown device type in the container resources\" for limits {{{}}}; use the runtime from a TrainJob, or add a `cpu` limit",
+                limits.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        ),
     }
-    for (key, device) in [("nvidia.com/gpu", "gpu"), ("google.com/tpu", "tpu")] {
-        if let Some(v) = limits.get(key) {
-            return (format!("`{device}`, count {}", total(v)), None);
-        }
-    }
-    let mig: Vec<&String> = limits.keys().filter(|k| k.starts_with("nvidia.com/mig-")).collect();
-    if mig.len() == 1 {
-        return (format!("`{}`, count {}", mig[0].trim_start_matches("nvidia.com/"), total(&limits[mig[0]])), None);
-    }
-    if let Some(v) = limits.get("huawei.com/Ascend910") {
-        return (format!("`npu`, count {}", total(v)), None);
-    }
-    if let Some(v) = limits.get("cpu") {
-        return (format!("`cpu`, count {}", total(v)), None);
-    }
-    (
-        "none".into(),
-        Some(format!(
-            "the SDK's `get_runtime()` and `list_runtimes()` raise \"Unknown device type in the container resources\" for limits {{{}}}; use the runtime from a TrainJob, or add a `cpu` limit",
-            limits.keys().cloned().collect::<Vec<_>>().join(", ")
-        )),
-    )
 }
 
 fn toleration_text(t: &k8s_openapi::api::core::v1::Toleration) -> String {
@@ -186,8 +170,8 @@ fn env_text(e: &k8s_openapi::api::core::v1::EnvVar) -> String {
     }
 }
 
-/// The example TrainJob for a runtime, as a typed value (serialized to YAML for the page).
-pub fn example_trainjob(r: &Resolved) -> Value {
+/// The example TrainJob for a runtime (serialized to YAML for the page).
+pub fn example_trainjob(r: &Resolved) -> TrainJob {
     let script = "import os\n\
                   import jax\n\
                   jax.distributed.initialize(\n\
@@ -196,29 +180,23 @@ pub fn example_trainjob(r: &Resolved) -> Value {
                   \x20   process_id=int(os.environ[\"JAX_PROCESS_ID\"]),\n\
                   )\n\
                   print(jax.process_index(), jax.process_count(), jax.device_count())\n";
-    let mut metadata = json!({ "name": "my-jax-job" });
-    if let Some(ns) = &r.namespace {
-        metadata["namespace"] = Value::String(ns.clone());
-    }
-    json!({
-        "apiVersion": trainer::API_VERSION,
-        "kind": "TrainJob",
-        "metadata": metadata,
-        "spec": {
-            "runtimeRef": {
-                "apiGroup": "trainer.kubeflow.org",
-                "kind": if r.namespace.is_some() { trainer::KIND_NAMESPACED } else { trainer::KIND_CLUSTER },
-                "name": r.name,
+    TrainJob {
+        api_version: trainer::API_VERSION.into(),
+        kind: trainer::KIND_TRAINJOB.into(),
+        metadata: ObjectMeta { name: Some("my-jax-job".into()), namespace: r.namespace.clone(), ..Default::default() },
+        spec: TrainJobSpec {
+            runtime_ref: RuntimeRef {
+                api_group: Some(trainer::GROUP.into()),
+                kind: Some(if r.namespace.is_some() { trainer::KIND_NAMESPACED } else { trainer::KIND_CLUSTER }.into()),
+                name: r.name.clone(),
             },
-            "trainer": {
-                "command": ["python", "-c", script],
-            },
+            trainer: Some(trainer::Trainer { command: Some(vec!["python".into(), "-c".into(), script.into()]), ..Default::default() }),
+            ..Default::default()
         },
-    })
+    }
 }
 
-fn page(r: &Resolved, manifest_file: &str) -> Result<Page, String> {
-    let object = render::render(r);
+fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<Page, PagesError> {
     let pod =
         object.spec.template.spec.replicated_jobs.first().and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
     let container = pod.and_then(|p| p.containers.first());
@@ -255,7 +233,7 @@ fn page(r: &Resolved, manifest_file: &str) -> Result<Page, String> {
             ),
         ),
         Accel::Tpu(t) => (
-            Some(serde_json::to_value(t).map_err(|e| e.to_string())?),
+            Some(serde_json::to_value(t)?),
             None,
             format!(
                 "one TPU {} slice of {} chips: {} host{} x {} chips",
@@ -299,18 +277,18 @@ fn page(r: &Resolved, manifest_file: &str) -> Result<Page, String> {
             None => "memory-backed `/dev/shm`, no size limit (counts against the pod's memory)".into(),
         }),
         host_network: r.host_network,
-        pod_group_policy: r.pod_group_policy.as_ref().map(|v| serde_json::to_string(v).unwrap_or_default()),
+        pod_group_policy: r.pod_group_policy.as_ref().map(serde_json::to_string).transpose()?,
         service_account_name: r.service_account_name.clone(),
         sdk_device,
         sdk_problem,
         fixed_num_nodes: matches!(r.accelerator, Accel::Tpu(_)),
         coordinator_port: COORDINATOR_PORT,
-        trainjob_yaml: crate::yaml::to_string(&trainjob)?,
+        trainjob_yaml: yaml::to_string(&trainjob)?,
         trainjob_namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
     })
 }
 
-fn environment() -> Result<Environment<'static>, String> {
+fn environment() -> Result<Environment<'static>, PagesError> {
     let mut env = Environment::new();
     env.set_syntax(
         minijinja::syntax::SyntaxConfig::builder()
@@ -318,31 +296,31 @@ fn environment() -> Result<Environment<'static>, String> {
             .lstrip_blocks(true)
             .keep_trailing_newline(true)
             .build()
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| template_error("syntax", e))?,
     );
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     // A table cell: `|` would end the cell, a newline the row.
     env.add_filter("cell", |s: String| s.replace('|', "\\|").replace('\n', " "));
-    env.add_template("runtime.md", RUNTIME_TEMPLATE).map_err(|e| format!("template runtime.md: {e:#}"))?;
-    env.add_template("index.md", INDEX_TEMPLATE).map_err(|e| format!("template index.md: {e:#}"))?;
+    env.add_template("runtime.md", RUNTIME_TEMPLATE).map_err(|e| template_error("runtime.md", e))?;
+    env.add_template("index.md", INDEX_TEMPLATE).map_err(|e| template_error("index.md", e))?;
     Ok(env)
 }
 
-/// The pages for resolved runtimes: file name -> Markdown (each starting with
-/// [`write::MARKDOWN_HEADER`]), `README.md` the index. Sorted; deterministic.
-pub fn pages(runtimes: &[Resolved]) -> Result<BTreeMap<String, String>, String> {
+/// The pages for generated runtimes (each resolved and rendered): file name -> Markdown (each
+/// starting with [`write::MARKDOWN_HEADER`]), `README.md` the index. Sorted; deterministic.
+pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingRuntime)>) -> Result<BTreeMap<String, String>, PagesError> {
     let env = environment()?;
     let mut pages = Vec::new();
-    for r in runtimes {
-        pages.push(page(r, &pipeline::file_name(r.namespace.as_deref(), &r.name))?);
+    for (r, object) in runtimes {
+        pages.push(page(r, object, &crate::pipeline::file_name(r.namespace.as_deref(), &r.name))?);
     }
     pages.sort_by(|a, b| (a.accelerator_kind.as_str(), &a.namespace, &a.name).cmp(&(b.accelerator_kind.as_str(), &b.namespace, &b.name)));
     let mut out = BTreeMap::new();
-    let runtime = env.get_template("runtime.md").map_err(|e| e.to_string())?;
+    let runtime = env.get_template("runtime.md").map_err(|e| template_error("runtime.md", e))?;
     for p in &pages {
-        let body = runtime.render(minijinja::Value::from(minijinja::value::Serde(p))).map_err(|e| format!("page {}: {e:#}", p.file))?;
+        let body = runtime.render(minijinja::Value::from(minijinja::value::Serde(p))).map_err(|e| template_error(&p.file, e))?;
         if out.insert(p.file.clone(), format!("{}\n{body}", write::MARKDOWN_HEADER)).is_some() {
-            return Err(format!("two runtimes would be documented in the same page {}", p.file));
+            return Err(PagesError::SamePage(p.file.clone()));
         }
     }
     let mut groups: Vec<Value> = Vec::new();
@@ -355,68 +333,33 @@ pub fn pages(runtimes: &[Resolved]) -> Result<BTreeMap<String, String>, String> 
     let index = env
         .get_template("index.md")
         .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(json!({ "groups": groups, "count": pages.len() })))))
-        .map_err(|e| format!("index: {e:#}"))?;
+        .map_err(|e| template_error("index.md", e))?;
     out.insert("README.md".into(), format!("{}\n{index}", write::MARKDOWN_HEADER));
     Ok(out)
-}
-
-/// `jax-runtimes docs`: returns the exit code.
-pub fn run(a: &DocsArgs) -> i32 {
-    let docs = match cli::read_catalog(&a.paths) {
-        Ok(d) => d,
-        Err(diags) => {
-            report::print(&diags, a.format);
-            return if diags.iter().any(|d| d.rule == "input/malformed-yaml") { cli::EXIT_FINDINGS } else { cli::EXIT_USAGE };
-        }
-    };
-    // The same gate as `render`: a catalog that does not render is not documented.
-    let generated = pipeline::generate(&docs);
-    let mut diags = generated.diagnostics.clone();
-    if docs.len() == generated.ignored.len() {
-        diags.push(
-            Diagnostic::error(
-                "input/empty-catalog",
-                "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)",
-            )
-            .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
-        );
-    }
-    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
-    report::print(&diags, a.format);
-    if errors > 0 {
-        eprintln!("jax-runtimes: nothing written: {errors} error(s)");
-        return cli::EXIT_FINDINGS;
-    }
-    let resolution = resolve::resolve(&docs);
-    let dir = &a.output_dir;
-    let plan = match pages(&resolution.runtimes).and_then(|files| write::plan_for(dir, &files, &write::MARKDOWN)) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("jax-runtimes: {e}");
-            return cli::EXIT_USAGE;
-        }
-    };
-    cli::sync_dir(dir, &plan, a.check, "docs", &a.paths, resolution.runtimes.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn builtin() -> Vec<Resolved> {
-        let docs = crate::read::builtin().unwrap();
-        let res = resolve::resolve(&docs);
-        assert!(!crate::diag::has_errors(&res.diagnostics));
-        res.runtimes
+    fn builtin() -> Vec<(Resolved, TrainingRuntime)> {
+        let docs = crate::read::builtin().into_result().unwrap();
+        let generated = crate::pipeline::generate(&docs);
+        assert!(!generated.has_errors());
+        generated.runtimes.into_iter().map(|r| (r.resolved, r.runtime)).collect()
+    }
+
+    fn pages_of(rts: &[(Resolved, TrainingRuntime)]) -> BTreeMap<String, String> {
+        pages(rts.iter().map(|(r, o)| (r, o))).unwrap()
     }
 
     #[test]
     fn every_runtime_has_a_page_and_an_index_entry() {
         let rts = builtin();
-        let pages = pages(&rts).unwrap();
+        let pages = pages_of(&rts);
         assert_eq!(pages.len(), rts.len() + 1);
         let index = &pages["README.md"];
-        for r in &rts {
+        for (r, _) in &rts {
             let p = &pages[&page_name(r)];
             assert!(p.starts_with(write::MARKDOWN_HEADER));
             assert!(p.contains(&format!("runtime=\"{}\"", r.name)), "{}: SDK usage", r.name);
@@ -426,8 +369,7 @@ mod tests {
 
     #[test]
     fn pages_state_what_trainer_injects_and_the_slice_shape() {
-        let rts = builtin();
-        let pages = pages(&rts).unwrap();
+        let pages = pages_of(&builtin());
         let p = &pages["jax-tpu-v5e-4x4.md"];
         assert!(p.contains("JAX_COORDINATOR_ADDRESS"), "{p}");
         assert!(p.contains("<trainjob>-node-0-0.<trainjob>:29500"), "{p}");
@@ -448,6 +390,6 @@ mod tests {
 
     #[test]
     fn pages_are_deterministic() {
-        assert_eq!(pages(&builtin()).unwrap(), pages(&builtin()).unwrap());
+        assert_eq!(pages_of(&builtin()), pages_of(&builtin()));
     }
 }

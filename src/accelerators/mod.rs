@@ -1,0 +1,197 @@
+//! Accelerator knowledge, loaded once from the YAML tables in `catalog/accelerators/` (embedded
+//! in the binary): platforms, TPU generations with their topologies and machine shapes ([`tpu`]),
+//! GPU models with their labels and machine shapes per platform ([`gpu`]), CPU defaults, and how
+//! the Kubeflow SDK names devices ([`sdk`]). Resolve, validate and the docs all ask this module;
+//! none keeps a copy of the data.
+
+use std::sync::OnceLock;
+
+use k8s_openapi::api::core::v1::EnvVar;
+use serde::{Deserialize, Serialize};
+
+mod error;
+pub mod gpu;
+pub mod sdk;
+pub mod tpu;
+
+pub(crate) use error::quoted;
+pub use error::AcceleratorError;
+
+pub use gpu::{GpuData, GpuError, GpuMachineType, GpuModel, GpuOnPlatform, GpuPlatform, GpuShape, GpuVendor};
+pub use sdk::SdkData;
+pub use tpu::{parse_topology, TpuData, TpuGeneration, TpuShape};
+
+const PLATFORMS_YAML: &str = include_str!("../../catalog/accelerators/platforms.yaml");
+const TPU_YAML: &str = include_str!("../../catalog/accelerators/tpu.yaml");
+const GPU_YAML: &str = include_str!("../../catalog/accelerators/gpu.yaml");
+const CPU_YAML: &str = include_str!("../../catalog/accelerators/cpu.yaml");
+const SDK_YAML: &str = include_str!("../../catalog/accelerators/sdk.yaml");
+
+/// Every table, parsed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Data {
+    pub platforms: PlatformData,
+    pub tpu: TpuData,
+    pub gpu: GpuData,
+    pub cpu: CpuData,
+    pub sdk: SdkData,
+}
+
+/// The embedded tables, parsed once. They are part of the binary, not input: the unit tests
+/// below prove they parse and hold together, so this never fails in a built binary.
+pub fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| {
+        Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, CPU_YAML, SDK_YAML).expect("the embedded accelerator data is valid (unit-tested)")
+    })
+}
+
+impl Data {
+    pub fn parse(platforms: &str, tpu: &str, gpu: &str, cpu: &str, sdk: &str) -> Result<Data, AcceleratorError> {
+        fn table<T: serde::de::DeserializeOwned>(file: &'static str, text: &str) -> Result<T, AcceleratorError> {
+            crate::yaml::from_str(text).map_err(|e| AcceleratorError::Data {
+                file,
+                message: format!("{}{}", e.message, e.line.map(|l| format!(" (line {l})")).unwrap_or_default()),
+            })
+        }
+        let platforms: PlatformData = table("platforms.yaml", platforms)?;
+        let tpu: TpuData = table("tpu.yaml", tpu)?;
+        let mut gpu: GpuData = table("gpu.yaml", gpu)?;
+        let cpu: CpuData = table("cpu.yaml", cpu)?;
+        let sdk: SdkData = table("sdk.yaml", sdk)?;
+        let names: Vec<String> = platforms.platforms.iter().map(|p| p.name.clone()).collect();
+        let check = |file: &'static str, name: &str| {
+            if names.iter().any(|n| n == name) {
+                Ok(())
+            } else {
+                Err(AcceleratorError::Data { file, message: format!("platform `{name}` is not in platforms.yaml") })
+            }
+        };
+        check("platforms.yaml", &platforms.default)?;
+        for p in &tpu.platforms {
+            check("tpu.yaml", p)?;
+        }
+        for p in &gpu.platforms {
+            check("gpu.yaml", &p.name)?;
+        }
+        for m in &mut gpu.models {
+            for p in m.platforms.keys() {
+                check("gpu.yaml", p)?;
+            }
+            m.platform_order = names.iter().filter(|n| m.platforms.contains_key(*n)).cloned().collect();
+        }
+        Ok(Data { platforms, tpu, gpu, cpu, sdk })
+    }
+
+    /// The platform named `name`.
+    pub fn platform(&self, name: &str) -> Result<&Platform, AcceleratorError> {
+        self.platforms.platforms.iter().find(|p| p.name == name).ok_or_else(|| AcceleratorError::UnknownPlatform {
+            name: name.to_string(),
+            known: self.platforms.platforms.iter().map(|p| p.name.clone()).collect(),
+        })
+    }
+
+    /// Every extended resource name the accelerator data knows (`google.com/tpu`, one per GPU vendor).
+    pub fn accelerator_resources(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.tpu.resource.as_str()).chain(self.gpu.vendors.iter().map(|v| v.resource.as_str()))
+    }
+}
+
+/// `platforms.yaml`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlatformData {
+    pub platforms: Vec<Platform>,
+    /// The platform of GPU and CPU runtimes that name none.
+    pub default: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Platform {
+    pub name: String,
+    pub description: String,
+}
+
+/// `cpu.yaml`: CPU-only runtimes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CpuData {
+    pub default_image: String,
+    #[serde(default)]
+    pub env: Vec<EnvVar>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn embedded_data_parses() {
+        let d = Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, CPU_YAML, SDK_YAML).unwrap();
+        assert!(d.tpu.generations.len() >= 5);
+        assert!(d.gpu.models.len() >= 9);
+        assert!(d.platform(&d.platforms.default).is_ok());
+        assert!(!d.tpu.platforms.is_empty());
+    }
+
+    #[test]
+    fn a_platform_missing_from_platforms_yaml_is_refused() {
+        let gpu = GPU_YAML.replace("- name: generic\n  selectMachineType", "- name: oke\n  selectMachineType");
+        let err = Data::parse(PLATFORMS_YAML, TPU_YAML, &gpu, CPU_YAML, SDK_YAML).unwrap_err();
+        assert!(err.to_string().contains("platform `oke` is not in platforms.yaml"), "{err}");
+    }
+
+    #[test]
+    fn a_new_platform_is_a_data_change() {
+        let platforms = PLATFORMS_YAML.replace("default: generic", "- name: oke\n  description: Oracle.\ndefault: generic");
+        let platforms = platforms.replacen("- name: oke\n  description: Oracle.\n", "", 1);
+        let platforms = platforms.replace("platforms:\n", "platforms:\n- name: oke\n  description: Oracle Kubernetes Engine.\n");
+        let gpu = GPU_YAML.replace("- name: generic\n  selectMachineType: false", "- name: generic\n  selectMachineType: false\n- name: oke\n  machineTypeLabel: node.kubernetes.io/instance-type\n  selectMachineType: true").replace(
+            "  platforms:\n    gke:\n      modelLabel: nvidia-h100-80gb",
+            "  platforms:\n    oke:\n      machineTypes: [{name: BM.GPU.H100.8, gpus: 8}]\n    gke:\n      modelLabel: nvidia-h100-80gb",
+        );
+        let d = Data::parse(&platforms, TPU_YAML, &gpu, CPU_YAML, SDK_YAML).unwrap();
+        let h100 = d.gpu.model("h100-80gb").unwrap();
+        assert_eq!(h100.platforms()[0], "oke");
+        let shape = d.gpu.place(h100, None, "oke", None).unwrap();
+        assert_eq!(shape.machine_type.as_deref(), Some("BM.GPU.H100.8"));
+    }
+
+    #[test]
+    fn names_are_unique_and_machine_types_exist() {
+        let d = data();
+        let mut seen = BTreeSet::new();
+        for g in &d.tpu.generations {
+            for n in std::iter::once(&g.name).chain(&g.aliases) {
+                assert!(seen.insert(n.clone()), "TPU name or alias `{n}` used twice");
+            }
+            for t in &g.topologies {
+                let dims = parse_topology(&t.topology).unwrap_or_else(|| panic!("bad topology {}", t.topology));
+                assert_eq!(dims.len(), g.dimensions, "{} {}", g.name, t.topology);
+                let chips: u32 = dims.iter().product();
+                for m in &t.machine_types {
+                    let mt =
+                        g.machine_types.iter().find(|x| &x.name == m).unwrap_or_else(|| panic!("{}: unknown machine type {m}", g.name));
+                    assert_eq!(chips % mt.chips_per_host, 0, "{} {} on {m}: chips not a multiple of chips per host", g.name, t.topology);
+                }
+            }
+        }
+        let mut models = BTreeSet::new();
+        let mut image_keys = BTreeSet::new();
+        for v in &d.gpu.vendors {
+            assert!(image_keys.insert(v.image_key.clone()), "image key {} twice", v.image_key);
+            assert!(!["cpu", "tpu"].contains(&v.image_key.as_str()), "image key {} is taken by another accelerator kind", v.image_key);
+        }
+        for m in &d.gpu.models {
+            assert!(models.insert(m.name.clone()), "GPU model {} twice", m.name);
+            assert!(d.gpu.vendor(&m.vendor).is_ok(), "{}: vendor {}", m.name, m.vendor);
+            assert!(!m.platforms().is_empty(), "{} on no platform", m.name);
+            for p in m.platforms() {
+                assert!(m.on(p).unwrap().max_gpus() > 0, "{} on {p}: no GPU count", m.name);
+                assert!(d.gpu.platform(p).is_some(), "{} on {p}: the platform has no GPU labels in gpu.yaml", m.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! What a catalog object is: the one definition that `render`, `docs` and the KRM function all
+//! use. An object whose apiVersion is in the `jax-runtimes.dev` group is ours; so is one whose
+//! group is one typo away from it and whose kind is (nearly) a catalog kind. Ours but not exactly
+//! right is an error that names the nearest valid spelling, never something to ignore: an ignored
+//! entry would let the KRM function prune the runtime it generated.
+
+use crate::diag::Diagnostic;
+use crate::gvk::Gvk;
+use crate::rules::catalog::{CATALOG_API_VERSION, CATALOG_UNKNOWN_KIND};
+use crate::spelling;
+
+pub const GROUP: &str = "jax-runtimes.dev";
+pub const VERSION: &str = "v1alpha1";
+pub const API_VERSION: &str = "jax-runtimes.dev/v1alpha1";
+
+/// The kinds of the `jax-runtimes.dev` group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One runtime to generate.
+    Runtime,
+    /// Defaults for every runtime of the input.
+    Defaults,
+    /// One template times a matrix of values.
+    Matrix,
+    /// The KRM function's config that makes it validate instead of generate.
+    Validation,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Validation];
+    /// The kinds that describe runtimes (what `render` reads).
+    pub const CATALOG: [Kind; 3] = [Kind::Runtime, Kind::Defaults, Kind::Matrix];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Runtime => "JaxRuntime",
+            Kind::Defaults => "JaxRuntimeDefaults",
+            Kind::Matrix => "JaxRuntimeMatrix",
+            Kind::Validation => "JaxRuntimeValidation",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// `JaxRuntime`, `JaxRuntimeDefaults` and `JaxRuntimeMatrix`, for messages.
+    pub fn catalog_list() -> String {
+        Kind::CATALOG.map(|k| format!("`{}`", k.name())).join(", ")
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an object is, by its apiVersion and kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Identity {
+    /// Exactly one of our kinds.
+    Ours(Kind),
+    /// Meant to be ours, but misspelt: an error (the diagnostic has no place yet).
+    Misspelt(Box<Diagnostic>),
+    /// Someone else's object.
+    Foreign,
+}
+
+/// How many edits a group or kind may be away from ours and still be taken for a typo of it.
+const TYPO: usize = 2;
+
+/// Classifies an object by its apiVersion and kind.
+pub fn identify(gvk: Gvk<'_>) -> Identity {
+    let kind_names = Kind::ALL.map(Kind::name);
+    let exact_kind = Kind::by_name(gvk.kind);
+    let near_kind = spelling::nearest(gvk.kind, kind_names, TYPO).and_then(Kind::by_name);
+    let api_version = if gvk.group.is_empty() { gvk.version.to_string() } else { format!("{}/{}", gvk.group, gvk.version) };
+    let bad_api_version = || {
+        Identity::Misspelt(Box::new(
+            Diagnostic::new(
+                &CATALOG_API_VERSION,
+                format!("`apiVersion: {api_version}` is not a catalog apiVersion; did you mean `{API_VERSION}`?"),
+            )
+            .with_field("apiVersion")
+            .with_help(format!("write `apiVersion: {API_VERSION}`")),
+        ))
+    };
+    if gvk.group == GROUP {
+        if gvk.version != VERSION {
+            return bad_api_version();
+        }
+        return match exact_kind {
+            Some(k) => Identity::Ours(k),
+            None => {
+                let found = if gvk.kind.is_empty() { "no `kind`".to_string() } else { format!("`kind: {}`", gvk.kind) };
+                let hint = match near_kind {
+                    Some(k) => format!("did you mean `{k}`?"),
+                    None => format!("expected one of {}", Kind::ALL.map(|k| format!("`{k}`")).join(", ")),
+                };
+                Identity::Misspelt(Box::new(
+                    Diagnostic::new(&CATALOG_UNKNOWN_KIND, format!("{found} is not a kind of the `{GROUP}` group; {hint}"))
+                        .with_field("kind")
+                        .with_help(format!("the catalog kinds are {}", Kind::catalog_list())),
+                ))
+            }
+        };
+    }
+    // Another group: ours only if both the group and the kind look like typos of ours, or the
+    // kind is exactly ours and the apiVersion names no group or a near one.
+    let near_group = !gvk.group.is_empty() && spelling::distance(&gvk.group.to_lowercase(), GROUP) <= TYPO;
+    let group_less = gvk.group.is_empty() && spelling::distance(gvk.version, VERSION) <= TYPO;
+    if (near_group && near_kind.is_some()) || (exact_kind.is_some() && (near_group || group_less)) {
+        return bad_api_version();
+    }
+    Identity::Foreign
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(api: &str, kind: &str) -> Identity {
+        identify(Gvk::new(api, kind))
+    }
+
+    fn rule(i: &Identity) -> &'static str {
+        match i {
+            Identity::Misspelt(d) => d.rule.id,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn exact_kinds_are_ours() {
+        for k in Kind::ALL {
+            assert_eq!(id(API_VERSION, k.name()), Identity::Ours(k));
+        }
+    }
+
+    #[test]
+    fn typos_of_ours_are_errors_that_name_the_spelling() {
+        let kind = id(API_VERSION, "JaxRuntme");
+        assert_eq!(rule(&kind), "catalog/unknown-kind");
+        assert!(matches!(&kind, Identity::Misspelt(d) if d.message.contains("did you mean `JaxRuntime`")));
+        for (api, kind) in [
+            ("jax-runtimes.dev/v1alpha", "JaxRuntime"),
+            ("jax-runtimes.dev/v1", "JaxRuntimeMatrix"),
+            ("jax-runtime.dev/v1alpha1", "JaxRuntime"),
+            ("jax-runtimes.de/v1alpha1", "JaxRuntme"),
+            ("v1alpha1", "JaxRuntime"),
+        ] {
+            let i = id(api, kind);
+            assert_eq!(rule(&i), "catalog/api-version", "{api} {kind}");
+            assert!(matches!(&i, Identity::Misspelt(d) if d.message.contains(API_VERSION)), "{api}");
+        }
+        assert_eq!(rule(&id(API_VERSION, "")), "catalog/unknown-kind");
+        assert_eq!(rule(&id(API_VERSION, "Deployment")), "catalog/unknown-kind");
+    }
+
+    #[test]
+    fn other_objects_are_foreign() {
+        for (api, kind) in [
+            ("v1", "ConfigMap"),
+            ("apps/v1", "Deployment"),
+            ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"),
+            ("example.com/v1", "JaxRuntime"),
+            ("jax-runtimes.dev.example.com/v1", "Widget"),
+            ("", ""),
+        ] {
+            assert_eq!(id(api, kind), Identity::Foreign, "{api} {kind}");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! `jax-runtimes docs`: a catalog -> one Markdown page per runtime and an index, in a directory
+//! this tool owns (`--check` for CI).
+
+use std::path::PathBuf;
+
+use super::out;
+use super::shared::{print_findings, read_catalog, sync_dir, FindingsFormat};
+use crate::diag::Diagnostic;
+use crate::exit::Exit;
+use crate::pipeline;
+use crate::rules::input::INPUT_EMPTY_CATALOG;
+use crate::write::{self, pages};
+
+/// Arguments of `jax-runtimes docs`.
+#[derive(Debug, clap::Args)]
+pub struct DocsArgs {
+    /// Catalog files or folders (`*.yaml`, `*.yml`, `*.json`), or `-` for stdin. None: the built-in catalog.
+    pub paths: Vec<PathBuf>,
+    /// Write the pages (one per runtime, and README.md) into DIR.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR", required = true)]
+    pub output_dir: PathBuf,
+    /// Write nothing; exit 1 and print a diff if DIR is not up to date.
+    #[arg(long)]
+    pub check: bool,
+    /// How to print findings on stderr.
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub format: FindingsFormat,
+}
+
+/// `jax-runtimes docs`.
+pub fn run(a: &DocsArgs) -> Exit {
+    let input = read_catalog(&a.paths);
+    let sources = input.sources.clone();
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            print_findings(&diags, a.format, &sources);
+            return Exit::after_read_errors(&diags);
+        }
+    };
+    // The same gate as `render`: a catalog that does not render is not documented. The pages are
+    // made from what the pipeline resolved and rendered.
+    let generated = pipeline::generate_with(&docs, |r| (r.resolved, r.runtime));
+    let mut diags = generated.diagnostics.clone();
+    if generated.catalog_objects == 0 {
+        diags.push(
+            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
+                .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
+        );
+    }
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    print_findings(&diags, a.format, &sources);
+    if errors > 0 {
+        out::note(&format!("nothing written: {errors} error(s)"));
+        return Exit::Findings;
+    }
+    let dir = &a.output_dir;
+    let files = match pages::pages(generated.runtimes.iter().map(|(r, o)| (r, o))) {
+        Ok(f) => f,
+        Err(e) => {
+            out::error(&e.to_string());
+            return Exit::Usage;
+        }
+    };
+    let plan = match write::plan_for(dir, &files, &write::MARKDOWN) {
+        Ok(p) => p,
+        Err(e) => {
+            out::error(&e.to_string());
+            return Exit::Usage;
+        }
+    };
+    sync_dir(dir, &plan, a.check, "docs", &a.paths, generated.runtimes.len())
+}

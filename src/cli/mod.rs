@@ -1,0 +1,94 @@
+//! The command line front door: arguments (clap) and one module per subcommand, each of which
+//! reads, runs the stages and writes. Exit codes are [`crate::exit::Exit`]: 0 success, 1 findings
+//! (errors in the input or a stale `--check`), 2 usage or I/O problems.
+
+use clap::{Parser, Subcommand};
+
+use crate::exit::Exit;
+
+pub mod accelerators;
+pub mod docs;
+pub mod out;
+pub mod render;
+pub mod schema;
+mod shared;
+pub mod validate;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "jax-runtimes",
+    version,
+    about = "Generate and validate Kubeflow Trainer JAX runtimes for TPU, GPU and CPU clusters",
+    long_about = "Generate and validate Kubeflow Trainer JAX runtimes (ClusterTrainingRuntime, TrainingRuntime) \
+                  for TPU slices, GPU pools and CPU nodes from a declarative catalog.\n\n\
+                  Run with no arguments and a ResourceList on stdin, it acts as a KRM function (kpt, kustomize).",
+    after_help = "Examples:\n  jax-runtimes render                     # the built-in catalog, as YAML on stdout\n  jax-runtimes render catalog/ -o runtimes/\n  jax-runtimes accelerators --kind tpu"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render runtimes from catalog files (default: the built-in catalog).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes render                       # built-in catalog to stdout\n  jax-runtimes render my-catalog/ -o gitops/runtimes\n  jax-runtimes render my-catalog/ -o gitops/runtimes --check   # CI: fail if stale\n  cat entry.yaml | jax-runtimes render -"
+    )]
+    Render(render::RenderArgs),
+    /// Print the JSON Schema of the catalog kinds (JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix).
+    #[command(after_help = "Example:\n  jax-runtimes schema > jax-runtimes.schema.json")]
+    Schema,
+    /// List the accelerator shapes jax-runtimes knows.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json"
+    )]
+    Accelerators(accelerators::AcceleratorsArgs),
+    /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale"
+    )]
+    Docs(docs::DocsArgs),
+    /// Check ClusterTrainingRuntime / TrainingRuntime files: schema (or --crd), CEL, admission, SDK and accelerator rules.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
+    )]
+    Validate(validate::ValidateArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Parses arguments and runs the command.
+pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+        }
+    };
+    match cli.command {
+        None => {
+            out::error("no command given; try `jax-runtimes --help`, or pipe a ResourceList to run as a KRM function");
+            Exit::Usage
+        }
+        Some(Command::Render(a)) => render::run(&a),
+        Some(Command::Schema) => schema::run(),
+        Some(Command::Accelerators(a)) => accelerators::run(&a),
+        Some(Command::Docs(a)) => docs::run(&a),
+        Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory;
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "jax-runtimes", &mut buf);
+            out::stdout(&String::from_utf8_lossy(&buf))
+        }
+    }
+}

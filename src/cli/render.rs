@@ -1,0 +1,84 @@
+//! `jax-runtimes render`: catalog files (or the built-in catalog) -> runtimes as one YAML stream
+//! on stdout, or one file per runtime in a directory this tool owns (`--check` for CI).
+
+use std::path::PathBuf;
+
+use super::out;
+use super::shared::{print_findings, read_catalog, sync_dir, FindingsFormat};
+use crate::diag::{Diagnostic, ObjectRef};
+use crate::exit::Exit;
+use crate::pipeline;
+use crate::rules::input::{INPUT_EMPTY_CATALOG, INPUT_NOT_A_CATALOG_OBJECT};
+use crate::write::{self, Text};
+
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// Catalog files or folders (`*.yaml`, `*.yml`, `*.json`), or `-` for stdin. None: the built-in catalog.
+    pub paths: Vec<PathBuf>,
+    /// Write one file per runtime (and a kustomization.yaml) into DIR instead of stdout.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
+    #[arg(long, requires = "output_dir")]
+    pub check: bool,
+    /// How to print findings on stderr.
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub format: FindingsFormat,
+}
+
+pub fn run(a: &RenderArgs) -> Exit {
+    let input = read_catalog(&a.paths);
+    let sources = input.sources.clone();
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            print_findings(&diags, a.format, &sources);
+            return Exit::after_read_errors(&diags);
+        }
+    };
+    // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
+    let generated = pipeline::generate_with(&docs, |r| Text::new(r.source().clone(), r.file_name.clone(), &r.object));
+    let mut diags = generated.diagnostics.clone();
+    for doc in &generated.ignored {
+        diags.push(
+            doc.locate(
+                Diagnostic::new(&INPUT_NOT_A_CATALOG_OBJECT, "not a jax-runtimes catalog object; ignored")
+                    .with_object(ObjectRef::of(&doc.value)),
+            ),
+        );
+    }
+    if generated.catalog_objects == 0 {
+        diags.push(
+            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
+                .with_help("check the paths; `jax-runtimes render` with no path renders the built-in catalog"),
+        );
+    }
+    print_findings(&diags, a.format, &sources);
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        out::note(&format!("nothing written: {errors} error(s)"));
+        return Exit::Findings;
+    }
+    let texts = match generated.runtimes.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(t) => t,
+        Err(e) => {
+            out::error(&e.to_string());
+            return Exit::Usage;
+        }
+    };
+    match &a.output_dir {
+        None => out::stdout(&write::stream(&texts)),
+        Some(dir) => {
+            let plan =
+                match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string()))
+                {
+                    Ok(p) => p,
+                    Err(e) => {
+                        out::error(&e);
+                        return Exit::Usage;
+                    }
+                };
+            sync_dir(dir, &plan, a.check, "render", &a.paths, texts.len())
+        }
+    }
+}

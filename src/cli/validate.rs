@@ -1,0 +1,140 @@
+//! `jax-runtimes validate`: any Trainer runtime files -> findings on stdout (text, JSON, or a
+//! kpt ResourceList), a count on stderr, exit 1 on errors.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::out;
+use crate::diag::{Diagnostic, ObjectRef, Severity};
+use crate::exit::Exit;
+use crate::read::{Document, Sources};
+use crate::report;
+use crate::resource_list::{self, Format as KrmFormat, ResourceList};
+use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
+use crate::rules::{self, Rule};
+use crate::validate::{is_runtime, objects, Options};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `error[rule]: file:line: Kind/name: `field`: message`, the source line, and a help line.
+    Text,
+    /// A JSON array of findings.
+    Json,
+    /// A `config.kubernetes.io/v1` ResourceList with the findings as `results` (kpt style).
+    Kpt,
+    /// Only with --list-rules: the docs page.
+    Markdown,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Files or folders (`*.yaml`, `*.yml`, `*.json`) holding ClusterTrainingRuntime or
+    /// TrainingRuntime objects, or `-` for stdin. Other documents are skipped.
+    pub paths: Vec<PathBuf>,
+    /// A CRD file (repeatable) to check structure and CEL rules against, e.g. the cluster's
+    /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
+    #[arg(long = "crd", value_name = "FILE")]
+    pub crds: Vec<PathBuf>,
+    /// How to print the findings (on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Print every rule (id, severity, what it checks) instead of validating.
+    #[arg(long, hide = true)]
+    pub list_rules: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(a: &ValidateArgs) -> Exit {
+    if a.list_rules {
+        return list_rules(a.format);
+    }
+    if a.format == Format::Markdown {
+        out::error("--format markdown is only for --list-rules; use text, json or kpt");
+        return Exit::Usage;
+    }
+    if a.paths.is_empty() {
+        out::error("validate needs files, folders or `-` (stdin); try `jax-runtimes validate --help`");
+        return Exit::Usage;
+    }
+    // Compiling the CRDs and reading the inputs do not depend on each other: both at once.
+    let (opts, input) = std::thread::scope(|s| {
+        let crds = s.spawn(|| Options::with_crd_files(&a.crds));
+        let input = crate::read::paths(&a.paths);
+        (crds.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), input)
+    });
+    let sources = input.sources.clone();
+    let opts = match opts {
+        Ok(o) => o,
+        Err(diags) => {
+            print(&diags, a.format, &sources);
+            return Exit::Usage;
+        }
+    };
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            print(&diags, a.format, &sources);
+            return Exit::after_read_errors(&diags);
+        }
+    };
+    let diags = check_documents(&docs, &opts);
+    let code = print(&diags, a.format, &sources);
+    let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
+    let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
+    out::note(&format!("{runtimes} runtime(s) checked: {} error(s), {} warning(s)", count(Severity::Error), count(Severity::Warning)));
+    if code != Exit::Ok {
+        return code;
+    }
+    Exit::from_findings(&diags)
+}
+
+fn list_rules(format: Format) -> Exit {
+    let all: Vec<&Rule> = rules::all().collect();
+    let text = match format {
+        Format::Markdown => rules::markdown(),
+        Format::Json => serde_json::to_string_pretty(&all).map(|s| s + "\n").unwrap_or_default(),
+        Format::Text => all.iter().map(|r| format!("{:<34} {:<8} {}\n", r.id, r.severity.to_string(), r.summary)).collect(),
+        Format::Kpt => {
+            out::error("--list-rules prints text, json or markdown");
+            return Exit::Usage;
+        }
+    };
+    out::stdout(&text)
+}
+
+/// Findings for a set of documents: every runtime checked, the others noted as info.
+pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for doc in docs {
+        if !is_runtime(&doc.value) {
+            diags.push(
+                doc.locate(
+                    Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime or TrainingRuntime; skipped")
+                        .with_object(ObjectRef::of(&doc.value)),
+                ),
+            );
+        }
+    }
+    diags.extend(objects(docs, opts));
+    if !docs.iter().any(|d| is_runtime(&d.value)) {
+        diags.push(Diagnostic::finding(&INPUT_NO_RUNTIME, "", "the input holds no ClusterTrainingRuntime or TrainingRuntime"));
+    }
+    diags
+}
+
+/// The findings on stdout, in the chosen format.
+fn print(diags: &[Diagnostic], format: Format, sources: &Sources) -> Exit {
+    let text = match format {
+        Format::Text | Format::Markdown => report::text_all(diags, sources),
+        Format::Json => report::json(diags),
+        Format::Kpt => match resource_list::write(&ResourceList::default(), diags, KrmFormat::Yaml) {
+            Ok(t) => t,
+            Err(e) => {
+                out::error(&format!("cannot write the findings: {e}"));
+                return Exit::Usage;
+            }
+        },
+    };
+    out::stdout(&text)
+}

@@ -1,0 +1,64 @@
+//! Every label and annotation key jax-runtimes reads or writes, in one place: the marks on the
+//! runtimes it generates, the Kubeflow Trainer keys it relies on, and the kpt and kustomize
+//! annotations it must keep or never copy.
+
+// --- Written on every generated runtime -------------------------------------------------------
+
+/// Label key marking a generated runtime; with [`SOURCE`], what makes an object ours.
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY_VALUE: &str = "jax-runtimes";
+/// Annotation naming the catalog object a runtime was generated from (`JaxRuntime/<name>`).
+pub const SOURCE: &str = "jax-runtimes.dev/source";
+/// The entry's `spec.description`.
+pub const DESCRIPTION: &str = "jax-runtimes.dev/description";
+/// Summary of the accelerator, e.g. `tpu v5e 4x4 (4 hosts x 4 chips, ct5lp-hightpu-4t)`.
+pub const ACCELERATOR: &str = "jax-runtimes.dev/accelerator";
+/// The Trainer release the runtime targets.
+pub const TRAINER_VERSION: &str = "jax-runtimes.dev/trainer-version";
+
+// --- Kubeflow Trainer (kubeflow/trainer v2.3.0 `pkg/constants/constants.go`) --------------------
+
+/// Label the Kubeflow SDK needs to list a runtime.
+pub const TRAINER_FRAMEWORK: &str = "trainer.kubeflow.org/framework";
+/// Label on a replicated job's template naming its step (`trainer`, `dataset-initializer`, ...).
+pub const TRAINER_ANCESTOR: &str = "trainer.kubeflow.org/trainjob-ancestor-step";
+/// Label that makes the Trainer webhook skip a runtime (value `disabled`).
+pub const TRAINER_WEBHOOK_VALIDATION: &str = "trainer.kubeflow.org/webhook-validation";
+
+// --- kpt and kustomize (kustomize `kyaml/kio/kioutil/kioutil.go`) ------------------------------
+
+/// `"true"`: a client-side object, never applied.
+pub const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";
+/// The item's file, relative to the package.
+pub const PATH: &str = "internal.config.kubernetes.io/path";
+/// The item's document index in its file.
+pub const INDEX: &str = "internal.config.kubernetes.io/index";
+/// Deprecated twins of [`PATH`] and [`INDEX`] that kpt and kustomize still send and read.
+pub const LEGACY_PATH: &str = "config.kubernetes.io/path";
+pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
+
+/// Annotation prefixes owned by orchestrators (kpt, kustomize): kept on items as they are, never
+/// handed to the pipeline, never copied from a catalog object onto a runtime.
+const ORCHESTRATOR_PREFIXES: [&str; 4] =
+    ["internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/"];
+
+/// True for annotation keys that belong to kpt or kustomize (paths, ids, `local-config`,
+/// `config.kubernetes.io/function`).
+pub fn is_orchestrator_annotation(key: &str) -> bool {
+    ORCHESTRATOR_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orchestrator_annotations_are_recognised_and_ours_are_not() {
+        for k in [LOCAL_CONFIG, PATH, INDEX, LEGACY_PATH, LEGACY_INDEX, "config.k8s.io/id", "kustomize.config.k8s.io/id"] {
+            assert!(is_orchestrator_annotation(k), "{k}");
+        }
+        for k in [SOURCE, DESCRIPTION, MANAGED_BY, "team", "config.kubernetes.io.example/x"] {
+            assert!(!is_orchestrator_annotation(k), "{k}");
+        }
+    }
+}

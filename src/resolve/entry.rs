@@ -1,0 +1,426 @@
+//! One `JaxRuntime` entry resolved against the defaults, in steps that each read part of the
+//! entry: names, the Trainer release, the accelerator ([`super::tpu`], [`super::gpu`], CPU),
+//! resources, env, scheduling, metadata, image and shared memory. Errors carry field paths
+//! relative to the entry; the caller places them.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
+
+use super::resolved::{Accel, AcceleratorPlan, Origin, Resolved};
+use crate::accelerators::data;
+use crate::catalog::{DefaultsSpec, JaxRuntime, Platform};
+use crate::diag::Diagnostic;
+use crate::k8s::names;
+use crate::keys;
+use crate::rules::catalog::*;
+use crate::trainer::JAX_PLUGIN_VARIABLES;
+
+/// Trainer releases with the JAX policy.
+pub const TRAINER_VERSIONS: [&str; 2] = ["v2.2", "v2.3"];
+pub const TRAINER_DEFAULT: &str = "v2.3";
+
+/// Errors and warnings of one entry.
+#[derive(Default)]
+struct Findings {
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+}
+
+/// Resolves one entry against the defaults. `Err` holds every error found; `Ok` the runtime and
+/// its warnings.
+pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let spec = &entry.spec;
+    let mut f = Findings::default();
+    check_names(entry, &mut f);
+    let trainer = trainer_version(spec.trainer.as_deref().or(defaults.trainer.as_deref()), &mut f);
+    let platform = platform(entry, defaults, &mut f);
+    let Some(mut plan) = accelerator(entry, &platform, &mut f) else { return Err(f.errors) };
+    if plan.num_nodes < 1 {
+        f.errors.push(
+            Diagnostic::new(&CATALOG_NUM_NODES, format!("numNodes is {}; it must be at least 1", plan.num_nodes))
+                .with_field("spec.numNodes"),
+        );
+    }
+    let resources = resources(entry, &plan, &mut f);
+    let env = env(entry, defaults, std::mem::take(&mut plan.env), &mut f);
+    let (node_selector, tolerations) = scheduling(entry, defaults, &plan);
+    let (labels, annotations) = metadata(entry, defaults);
+    let image = spec.image.clone().or_else(|| defaults.images.get(&plan.image_key).cloned()).unwrap_or_else(|| plan.default_image.clone());
+    if image.trim().is_empty() {
+        f.errors.push(Diagnostic::new(&CATALOG_IMAGE, "the image is empty").with_field("spec.image"));
+    }
+    let shared_memory = shared_memory(entry, &plan.accel);
+    if !f.errors.is_empty() {
+        return Err(f.errors);
+    }
+    Ok((
+        Resolved {
+            origin,
+            name: entry.metadata.name.clone(),
+            namespace: entry.metadata.namespace.clone(),
+            labels,
+            annotations,
+            description: spec.description.clone(),
+            trainer,
+            platform,
+            image,
+            num_nodes: plan.num_nodes,
+            accelerator: plan.accel,
+            command: spec.command.clone(),
+            args: spec.args.clone(),
+            env,
+            resources,
+            node_selector,
+            tolerations,
+            pod_group_policy: spec.pod_group_policy.clone().or_else(|| defaults.pod_group_policy.clone()),
+            shared_memory,
+            host_network: spec.host_network.unwrap_or(false),
+            service_account_name: spec.service_account_name.clone(),
+            jobset_annotations: plan.jobset_annotations,
+        },
+        f.warnings,
+    ))
+}
+
+/// The runtime's name is a DNS-1123 subdomain; a namespace a DNS-1123 label (the API server's
+/// rules for both, k8s.io/apimachinery `ValidateObjectMeta` with `NameIsDNSSubdomain`).
+fn check_names(entry: &JaxRuntime, f: &mut Findings) {
+    let bad = |name: &str, field: &str, max: usize| {
+        Diagnostic::new(&CATALOG_INVALID_NAME, format!("`{name}` is not a valid Kubernetes name"))
+            .with_field(field)
+            .with_help(format!("use at most {max} lowercase letters, digits and '-', starting and ending with a letter or digit"))
+    };
+    if !names::is_dns1123_subdomain(&entry.metadata.name) {
+        f.errors.push(bad(&entry.metadata.name, "metadata.name", 253));
+    }
+    if let Some(ns) = &entry.metadata.namespace {
+        if !names::is_dns1123_label(ns) {
+            f.errors.push(bad(ns, "metadata.namespace", 63));
+        }
+    }
+}
+
+/// The Trainer release, normalized (`2.3`, `v2.3.0` -> `v2.3`); the default when unset.
+fn trainer_version(given: Option<&str>, f: &mut Findings) -> String {
+    let Some(t) = given else { return TRAINER_DEFAULT.to_string() };
+    match normalize_trainer(t) {
+        Ok(v) => v,
+        Err(e) => {
+            f.errors.push(
+                Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
+                    .with_field("spec.trainer")
+                    .with_help(format!("set `spec.trainer` to one of {}", TRAINER_VERSIONS.join(", "))),
+            );
+            TRAINER_DEFAULT.to_string()
+        }
+    }
+}
+
+/// A Trainer release jax-runtimes cannot target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TrainerVersionError {
+    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
+    NoJaxPolicy(String),
+    #[error("unsupported Trainer release `{0}`; expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
+    Unsupported(String),
+}
+
+fn normalize_trainer(t: &str) -> Result<String, TrainerVersionError> {
+    let s = t.trim().trim_start_matches('v');
+    let mut parts = s.split('.');
+    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (major, minor) {
+        (Some(2), Some(0 | 1)) => Err(TrainerVersionError::NoJaxPolicy(t.to_string())),
+        (Some(ma), Some(mi)) if TRAINER_VERSIONS.contains(&format!("v{ma}.{mi}").as_str()) => Ok(format!("v{ma}.{mi}")),
+        _ => Err(TrainerVersionError::Unsupported(t.to_string())),
+    }
+}
+
+/// The entry's platform, else the defaults', else the accelerator's default (TPU: the first
+/// platform of the TPU data; others: `platforms.yaml`'s default).
+fn platform(entry: &JaxRuntime, defaults: &DefaultsSpec, f: &mut Findings) -> Platform {
+    let d = data();
+    if let Some(p) = &entry.spec.platform {
+        if let Err(e) = super::defaults::check_platform(p.as_str(), "spec.platform") {
+            f.errors.push(e);
+        }
+    }
+    let default = if entry.spec.accelerator.tpu.is_some() {
+        d.tpu.platforms.first().cloned().unwrap_or_else(|| d.platforms.default.clone())
+    } else {
+        d.platforms.default.clone()
+    };
+    entry.spec.platform.clone().or_else(|| defaults.platform.clone()).unwrap_or(Platform::new(default))
+}
+
+/// Exactly one accelerator, resolved on the platform. `None` when it cannot be resolved at all.
+fn accelerator(entry: &JaxRuntime, platform: &Platform, f: &mut Findings) -> Option<AcceleratorPlan> {
+    let spec = &entry.spec;
+    let acc = &spec.accelerator;
+    let set: Vec<&str> = [("cpu", acc.cpu.is_some()), ("gpu", acc.gpu.is_some()), ("tpu", acc.tpu.is_some())]
+        .into_iter()
+        .filter(|(_, s)| *s)
+        .map(|(n, _)| n)
+        .collect();
+    if set.len() != 1 {
+        f.errors.push(
+            Diagnostic::new(
+                &CATALOG_ACCELERATOR_COUNT,
+                if set.is_empty() {
+                    "no accelerator given; expected exactly one of `cpu`, `gpu`, `tpu`".to_string()
+                } else {
+                    format!("{} accelerators given ({}); expected exactly one of `cpu`, `gpu`, `tpu`", set.len(), set.join(", "))
+                },
+            )
+            .with_field("spec.accelerator")
+            .with_help("a runtime targets one kind of node: split it into one JaxRuntime per accelerator"),
+        );
+        return None;
+    }
+    let result = if let Some(tpu) = &acc.tpu {
+        super::tpu::plan(tpu, spec.num_nodes, platform, spec.platform.is_some())
+    } else if let Some(gpu) = &acc.gpu {
+        super::gpu::plan(gpu, spec.num_nodes, platform)
+    } else {
+        let cpu = &data().cpu;
+        let plan = AcceleratorPlan {
+            accel: Accel::Cpu,
+            num_nodes: spec.num_nodes.unwrap_or(1),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+            env: cpu.env.clone(),
+            jobset_annotations: BTreeMap::new(),
+            limits: BTreeMap::new(),
+            image_key: "cpu".into(),
+            default_image: cpu.default_image.clone(),
+        };
+        Ok((plan, Vec::new()))
+    };
+    match result {
+        Ok((plan, errors)) => {
+            f.errors.extend(errors);
+            Some(plan)
+        }
+        Err(errors) => {
+            f.errors.extend(errors);
+            None
+        }
+    }
+}
+
+/// The entry's non-accelerator resources plus the accelerator's (requests equal limits), and
+/// the cpu limit the Kubeflow SDK needs to read the device.
+fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> ResourceRequirements {
+    let d = data();
+    let mut resources = entry.spec.resources.clone().unwrap_or_default();
+    for (section, map) in [("requests", &resources.requests), ("limits", &resources.limits)] {
+        for key in map.iter().flat_map(|m| m.keys()) {
+            if d.accelerator_resources().any(|k| k == key) {
+                f.errors.push(
+                    Diagnostic::new(&CATALOG_ACCELERATOR_IN_RESOURCES, format!("`{key}` is set by the generator from `spec.accelerator`"))
+                        .with_field(format!("spec.resources.{section}.{key}"))
+                        .with_help("remove it from `spec.resources`; use `spec.accelerator` to choose the accelerator and count"),
+                );
+            }
+        }
+    }
+    if resources.limits.as_ref().is_some_and(|l| l.contains_key("memory")) {
+        f.warnings.push(
+            Diagnostic::new(
+                &CATALOG_MEMORY_LIMIT,
+                "a `memory` limit on the `node` container: the JAX process is killed when it grows past it, and the Kubeflow SDK fails with \"Unknown device type\" on a runtime whose limits hold memory but no cpu or accelerator",
+            )
+            .with_field("spec.resources.limits.memory")
+            .with_help("request memory under `spec.resources.requests` instead; keep a cpu limit beside a memory limit"),
+        );
+    }
+    // The Kubeflow SDK reads the device kind from limits only (accelerators/sdk.rs). CPU runtimes
+    // get a cpu limit equal to their request so the SDK shows them as cpu. For a GPU whose
+    // resource the SDK cannot read, a limit it cannot read makes list_runtimes() fail for every
+    // runtime of the cluster (kubeflow SDK 0.5), so a cpu limit is required there.
+    let unreadable = match &plan.accel {
+        Accel::Gpu(g) if !d.sdk.reads(&g.resource) => Some(g.resource.clone()),
+        _ => None,
+    };
+    if matches!(plan.accel, Accel::Cpu) || unreadable.is_some() {
+        let cpu_request = resources.requests.as_ref().and_then(|r| r.get("cpu")).cloned();
+        match cpu_request {
+            Some(cpu) => {
+                resources.limits.get_or_insert_with(BTreeMap::new).entry("cpu".into()).or_insert(cpu);
+            }
+            None => {
+                if let Some(resource) = unreadable.filter(|_| !resources.limits.as_ref().is_some_and(|l| l.contains_key("cpu"))) {
+                    f.errors.push(
+                        Diagnostic::new(
+                            &CATALOG_SDK_UNREADABLE_DEVICE,
+                            format!(
+                                "the Kubeflow SDK cannot read `{resource}` limits: it raises \"Unknown device type\" and `list_runtimes()` fails for every runtime in the cluster unless the `node` container also has a `cpu` limit"
+                            ),
+                        )
+                        .with_field("spec.resources")
+                        .with_help("set `spec.resources.requests.cpu` (it becomes the cpu limit too); the SDK then lists the runtime as a cpu device"),
+                    );
+                }
+            }
+        }
+    }
+    if !plan.limits.is_empty() {
+        let l = resources.limits.get_or_insert_with(BTreeMap::new);
+        let r = resources.requests.get_or_insert_with(BTreeMap::new);
+        for (k, v) in &plan.limits {
+            l.insert(k.clone(), v.clone());
+            r.insert(k.clone(), v.clone());
+        }
+    }
+    resources
+}
+
+/// The accelerator's env, then the defaults', then the entry's; a later same name replaces an
+/// earlier one. Setting a variable the JAX plugin injects is a warning.
+fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mut Findings) -> Vec<EnvVar> {
+    for e in defaults.env.iter().chain(&entry.spec.env) {
+        match env.iter_mut().find(|x| x.name == e.name) {
+            Some(x) => *x = e.clone(),
+            None => env.push(e.clone()),
+        }
+    }
+    for (i, e) in entry.spec.env.iter().enumerate() {
+        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+            f.warnings.push(
+                Diagnostic::new(
+                    &CATALOG_JAX_PLUGIN_ENV,
+                    format!("`{}` is injected by Trainer's JAX plugin; a value here overrides it and can make `jax.distributed.initialize()` hang", e.name),
+                )
+                .with_field(format!("spec.env[{i}].name"))
+                .with_help("remove it: Trainer sets JAX_NUM_PROCESSES, JAX_PROCESS_ID and JAX_COORDINATOR_ADDRESS for every pod"),
+            );
+        }
+    }
+    for (i, e) in defaults.env.iter().enumerate() {
+        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+            f.warnings.push(
+                Diagnostic::new(
+                    &CATALOG_JAX_PLUGIN_ENV,
+                    format!("`{}` (from JaxRuntimeDefaults env[{i}]) is injected by Trainer's JAX plugin; a value overrides it", e.name),
+                )
+                .with_field("spec.env")
+                .with_help("remove it from the defaults"),
+            );
+        }
+    }
+    env
+}
+
+/// Node selector (the accelerator's, then the defaults', then the entry's) and tolerations (the
+/// accelerator's, the defaults', the entry's; duplicates dropped).
+fn scheduling(entry: &JaxRuntime, defaults: &DefaultsSpec, plan: &AcceleratorPlan) -> (BTreeMap<String, String>, Vec<Toleration>) {
+    let mut node_selector = plan.node_selector.clone();
+    for (k, v) in defaults.node_selector.iter().chain(&entry.spec.node_selector) {
+        node_selector.insert(k.clone(), v.clone());
+    }
+    let mut tolerations = plan.tolerations.clone();
+    for t in defaults.tolerations.iter().chain(&entry.spec.tolerations) {
+        if !tolerations.contains(t) {
+            tolerations.push(t.clone());
+        }
+    }
+    (node_selector, tolerations)
+}
+
+/// Labels and annotations: the defaults', then the entry's. Orchestrator annotations (kpt and
+/// kustomize paths, local-config, function config) describe the catalog file, not the runtime:
+/// never copied.
+fn metadata(entry: &JaxRuntime, defaults: &DefaultsSpec) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let mut labels = defaults.labels.clone();
+    labels.extend(entry.metadata.labels.clone());
+    let annotations = defaults
+        .annotations
+        .iter()
+        .chain(&entry.metadata.annotations)
+        .filter(|(k, _)| !keys::is_orchestrator_annotation(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (labels, annotations)
+}
+
+/// `Some(size limit)` for a memory-backed `/dev/shm`: on by default for accelerators.
+fn shared_memory(entry: &JaxRuntime, accel: &Accel) -> Option<Option<String>> {
+    let default = !matches!(accel, Accel::Cpu);
+    match &entry.spec.shared_memory {
+        Some(s) if s.enabled == Some(false) => None,
+        Some(s) if s.enabled == Some(true) || default || s.size_limit.is_some() => Some(s.size_limit.clone()),
+        Some(_) => None,
+        None if default => Some(None),
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::ObjectRef;
+    use crate::read::{Place, Source};
+
+    fn entry(spec: serde_json::Value) -> JaxRuntime {
+        serde_json::from_value(
+            serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec}),
+        )
+        .unwrap()
+    }
+
+    fn origin() -> Origin {
+        Origin {
+            doc: Place { source: Source::named("t"), index: 0 },
+            object: ObjectRef::new("JaxRuntime", "x"),
+            row: None,
+            field_prefix: "",
+        }
+    }
+
+    fn resolve(spec: serde_json::Value) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {
+        resolve_entry(&entry(spec), &DefaultsSpec::default(), origin())
+    }
+
+    #[test]
+    fn trainer_releases_normalize_and_old_ones_are_refused() {
+        assert_eq!(normalize_trainer("2.3").unwrap(), "v2.3");
+        assert_eq!(normalize_trainer(" v2.2.1 ").unwrap(), "v2.2");
+        assert!(normalize_trainer("v2.1").unwrap_err().to_string().contains("no JAX policy"));
+        assert!(normalize_trainer("v3.0").unwrap_err().to_string().contains("unsupported"));
+    }
+
+    #[test]
+    fn cpu_runtimes_get_their_request_as_a_cpu_limit() {
+        let (r, w) = resolve(serde_json::json!({"accelerator": {"cpu": {}}, "resources": {"requests": {"cpu": "4"}}})).unwrap();
+        assert!(w.is_empty());
+        assert_eq!(r.resources.limits.unwrap()["cpu"].0, "4");
+        assert!(r.shared_memory.is_none(), "no /dev/shm by default on CPU");
+    }
+
+    #[test]
+    fn later_env_replaces_earlier_and_plugin_env_warns() {
+        let (r, w) = resolve(serde_json::json!({"accelerator": {"cpu": {}}, "env": [{"name": "JAX_PLATFORMS", "value": "cpu,x"}, {"name": "JAX_PROCESS_ID", "value": "0"}]}))
+            .unwrap();
+        assert_eq!(r.env.iter().filter(|e| e.name == "JAX_PLATFORMS").count(), 1);
+        assert_eq!(r.env[0].value.as_deref(), Some("cpu,x"));
+        assert_eq!(w.iter().map(|d| d.rule.id).collect::<Vec<_>>(), ["catalog/jax-plugin-env"]);
+    }
+
+    #[test]
+    fn every_error_of_an_entry_is_collected() {
+        let errs = resolve(serde_json::json!({"trainer": "v2.0", "accelerator": {"cpu": {}}, "numNodes": 0, "image": " "})).unwrap_err();
+        let rules: Vec<&str> = errs.iter().map(|d| d.rule.id).collect();
+        assert_eq!(rules, ["catalog/trainer-version", "catalog/num-nodes", "catalog/image"]);
+    }
+
+    #[test]
+    fn orchestrator_annotations_are_not_copied() {
+        let mut e = entry(serde_json::json!({"accelerator": {"cpu": {}}}));
+        e.metadata.annotations.insert("config.kubernetes.io/local-config".into(), "true".into());
+        e.metadata.annotations.insert("team".into(), "ml".into());
+        let (r, _) = resolve_entry(&e, &DefaultsSpec::default(), origin()).unwrap();
+        assert_eq!(r.annotations.keys().collect::<Vec<_>>(), ["team"]);
+    }
+}

@@ -1,0 +1,175 @@
+//! Resolve stage: catalog documents -> fully specified runtimes. Sorts the documents by what they
+//! are ([`crate::catalog::identify`]), applies `JaxRuntimeDefaults`, expands `JaxRuntimeMatrix`
+//! objects ([`matrix`]), and resolves each entry ([`entry`]: accelerator lookup in [`tpu`] and
+//! [`gpu`], resources, env, selectors). Every problem in the input is collected, so one bad entry
+//! does not hide the others.
+
+use std::collections::HashMap;
+
+use crate::catalog::{self, Identity, JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, Kind};
+use crate::diag::{Diagnostic, ObjectRef};
+use crate::gvk::Gvk;
+use crate::read::Document;
+use crate::rules::catalog::{CATALOG_DUPLICATE_NAME, CATALOG_NOT_AN_OBJECT};
+
+mod defaults;
+pub mod entry;
+pub mod gpu;
+pub mod matrix;
+mod resolved;
+mod shape;
+pub mod tpu;
+
+pub use resolved::{Accel, Origin, Resolution, Resolved};
+
+/// The catalog objects of the input, read into their types.
+#[derive(Default)]
+struct Objects<'a> {
+    entries: Vec<(JaxRuntime, Origin)>,
+    defaults: Vec<(JaxRuntimeDefaults, &'a Document)>,
+    matrices: Vec<(JaxRuntimeMatrix, &'a Document)>,
+}
+
+/// Resolves every catalog object among `docs`.
+pub fn resolve(docs: &[Document]) -> Resolution {
+    let mut res = Resolution::default();
+    let mut objects = sort(docs, &mut res);
+    let defaults = defaults::single(&objects.defaults, &mut res.diagnostics);
+    expand_matrices(&objects.matrices, &mut objects.entries, &mut res.diagnostics);
+    let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
+    for (entry, origin) in objects.entries {
+        let key = (entry.metadata.namespace.clone(), entry.metadata.name.clone());
+        if let Some(first) = seen.get(&key) {
+            let what = match &key.0 {
+                Some(ns) => format!("TrainingRuntime `{}` in namespace `{ns}`", key.1),
+                None => format!("ClusterTrainingRuntime `{}`", key.1),
+            };
+            res.diagnostics.push(
+                origin.locate(
+                    Diagnostic::new(&CATALOG_DUPLICATE_NAME, format!("{what} is generated twice; {first} generates it too"))
+                        .with_field("metadata.name")
+                        .with_help("give every runtime a unique name"),
+                ),
+            );
+            continue;
+        }
+        seen.insert(key, origin.object.clone());
+        match entry::resolve_entry(&entry, &defaults, origin.clone()) {
+            Ok((resolved, warnings)) => {
+                res.diagnostics.extend(warnings.into_iter().map(|w| origin.locate(w)));
+                res.runtimes.push(resolved);
+            }
+            Err(errs) => res.diagnostics.extend(errs.into_iter().map(|e| origin.locate(e))),
+        }
+    }
+    res.runtimes.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    res
+}
+
+/// Sorts the documents into catalog objects (read into their types) and the others.
+fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
+    let mut objects = Objects::default();
+    for doc in docs {
+        if !doc.value.is_object() {
+            res.diagnostics.push(doc.locate(Diagnostic::new(&CATALOG_NOT_AN_OBJECT, "a document must be a YAML mapping (an object)")));
+            continue;
+        }
+        let object = ObjectRef::of(&doc.value);
+        match catalog::identify(Gvk::of(&doc.value)) {
+            Identity::Foreign => res.ignored.push(doc.clone()),
+            Identity::Misspelt(d) => {
+                res.catalog_objects += 1;
+                res.diagnostics.push(doc.locate(d.with_object(object)));
+            }
+            Identity::Ours(kind) => {
+                res.catalog_objects += 1;
+                match kind {
+                    Kind::Runtime => {
+                        if let Some(r) = shape::typed::<JaxRuntime>(doc, &object, &mut res.diagnostics) {
+                            objects.entries.push((r, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
+                        }
+                    }
+                    Kind::Defaults => {
+                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, &object, &mut res.diagnostics) {
+                            objects.defaults.push((d, doc));
+                        }
+                    }
+                    Kind::Matrix => {
+                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, &object, &mut res.diagnostics) {
+                            objects.matrices.push((m, doc));
+                        }
+                    }
+                    // The KRM function's validator config describes no runtime.
+                    Kind::Validation => {}
+                }
+            }
+        }
+    }
+    objects
+}
+
+/// Every row of every matrix becomes an entry.
+fn expand_matrices(matrices: &[(JaxRuntimeMatrix, &Document)], entries: &mut Vec<(JaxRuntime, Origin)>, diags: &mut Vec<Diagnostic>) {
+    for (m, doc) in matrices {
+        let object = ObjectRef::new(Kind::Matrix.name(), &m.metadata.name);
+        match matrix::expand(m) {
+            Ok(rows) => {
+                for row in rows {
+                    let origin =
+                        Origin { doc: doc.place(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
+                    match shape::from_value::<JaxRuntime>(&row.runtime) {
+                        Ok(r) => entries.push((r, origin)),
+                        Err(d) => diags.push(origin.locate(d)),
+                    }
+                }
+            }
+            Err(errs) => diags.extend(errs.into_iter().map(|d| doc.locate(d.with_object(object.clone())))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn docs(text: &str) -> Vec<Document> {
+        crate::read::parse_source(Arc::new(crate::read::Source::new("c.yaml", Some(text.to_string())))).unwrap()
+    }
+
+    fn rules(res: &Resolution) -> Vec<&'static str> {
+        res.diagnostics.iter().map(|d| d.rule.id).collect()
+    }
+
+    #[test]
+    fn foreign_objects_are_ignored_and_misspelt_catalog_objects_are_errors() {
+        let res = resolve(&docs(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntme\nmetadata: {name: x}\n---\napiVersion: jax-runtimes.dev/v1alpha\nkind: JaxRuntime\nmetadata: {name: y}\n",
+        ));
+        assert_eq!(res.ignored.len(), 1);
+        assert_eq!(res.catalog_objects, 2);
+        assert_eq!(rules(&res), ["catalog/unknown-kind", "catalog/api-version"]);
+        assert_eq!(res.diagnostics[0].line, Some(6), "the kind's line");
+        assert_eq!(res.diagnostics[1].line, Some(9), "the apiVersion's line");
+    }
+
+    #[test]
+    fn duplicate_names_name_both_objects() {
+        let entry = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: x}\nspec: {accelerator: {cpu: {}}}\n";
+        let res = resolve(&docs(&format!("{entry}---\n{entry}")));
+        assert_eq!(res.runtimes.len(), 1);
+        assert_eq!(rules(&res), ["catalog/duplicate-name"]);
+        assert!(res.diagnostics[0].message.contains("JaxRuntime/x generates it too"));
+    }
+
+    #[test]
+    fn runtimes_come_sorted_by_namespace_and_name() {
+        let e = |n: &str, ns: &str| {
+            format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {n}{ns}}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n")
+        };
+        let res = resolve(&docs(&[e("b", ""), e("a", ", namespace: z"), e("a", "")].join("---\n")));
+        let names: Vec<(Option<&str>, &str)> = res.runtimes.iter().map(|r| (r.namespace.as_deref(), r.name.as_str())).collect();
+        assert_eq!(names, [(None, "a"), (None, "b"), (Some("z"), "a")]);
+        assert!(res.diagnostics.is_empty());
+    }
+}

@@ -1,0 +1,118 @@
+//! What resolve produces: fully specified runtimes ([`Resolved`]) with where each came from
+//! ([`Origin`]), and the parts an accelerator contributes ([`AcceleratorPlan`]).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+use crate::accelerators::{GpuShape, TpuShape};
+use crate::catalog::Platform;
+use crate::diag::{Diagnostic, ObjectRef};
+use crate::read::{Document, Place};
+use crate::trainer::PodGroupPolicy;
+
+/// Where a resolved runtime came from: the document and catalog object, and for a matrix row,
+/// its variables. Field paths of the runtime map to `field_prefix` + path in the document.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub doc: Place,
+    pub object: ObjectRef,
+    pub row: Option<String>,
+    pub field_prefix: &'static str,
+}
+
+impl Origin {
+    /// Places a diagnostic about the runtime's own field path in the source document.
+    pub fn locate(&self, d: Diagnostic) -> Diagnostic {
+        let d = if self.field_prefix.is_empty() { d } else { d.under(self.field_prefix) };
+        let d = match &self.row {
+            Some(row) if !d.message.contains("matrix row") => {
+                let message = format!("{} (matrix row {row})", d.message);
+                Diagnostic { message, ..d }
+            }
+            _ => d,
+        };
+        let d = if d.object.is_none() { d.with_object(self.object.clone()) } else { d };
+        self.doc.locate(d)
+    }
+
+    /// The line of the entry's `metadata.name`: where findings about the whole runtime point.
+    pub fn name_line(&self) -> Option<usize> {
+        let path = if self.field_prefix.is_empty() { "metadata.name".to_string() } else { format!("{}.metadata.name", self.field_prefix) };
+        self.doc.source.line(self.doc.index, &path)
+    }
+}
+
+/// The accelerator a runtime ended up with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Accel {
+    Cpu,
+    Gpu(GpuShape),
+    Tpu(TpuShape),
+}
+
+impl Accel {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Accel::Cpu => "cpu",
+            Accel::Gpu(_) => "gpu",
+            Accel::Tpu(_) => "tpu",
+        }
+    }
+}
+
+/// A runtime with every default applied and every derived value computed.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub origin: Origin,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub description: Option<String>,
+    pub trainer: String,
+    pub platform: Platform,
+    pub image: String,
+    pub num_nodes: i32,
+    pub accelerator: Accel,
+    pub command: Vec<String>,
+    pub args: Vec<String>,
+    pub env: Vec<EnvVar>,
+    pub resources: ResourceRequirements,
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+    pub pod_group_policy: Option<PodGroupPolicy>,
+    /// `Some(size limit)` when a memory-backed `/dev/shm` is mounted.
+    pub shared_memory: Option<Option<String>>,
+    pub host_network: bool,
+    pub service_account_name: Option<String>,
+    /// Annotations for the JobSet template (`spec.template.metadata.annotations`).
+    pub jobset_annotations: BTreeMap<String, String>,
+}
+
+/// What resolve produced: runtimes (sorted by namespace and name) and findings.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    pub runtimes: Vec<Resolved>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Documents that are not catalog objects (other groups), in input order.
+    pub ignored: Vec<Document>,
+    /// How many documents were catalog objects (right or wrong).
+    pub catalog_objects: usize,
+}
+
+/// What the accelerator contributes to the runtime.
+pub struct AcceleratorPlan {
+    pub accel: Accel,
+    pub num_nodes: i32,
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+    pub env: Vec<EnvVar>,
+    pub jobset_annotations: BTreeMap<String, String>,
+    /// Extended resources (requests equal limits).
+    pub limits: BTreeMap<String, Quantity>,
+    /// The key of `JaxRuntimeDefaults.spec.images` and the data's image for this accelerator.
+    pub image_key: String,
+    pub default_image: String,
+}

@@ -1,0 +1,202 @@
+//! A `tpu:` entry -> the slice it names (generation, topology, machine shape) and what the
+//! runtime needs for it: `google.com/tpu` per host, the accelerator and topology selectors, the TPU
+//! toleration and env, numNodes = hosts, and for multi-host slices the JobSet annotations.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+use super::resolved::{Accel, AcceleratorPlan};
+use crate::accelerators::{data, parse_topology, TpuShape};
+use crate::catalog::{Platform, TpuSpec};
+use crate::diag::Diagnostic;
+use crate::rules::catalog::*;
+
+/// The plan for a TPU entry: `Err` when the slice cannot be resolved; `Ok` with the errors that
+/// do not stop it (platform, numNodes).
+pub(super) fn plan(
+    tpu: &TpuSpec,
+    num_nodes: Option<i32>,
+    platform: &Platform,
+    platform_given: bool,
+) -> Result<(AcceleratorPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let data = &data().tpu;
+    let mut errors = Vec::new();
+    if !data.platforms.iter().any(|p| p == platform.as_str()) {
+        let on = data.platforms.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
+        errors.push(
+            Diagnostic::new(&CATALOG_TPU_PLATFORM, format!("TPU slices are scheduled on {on}; platform is `{platform}`"))
+                .with_field(if platform_given { "spec.platform" } else { "spec.accelerator.tpu" })
+                .with_help(format!(
+                    "set `spec.platform: {}` for TPU runtimes",
+                    data.platforms.first().map(String::as_str).unwrap_or("gke")
+                )),
+        );
+    }
+    let shape = match shape(tpu) {
+        Ok(s) => s,
+        Err(e) => {
+            errors.push(e);
+            return Err(errors);
+        }
+    };
+    if let Some(n) = num_nodes {
+        if n != shape.hosts as i32 {
+            errors.push(
+                Diagnostic::new(
+                    &CATALOG_TPU_NUM_NODES,
+                    format!(
+                        "numNodes is {n}, but a TPU {} {} slice on {} ({} chips per host) has {} host{}",
+                        shape.generation,
+                        shape.topology,
+                        shape.machine_type,
+                        shape.chips_per_host,
+                        shape.hosts,
+                        if shape.hosts == 1 { "" } else { "s" }
+                    ),
+                )
+                .with_field("spec.numNodes")
+                .with_help(format!("remove `numNodes` (it is derived for TPU) or set it to {}", shape.hosts)),
+            );
+        }
+    }
+    let node_selector = BTreeMap::from([
+        (data.accelerator_label.clone(), shape.accelerator_label.clone()),
+        (data.topology_label.clone(), shape.topology.clone()),
+    ]);
+    let limits = BTreeMap::from([(data.resource.clone(), Quantity(shape.chips_per_host.to_string()))]);
+    let jobset_annotations = if shape.multi_host() { data.multi_host_annotations.clone() } else { BTreeMap::new() };
+    Ok((
+        AcceleratorPlan {
+            num_nodes: shape.hosts as i32,
+            node_selector,
+            tolerations: data.tolerations.clone(),
+            env: data.env.clone(),
+            jobset_annotations,
+            limits,
+            image_key: "tpu".into(),
+            default_image: data.default_image.clone(),
+            accel: Accel::Tpu(shape),
+        },
+        errors,
+    ))
+}
+
+/// The slice shape a `tpu:` entry names.
+pub fn shape(tpu: &TpuSpec) -> Result<TpuShape, Diagnostic> {
+    let data = &data().tpu;
+    let field = "spec.accelerator.tpu";
+    if let Some(slices) = tpu.slices {
+        if slices != 1 {
+            return Err(Diagnostic::new(
+                &CATALOG_TPU_MULTISLICE,
+                format!("{slices} slices requested; Trainer v2.3 runs exactly one replica of the `node` job, so a multislice runtime cannot start (kubeflow/trainer#3408)"),
+            )
+            .with_field(format!("{field}.slices"))
+            .with_help("use one slice (`slices: 1`, the default) until Trainer supports multislice JAX"));
+        }
+    }
+    let (generation, topology) = match (&tpu.accelerator_type, &tpu.generation, &tpu.topology) {
+        (Some(at), g, t) => {
+            let (generation, chips) = data.accelerator_type(at).map_err(|e| {
+                Diagnostic::new(&CATALOG_UNKNOWN_TPU, e.to_string())
+                    .with_field(format!("{field}.acceleratorType"))
+                    .with_help("`jax-runtimes accelerators --kind tpu` lists accelerator types")
+            })?;
+            if let Some(g) = g {
+                let named = data
+                    .generation(g)
+                    .map_err(|e| Diagnostic::new(&CATALOG_UNKNOWN_TPU, e.to_string()).with_field(format!("{field}.type")))?;
+                if named.name != generation.name {
+                    return Err(Diagnostic::new(
+                        &CATALOG_UNKNOWN_TPU,
+                        format!("type `{g}` contradicts acceleratorType `{at}` (a {} name)", generation.name),
+                    )
+                    .with_field(format!("{field}.type"))
+                    .with_help("give `acceleratorType` alone, or `type` with `topology`"));
+                }
+            }
+            let topology = match t {
+                Some(t) => {
+                    let t_chips = parse_topology(t).map(|d| d.iter().product::<u32>());
+                    if t_chips != Some(chips) {
+                        return Err(Diagnostic::new(
+                            &CATALOG_TPU_TOPOLOGY,
+                            format!("topology `{t}` does not have the {chips} chips of `{at}`"),
+                        )
+                        .with_field(format!("{field}.topology"))
+                        .with_help("remove `topology` to use the accelerator type's default, or give one with the same chip count"));
+                    }
+                    t.clone()
+                }
+                None => generation.default_topology(chips).ok_or_else(|| {
+                    Diagnostic::new(&CATALOG_TPU_TOPOLOGY, format!("`{at}` ({chips} chips) is not a valid {} slice size", generation.name))
+                        .with_field(format!("{field}.acceleratorType"))
+                        .with_help(format!(
+                            "nearest valid topologies: {}",
+                            generation.nearest_topologies(&format!("{chips}x1"), 5).join(", ")
+                        ))
+                })?,
+            };
+            (generation, topology)
+        }
+        (None, Some(g), Some(t)) => {
+            let generation = data.generation(g).map_err(|e| {
+                Diagnostic::new(&CATALOG_UNKNOWN_TPU, e.to_string())
+                    .with_field(format!("{field}.type"))
+                    .with_help("`jax-runtimes accelerators --kind tpu` lists TPU types")
+            })?;
+            (generation, t.clone())
+        }
+        (None, _, _) => {
+            return Err(Diagnostic::new(&CATALOG_UNKNOWN_TPU, "a TPU needs `type` and `topology`, or `acceleratorType`")
+                .with_field(field)
+                .with_help("for example `tpu: {type: v5e, topology: 4x4}` or `tpu: {acceleratorType: v5litepod-16}`"));
+        }
+    };
+    let shapes = generation.shapes_for(&topology);
+    if shapes.is_empty() {
+        let dims_ok = parse_topology(&topology).is_some_and(|d| d.len() == generation.dimensions);
+        let why = if dims_ok {
+            format!("`{topology}` is not a valid TPU {} topology", generation.name)
+        } else {
+            format!(
+                "`{topology}` is not a TPU {} topology: {} slices are {}",
+                generation.name,
+                generation.name,
+                if generation.dimensions == 2 { "2D (AxB)" } else { "3D (AxBxC)" }
+            )
+        };
+        return Err(Diagnostic::new(&CATALOG_TPU_TOPOLOGY, why)
+            .with_field(format!("{field}.topology"))
+            .with_help(format!("nearest valid topologies: {}", generation.nearest_topologies(&topology, 5).join(", "))));
+    }
+    match tpu.chips_per_host {
+        Some(c) => shapes.iter().find(|s| s.chips_per_host == c).cloned().ok_or_else(|| {
+            Diagnostic::new(
+                &CATALOG_TPU_CHIPS_PER_HOST,
+                format!("TPU {} {topology} has no machine shape with {c} chips per host", generation.name),
+            )
+            .with_field(format!("{field}.chipsPerHost"))
+            .with_help(format!(
+                "use {}",
+                shapes.iter().map(|s| format!("{} ({})", s.chips_per_host, s.machine_type)).collect::<Vec<_>>().join(" or ")
+            ))
+        }),
+        None if shapes.len() == 1 => Ok(shapes[0].clone()),
+        None => Err(Diagnostic::new(
+            &CATALOG_TPU_CHIPS_PER_HOST,
+            format!(
+                "TPU {} {topology} fits {} machine shapes with identical node labels ({}); the pod's `google.com/tpu` and the host count depend on which node pool you created",
+                generation.name,
+                shapes.len(),
+                shapes.iter().map(|s| format!("{} host{} x {} chips on {}", s.hosts, if s.hosts == 1 { "" } else { "s" }, s.chips_per_host, s.machine_type)).collect::<Vec<_>>().join(", or ")
+            ),
+        )
+        .with_field(format!("{field}.chipsPerHost"))
+        .with_help(format!(
+            "set `chipsPerHost` to {} to match your node pool's machine type",
+            shapes.iter().map(|s| s.chips_per_host.to_string()).collect::<Vec<_>>().join(" or ")
+        ))),
+    }
+}

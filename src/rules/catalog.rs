@@ -1,0 +1,95 @@
+//! Rules of the catalog: what `render`, `docs` and the KRM function report about `JaxRuntime`,
+//! `JaxRuntimeDefaults` and `JaxRuntimeMatrix` objects. Nothing is written while any of them is
+//! an error.
+
+use super::rule::define_rules;
+
+define_rules! {
+    CATALOG_NOT_AN_OBJECT = "catalog/not-an-object", Error, Catalog,
+        "A document that is not a YAML mapping (a list or a scalar where an object belongs).",
+        "Write each catalog object as a mapping with `apiVersion`, `kind`, `metadata` and `spec`.";
+    CATALOG_API_VERSION = "catalog/api-version", Error, Catalog,
+        "An object in the `jax-runtimes.dev` group (or a group one typo away from it) whose apiVersion is not `jax-runtimes.dev/v1alpha1`. It is an error, not ignored: a misspelt catalog object must never make the function prune the runtimes it generated.",
+        "Write `apiVersion: jax-runtimes.dev/v1alpha1`.";
+    CATALOG_UNKNOWN_KIND = "catalog/unknown-kind", Error, Catalog,
+        "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`; `JaxRuntimeValidation` as a function config).",
+        "Fix the kind; the message names the nearest one.";
+    CATALOG_UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog,
+        "A field the catalog kind does not have (a typo such as `nodeSelectr`).",
+        "Remove the field or fix its spelling; `jax-runtimes schema` lists every field.";
+    CATALOG_MISSING_FIELD = "catalog/missing-field", Error, Catalog,
+        "A required field of the catalog kind is missing (`metadata.name`, `spec.accelerator`, a GPU `model`).",
+        "Add the field; `jax-runtimes schema` lists the required fields.";
+    CATALOG_INVALID_VALUE = "catalog/invalid-value", Error, Catalog,
+        "A value outside the field's accepted set (a platform other than those the accelerator data knows).",
+        "Use one of the values the message lists.";
+    CATALOG_WRONG_TYPE = "catalog/wrong-type", Error, Catalog,
+        "A value of the wrong type: a list where a map belongs, a word where a number belongs, a YAML 1.1 boolean (`on`, `yes`) where a string belongs.",
+        "Write the value with the type the field expects; quote strings that YAML 1.1 reads as booleans.";
+    CATALOG_DUPLICATE_DEFAULTS = "catalog/duplicate-defaults", Error, Catalog,
+        "More than one `JaxRuntimeDefaults` in the same input.",
+        "Merge them into one JaxRuntimeDefaults object.";
+    CATALOG_DUPLICATE_NAME = "catalog/duplicate-name", Error, Catalog,
+        "Two entries (or matrix rows) generate the same ClusterTrainingRuntime, or the same TrainingRuntime in one namespace.",
+        "Give every runtime a unique name.";
+    CATALOG_INVALID_NAME = "catalog/invalid-name", Error, Catalog,
+        "A runtime name that is not a DNS-1123 subdomain, or a namespace that is not a DNS-1123 label: the API server refuses the runtime.",
+        "Use lowercase letters, digits, `-` (and `.` in names), starting and ending with a letter or digit.";
+    CATALOG_TRAINER_VERSION = "catalog/trainer-version", Error, Catalog,
+        "A Trainer release without the JAX policy (before v2.2) or one jax-runtimes does not know.",
+        "Set `spec.trainer` to v2.2 or v2.3.";
+    CATALOG_ACCELERATOR_COUNT = "catalog/accelerator-count", Error, Catalog,
+        "`spec.accelerator` sets none, or more than one, of `cpu`, `gpu`, `tpu`.",
+        "Give exactly one; split a runtime for two kinds of node into two entries.";
+    CATALOG_TPU_PLATFORM = "catalog/tpu-platform", Error, Catalog,
+        "A TPU runtime on a platform other than GKE: TPU slices are scheduled by GKE.",
+        "Set `spec.platform: gke` (the default for TPU runtimes).";
+    CATALOG_TPU_MULTISLICE = "catalog/tpu-multislice", Error, Catalog,
+        "More than one TPU slice: Trainer v2.3 runs exactly one replica of the `node` job (kubeflow/trainer#3408), so a multislice runtime cannot start.",
+        "Use one slice until Trainer supports multislice JAX.";
+    CATALOG_UNKNOWN_TPU = "catalog/unknown-tpu", Error, Catalog,
+        "A TPU generation or accelerator type the accelerator data does not know, or a `type` that contradicts `acceleratorType`.",
+        "Use a generation or accelerator type from `jax-runtimes accelerators --kind tpu`.";
+    CATALOG_TPU_TOPOLOGY = "catalog/tpu-topology", Error, Catalog,
+        "A topology the TPU generation does not have (or of the wrong dimension: AxB for v5e and v6e, AxBxC for v4, v5p, tpu7x).",
+        "Use one of the nearest valid topologies the message lists.";
+    CATALOG_TPU_CHIPS_PER_HOST = "catalog/tpu-chips-per-host", Error, Catalog,
+        "A topology that two machine shapes can form with identical node labels (2x4 on v5e and v6e), without `chipsPerHost`, or a `chipsPerHost` no machine shape has.",
+        "Set `chipsPerHost` to the chips per host of your node pool's machine type.";
+    CATALOG_TPU_NUM_NODES = "catalog/tpu-num-nodes", Error, Catalog,
+        "`numNodes` on a TPU runtime that differs from the slice's host count; a TPU slice is used whole.",
+        "Remove `numNodes` (it is derived for TPU) or set it to the host count.";
+    CATALOG_UNKNOWN_GPU = "catalog/unknown-gpu", Error, Catalog,
+        "A GPU model the accelerator data does not know.",
+        "Use a model from `jax-runtimes accelerators --kind gpu`.";
+    CATALOG_GPU_VENDOR = "catalog/gpu-vendor", Error, Catalog,
+        "A GPU `vendor` that is not the vendor of the model.",
+        "Remove `vendor` (the model implies it) or fix it.";
+    CATALOG_GPU_SHAPE = "catalog/gpu-shape", Error, Catalog,
+        "A GPU model not offered on the platform, a machine type without that model, a count of 0, or more GPUs per node than any machine shape has.",
+        "Pick a model, count and machine type from `jax-runtimes accelerators --kind gpu`.";
+    CATALOG_NUM_NODES = "catalog/num-nodes", Error, Catalog,
+        "`numNodes` below 1.",
+        "Set `numNodes` to 1 or more.";
+    CATALOG_ACCELERATOR_IN_RESOURCES = "catalog/accelerator-in-resources", Error, Catalog,
+        "`spec.resources` names an accelerator resource (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`) that the generator sets from `spec.accelerator`.",
+        "Remove it from `spec.resources`; choose the accelerator and count under `spec.accelerator`.";
+    CATALOG_MEMORY_LIMIT = "catalog/memory-limit", Warning, Catalog,
+        "A `memory` limit on the `node` container: the JAX process is killed when it grows past it, and the Kubeflow SDK fails on limits that hold memory but no cpu or accelerator.",
+        "Request memory under `spec.resources.requests` instead; keep a cpu limit beside a memory limit.";
+    CATALOG_SDK_UNREADABLE_DEVICE = "catalog/sdk-unreadable-device", Error, Catalog,
+        "A GPU whose resource the Kubeflow SDK cannot read (`amd.com/gpu`) without a `cpu` limit: `list_runtimes()` fails for every runtime of the cluster.",
+        "Set `spec.resources.requests.cpu`; it becomes the cpu limit too.";
+    CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
+        "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
+        "Remove it; Trainer sets all three for every pod.";
+    CATALOG_IMAGE = "catalog/image", Error, Catalog,
+        "The runtime's image is empty.",
+        "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";
+    CATALOG_INVALID_MATRIX = "catalog/invalid-matrix", Error, Catalog,
+        "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime.",
+        "Give every variable a list of values, or rows under `include`.";
+    CATALOG_TEMPLATE = "catalog/template", Error, Catalog,
+        "A template string of a `JaxRuntimeMatrix` that does not render: an undefined variable, a syntax error, a value that cannot be used.",
+        "Use only variables defined under `spec.matrix` or `spec.include`; `{{ x | default(none) }}` leaves a field unset.";
+}

@@ -1,0 +1,30 @@
+//! Rules about the inputs themselves: files, folders and stdin, before anything is understood.
+
+use super::rule::define_rules;
+
+define_rules! {
+    INPUT_UNREADABLE = "input/unreadable", Error, Input,
+        "A path that cannot be read: it does not exist, or permissions or I/O stop jax-runtimes from reading it. The command exits 2.",
+        "Check the path and its permissions.";
+    INPUT_TOO_LARGE = "input/too-large", Error, Input,
+        "A file or stdin stream over the 256 MiB limit; it is refused before it is parsed.",
+        "Split the input into smaller files.";
+    INPUT_NOT_UTF8 = "input/not-utf8", Error, Input,
+        "A file that is not valid UTF-8; YAML and JSON must be UTF-8.",
+        "Save the file as UTF-8.";
+    INPUT_MALFORMED_YAML = "input/malformed-yaml", Error, Input,
+        "A file that is not valid YAML (or JSON): a syntax error, a duplicate key, nesting deeper than 128 levels or too many aliases.",
+        "Fix the YAML at the line the message names.";
+    INPUT_NOT_A_CATALOG_OBJECT = "input/not-a-catalog-object", Info, Input,
+        "`render` or `docs` read a document that is not a catalog object (not in the `jax-runtimes.dev` group); it is ignored.",
+        "Nothing to do, or check the file list.";
+    INPUT_EMPTY_CATALOG = "input/empty-catalog", Error, Input,
+        "`render` or `docs` read no catalog object at all (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`).",
+        "Check the paths; with no path the built-in catalog is used.";
+    INPUT_NOT_A_RUNTIME = "input/not-a-runtime", Info, Input,
+        "A document that is not a ClusterTrainingRuntime or TrainingRuntime (`trainer.kubeflow.org`); it is not checked.",
+        "Nothing to do, or check the file list.";
+    INPUT_NO_RUNTIME = "input/no-runtime", Error, Input,
+        "The input holds no ClusterTrainingRuntime or TrainingRuntime at all.",
+        "Check the paths you passed.";
+}

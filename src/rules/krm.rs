@@ -1,0 +1,39 @@
+//! Rules of the KRM function: the ResourceList it reads and the items it writes back.
+
+use super::rule::define_rules;
+
+define_rules! {
+    KRM_UNREADABLE_INPUT = "krm/unreadable-input", Error, Krm,
+        "Standard input could not be read.",
+        "Run the function from kpt or kustomize, which send a ResourceList on standard input.";
+    KRM_INPUT_TOO_LARGE = "krm/input-too-large", Error, Krm,
+        "The ResourceList is over the 256 MiB limit.",
+        "Run the function on a smaller package.";
+    KRM_NOT_UTF8 = "krm/not-utf8", Error, Krm,
+        "The ResourceList is not valid UTF-8.",
+        "Save the package's files as UTF-8.";
+    KRM_MALFORMED_INPUT = "krm/malformed-input", Error, Krm,
+        "Standard input is not one valid YAML or JSON document, or its `items` is not a list.",
+        "Send one ResourceList (`kind: ResourceList`) on standard input.";
+    KRM_NOT_A_RESOURCE_LIST = "krm/not-a-resource-list", Error, Krm,
+        "Standard input holds a document that is not a `ResourceList` (or `List`): jax-runtimes without arguments is the KRM function.",
+        "Use `jax-runtimes --help` for the command line, or run the function from kpt or kustomize.";
+    KRM_FUNCTION_CONFIG = "krm/function-config", Error, Krm,
+        "The functionConfig is neither a catalog object nor a `JaxRuntimeValidation`, or a `JaxRuntimeValidation` has a field it does not know.",
+        "Point the function's config at a JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix or JaxRuntimeValidation, or give none.";
+    KRM_DUPLICATE_RUNTIME = "krm/duplicate-runtime", Error, Krm,
+        "Two catalog entries generate a runtime of the same kind, namespace and name.",
+        "Give every runtime its own name.";
+    KRM_NOT_OWNED = "krm/not-owned", Error, Krm,
+        "A runtime would replace an object of the same kind and name that jax-runtimes did not generate (it lacks the `app.kubernetes.io/managed-by: jax-runtimes` label and the `jax-runtimes.dev/source` annotation). It is left untouched.",
+        "Rename the catalog entry, or delete or rename the existing object.";
+    KRM_FILE_TAKEN = "krm/file-taken", Error, Krm,
+        "A new runtime's file (`runtimes/<kind>_<name>.yaml`) already holds another object.",
+        "Move the object that is in that file elsewhere.";
+    KRM_LOCAL_CONFIG = "krm/local-config", Warning, Krm,
+        "A catalog object carries `config.kubernetes.io/local-config` with a value other than \"true\": kpt and kustomize would apply it to the cluster, which has no such kind.",
+        "Set `config.kubernetes.io/local-config: \"true\"` on catalog objects, or leave it out (the function adds it).";
+    KRM_WRITE = "krm/write", Error, Krm,
+        "The output ResourceList could not be written to standard output.",
+        "Check what reads the function's output (kpt, kustomize).";
+}

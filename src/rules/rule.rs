@@ -1,0 +1,142 @@
+//! What a rule is: its id, severity, layer, summary and fix ([`Rule`]), and [`define_rules!`],
+//! which declares a family of rules and its table.
+
+use serde::Serialize;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// Where a rule belongs: the docs page has one section per layer, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Input,
+    Catalog,
+    Krm,
+    Schema,
+    Crd,
+    Cel,
+    Admission,
+    Ecosystem,
+    Accelerators,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 9] = [
+        Layer::Input,
+        Layer::Catalog,
+        Layer::Krm,
+        Layer::Schema,
+        Layer::Crd,
+        Layer::Cel,
+        Layer::Admission,
+        Layer::Ecosystem,
+        Layer::Accelerators,
+    ];
+
+    /// The section title on the docs page.
+    pub fn title(self) -> &'static str {
+        match self {
+            Layer::Input => "Inputs: files, folders, stdin",
+            Layer::Catalog => "Catalog objects (`render`, `docs` and the KRM function)",
+            Layer::Krm => "The KRM function (kpt, kustomize)",
+            Layer::Schema => "Structure against the project's typed Trainer, JobSet and Pod model (no `--crd`)",
+            Layer::Crd => "Structure against the `openAPIV3Schema` of the CRD files given with `--crd`",
+            Layer::Cel => "CEL rules (`x-kubernetes-validations`) of the CRD",
+            Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
+            Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
+            Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
+        }
+    }
+}
+
+/// One rule. Ids are stable: tools and people filter on them.
+#[derive(Debug, Serialize)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub layer: Layer,
+    /// What it finds, and why it matters.
+    pub summary: &'static str,
+    /// How to fix a finding.
+    pub fix: &'static str,
+}
+
+impl Rule {
+    pub const fn new(id: &'static str, severity: Severity, layer: Layer, summary: &'static str, fix: &'static str) -> Rule {
+        Rule { id, severity, layer, summary, fix }
+    }
+}
+
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Rule {}
+
+impl std::hash::Hash for Rule {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+impl PartialOrd for Rule {
+    fn partial_cmp(&self, other: &Rule) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Rule {
+    fn cmp(&self, other: &Rule) -> std::cmp::Ordering {
+        self.id.cmp(other.id)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+/// Declares rules as `pub static` items and collects them in the family's `RULES` table.
+///
+/// ```ignore
+/// define_rules! {
+///     UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog, "what it finds", "how to fix";
+/// }
+/// ```
+macro_rules! define_rules {
+    ($( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr; )*) => {
+        $(
+            $(#[$meta])*
+            pub static $name: $crate::rules::rule::Rule = $crate::rules::rule::Rule::new(
+                $id,
+                $crate::rules::rule::Severity::$severity,
+                $crate::rules::rule::Layer::$layer,
+                $summary,
+                $fix,
+            );
+        )*
+        /// Every rule of this family, in docs order.
+        pub static RULES: &[&$crate::rules::rule::Rule] = &[$(&$name),*];
+    };
+}
+pub(crate) use define_rules;

@@ -1,0 +1,133 @@
+//! Rules of the validator: structure (typed model or CRD), CEL, the Trainer webhook, what the
+//! Kubeflow SDK, the JAX plugin and JobSet need, and accelerator consistency.
+
+use super::rule::define_rules;
+
+define_rules! {
+    SCHEMA_UNKNOWN_FIELD = "schema/unknown-field", Error, Schema,
+        "A field the Trainer, JobSet or Pod API does not have (a typo such as `nodeSelectr`). The API server prunes it silently, so the setting never takes effect.",
+        "Fix the spelling or move the field to where the API defines it; `kubectl explain` shows the valid fields.";
+    SCHEMA_TYPE = "schema/type", Error, Schema,
+        "A value of the wrong JSON type (a list where an object belongs, a string where an integer belongs).",
+        "Write the value with the type the field expects.";
+    SCHEMA_REQUIRED = "schema/required", Error, Schema,
+        "A required field is missing (for example a container `name`, a replicated job `template`).",
+        "Add the field.";
+    SCHEMA_ENUM = "schema/enum", Error, Schema,
+        "A value outside the field's allowed set.",
+        "Use one of the values the message lists.";
+    SCHEMA_CONSTRAINT = "schema/constraint", Error, Schema,
+        "A value breaks a bound of the field: minimum, maximum, length, number of items or properties, uniqueness.",
+        "Bring the value within the bound the message names.";
+    SCHEMA_FORMAT = "schema/format", Error, Schema,
+        "A string that does not have the field's format or pattern (date-time, quantity).",
+        "Write the value in the format the message names.";
+    SCHEMA_NULL_DROPPED = "schema/null-dropped", Warning, Schema,
+        "`null` on a field that is not nullable: the API server drops the field, so it is as if it were not there.",
+        "Remove the field, or give it a value.";
+    CRD_UNKNOWN_FIELD = "crd/unknown-field", Error, Crd,
+        "A field the CRD's schema does not have and does not preserve: the API server prunes it silently.",
+        "Fix the spelling or move the field to where the CRD defines it.";
+    CRD_TYPE = "crd/type", Error, Crd,
+        "A value of the wrong type for the CRD's schema (including `x-kubernetes-int-or-string` fields that get neither an integer nor a string).",
+        "Write the value with the type the schema expects.";
+    CRD_REQUIRED = "crd/required", Error, Crd,
+        "A field the CRD's schema requires is missing.",
+        "Add the field.";
+    CRD_ENUM = "crd/enum", Error, Crd,
+        "A value outside the CRD's `enum`.",
+        "Use one of the values the message lists.";
+    CRD_CONSTRAINT = "crd/constraint", Error, Crd,
+        "A value breaks a bound of the CRD's schema: minimum, maximum, length, items, properties, uniqueness.",
+        "Bring the value within the bound the message names.";
+    CRD_FORMAT = "crd/format", Error, Crd,
+        "A string that does not match the CRD's `pattern` or `format` (for example a resource quantity).",
+        "Write the value in the format the message names.";
+    CRD_NULL_DROPPED = "crd/null-dropped", Warning, Crd,
+        "`null` on a field the CRD does not mark `nullable`: the API server drops the field.",
+        "Remove the field, or give it a value.";
+    CRD_DUPLICATE_KEY = "crd/duplicate-key", Error, Crd,
+        "Two items of an `x-kubernetes-list-type: map` list share their key (for example two replicated jobs with the same name), or a `set` list repeats an item. The API server rejects it.",
+        "Give each item a unique key, or merge the duplicates.";
+    CRD_NOT_COVERED = "crd/not-covered", Warning, Crd,
+        "CRD files were given but none defines this object's apiVersion and kind; it was checked against the typed model instead.",
+        "Pass the CRD that defines the kind (`trainer.kubeflow.org_clustertrainingruntimes.yaml` or `..._trainingruntimes.yaml`).";
+    CRD_UNUSABLE = "crd/unusable", Error, Crd,
+        "A `--crd` file (or a CRD in a KRM package) cannot be used: unreadable, not a CustomResourceDefinition, or a schema that does not compile.",
+        "Pass the CRD YAML exactly as the cluster has it (`kubectl get crd NAME -o yaml`).";
+    CEL_RULE = "cel/rule", Error, Cel,
+        "A CEL rule (`x-kubernetes-validations`) of the CRD evaluates to false; the API server would reject the object with the rule's message.",
+        "Change the object so the rule holds; the message is the CRD's own.";
+    CEL_UNEVALUATED = "cel/unevaluated", Warning, Cel,
+        "A CEL rule of the CRD could not be evaluated client-side (a function this validator lacks, or an evaluation error). The API server still evaluates it.",
+        "Check the rule by hand or with a server-side dry run (`kubectl apply --dry-run=server`).";
+    CEL_ONE_ML_POLICY = "cel/one-ml-policy", Error, Cel,
+        "More than one ML policy (`torch`, `mpi`, `jax`, `xgboost`, `flux`) is set under `spec.mlPolicy`; the Trainer CRD allows only one.",
+        "Keep the one policy that matches the framework (`jax: {}` for JAX) and remove the others.";
+    CEL_NUM_PROC_PER_NODE = "cel/num-proc-per-node", Error, Cel,
+        "`spec.mlPolicy.flux.numProcPerNode` is below 1.",
+        "Set it to 1 or more.";
+    CEL_ENV_INJECTION_NODE = "cel/env-injection-node", Error, Cel,
+        "`spec.mlPolicy.torch.envInjection.targets[].containerNames` names the `node` container, which always gets the `PET_*` variables.",
+        "Remove `node` from the list.";
+    CEL_STARTUP_DEPENDS_ON = "cel/startup-depends-on", Error, Cel,
+        "`startupPolicy.startupPolicyOrder: InOrder` together with `dependsOn` on a replicated job; the JobSet API makes them mutually exclusive.",
+        "Use either `startupPolicyOrder: InOrder` or `dependsOn`, not both.";
+    CEL_CLAIM_NAMESPACE = "cel/claim-namespace", Error, Cel,
+        "A `volumeClaimPolicies[].templates[]` item sets `metadata.namespace`; the claims always live in the TrainJob's namespace.",
+        "Remove `metadata.namespace` from the template.";
+    ADMISSION_REPLICAS = "admission/replicas", Error, Admission,
+        "A replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step` has `replicas` other than 1; the Trainer webhook rejects it (\"always must be 1\").",
+        "Remove `replicas` or set it to 1; scale with `spec.mlPolicy.numNodes` instead.";
+    ADMISSION_ANCESTOR_CONTAINER = "admission/ancestor-container", Error, Admission,
+        "A replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step` lacks the container its step needs: `node` for `trainer`, `dataset-initializer`, `model-initializer`.",
+        "Rename the main container of that job to the name the step needs.";
+    SDK_FRAMEWORK_LABEL = "sdk/framework-label", Error, Ecosystem,
+        "The runtime has no `trainer.kubeflow.org/framework` label: the Kubeflow SDK skips it in `list_runtimes()` and `get_runtime()` fails.",
+        "Add `metadata.labels: {trainer.kubeflow.org/framework: jax}` (or the runtime's framework).";
+    SDK_TRAINER_CONTAINER = "sdk/trainer-container", Error, Ecosystem,
+        "The Kubeflow SDK cannot find the trainer: no replicated job carries the `trainer.kubeflow.org/trainjob-ancestor-step` label, or the first one has no container `node` with an image.",
+        "Label the trainer replicated job `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and give it a container named `node` with an `image`.";
+    SDK_UNKNOWN_DEVICE = "sdk/unknown-device", Error, Ecosystem,
+        "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime.",
+        "Add a `cpu` limit (or the accelerator's limit) next to the other limits.";
+    JAX_PLUGIN_ENV = "jax/plugin-env", Warning, Ecosystem,
+        "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself; the Trainer JAX plugin injects them, and a TrainJob without `spec.trainer` would run with the hand-written, wrong values.",
+        "Remove the variable from the container's env.";
+    JOBSET_SUBDOMAIN = "jobset/subdomain", Error, Ecosystem,
+        "`spec.template.spec.network.subdomain` is set: the Trainer plugins build the coordinator address from the TrainJob name (`<trainjob>-node-0-0.<trainjob>`), which then does not resolve.",
+        "Remove `network.subdomain`.";
+    JOBSET_DNS_HOSTNAMES = "jobset/dns-hostnames", Error, Ecosystem,
+        "`spec.template.spec.network.enableDNSHostnames: false`: pods get no DNS names, so the coordinator address does not resolve.",
+        "Remove `enableDNSHostnames` or set it to true.";
+    JOBSET_MANAGED_FIELD = "jobset/managed-field", Warning, Ecosystem,
+        "`parallelism` or `completions` is set on the trainer job; the Trainer controller overwrites both with `numNodes`.",
+        "Remove them and set `spec.mlPolicy.numNodes`.";
+    TPU_MISSING_SELECTOR = "tpu/missing-selector", Error, Accelerators,
+        "A container requests `google.com/tpu` but the pod does not select the TPU accelerator and topology node labels (`cloud.google.com/gke-tpu-accelerator`, `cloud.google.com/gke-tpu-topology`): GKE cannot place it on a slice.",
+        "Add both labels to the pod's `nodeSelector` (or as required node affinity).";
+    TPU_UNKNOWN_ACCELERATOR = "tpu/unknown-accelerator", Warning, Accelerators,
+        "The TPU accelerator label value is not a generation jax-runtimes knows, so chips, topology and hosts are not checked.",
+        "Use a known value (`jax-runtimes accelerators --kind tpu`), or ignore this if the generation is newer than jax-runtimes.";
+    TPU_TOPOLOGY = "tpu/topology", Error, Accelerators,
+        "The TPU topology label names a topology that the selected TPU generation does not have.",
+        "Use one of the topologies the message suggests (`jax-runtimes accelerators --kind tpu --generation GEN` lists all).";
+    TPU_CHIPS_PER_HOST = "tpu/chips-per-host", Error, Accelerators,
+        "The `google.com/tpu` count per pod is not the number of chips one host of that slice has; the pod stays Pending or leaves chips idle.",
+        "Set the `google.com/tpu` limit to the chips per host the message gives.";
+    TPU_HOSTS = "tpu/hosts", Error, Accelerators,
+        "`spec.mlPolicy.numNodes` is not the number of hosts in the TPU slice (chips in the topology / chips per host); the slice never fills or pods stay Pending.",
+        "Set `numNodes` to the host count the message gives.";
+    GPU_COUNT = "gpu/count", Error, Accelerators,
+        "The GPU count per pod is above what one node of the selected GPU model or machine type has; the pod stays Pending.",
+        "Lower the GPU limit to the machine's GPU count, or select a bigger machine.";
+    ACCELERATOR_MISSING_SELECTOR = "accelerator/missing-selector", Warning, Accelerators,
+        "A container requests GPUs but the pod selects no GPU model or machine type: it may land on any GPU node.",
+        "Add a node selector for the GPU model (GKE `cloud.google.com/gke-accelerator`, `node.kubernetes.io/instance-type`, or `nvidia.com/gpu.product`).";
+    ACCELERATOR_MISSING_TOLERATION = "accelerator/missing-toleration", Warning, Accelerators,
+        "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`); unless the cluster adds it, the pod stays Pending.",
+        "Add `tolerations: [{key: <resource>, operator: Exists, effect: NoSchedule}]`.";
+    RESOURCES_REQUESTS_LIMITS = "resources/requests-limits", Error, Accelerators,
+        "An extended resource (`google.com/tpu`, `nvidia.com/gpu`, ...) has a request different from its limit, or a request without a limit; Kubernetes rejects such pods.",
+        "Set only the limit, or the same value as request and limit.";
+}

@@ -1,0 +1,75 @@
+//! Write stage: runtimes -> a YAML stream, or the files of a directory this tool owns ([`dir`]),
+//! and the Markdown reference pages of `jax-runtimes docs` ([`pages`]).
+//!
+//! Ownership: a file is this tool's when its first line is the owner's header ([`HEADER`] for
+//! rendered YAML, [`MARKDOWN_HEADER`] for `jax-runtimes docs`). Only such files are updated or
+//! pruned; every other file in the directory is left alone.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::diag::ObjectRef;
+use crate::yaml::{self, YamlError};
+
+pub mod dir;
+pub mod pages;
+
+pub use dir::{apply, plan, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER, YAML};
+
+/// A runtime as the YAML text it is written as, with what the files need to know of it.
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub source: ObjectRef,
+    pub file_name: String,
+    /// One YAML document, no `---`, ending in a newline.
+    pub yaml: String,
+}
+
+impl Text {
+    /// `object` as YAML text, with the catalog object it came from and its file name.
+    pub fn new(source: ObjectRef, file_name: String, object: &impl Serialize) -> Result<Text, YamlError> {
+        Ok(Text { yaml: yaml::to_string(object)?, source, file_name })
+    }
+}
+
+/// The runtimes as one YAML stream.
+pub fn stream(runtimes: &[Text]) -> String {
+    yaml::join_documents(runtimes.iter().map(|r| r.yaml.as_str()))
+}
+
+/// The `kustomization.yaml` that lists the rendered runtimes.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Kustomization<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    resources: Vec<&'a str>,
+}
+
+/// Why the files of a render cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    #[error("two runtimes would be written to the same file {0}")]
+    SameFile(String),
+    #[error(transparent)]
+    Yaml(#[from] YamlError),
+}
+
+/// The files a render into a directory consists of: one per runtime plus `kustomization.yaml`.
+pub fn files(runtimes: &[Text]) -> Result<BTreeMap<String, String>, FilesError> {
+    let mut out = BTreeMap::new();
+    for r in runtimes {
+        let body = &r.yaml;
+        if out.insert(r.file_name.clone(), format!("{HEADER}\n# Source: {}\n{body}", r.source)).is_some() {
+            return Err(FilesError::SameFile(r.file_name.clone()));
+        }
+    }
+    let kustomization = Kustomization {
+        api_version: "kustomize.config.k8s.io/v1beta1",
+        kind: "Kustomization",
+        resources: runtimes.iter().map(|r| r.file_name.as_str()).collect(),
+    };
+    out.insert("kustomization.yaml".into(), format!("{HEADER}\n{}", yaml::to_string(&kustomization)?));
+    Ok(out)
+}

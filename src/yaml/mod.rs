@@ -1,0 +1,280 @@
+//! YAML in and out: one place that fixes how the project reads (serde-saphyr with explicit
+//! budgets, YAML 1.1 scalars as kubectl reads them) and writes (YAML 1.1 look-alikes quoted,
+//! long strings kept on one line). [`lines`] maps a field path back to its line; [`split`] cuts
+//! large streams at document markers so that they parse on every core.
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_saphyr::budget::Budget;
+use serde_saphyr::{DuplicateKeyPolicy, MessageFormatter, Options, SerializerOptions};
+
+pub mod lines;
+pub mod split;
+
+pub use lines::{parent_path, LineIndex};
+
+/// Stack of the threads that parse and check: deep (but allowed) nesting recurses in the reader
+/// and in serde, and the default 2 MiB of a spawned thread is less than the main thread has.
+pub const THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Runs `f` on a scoped thread with [`THREAD_STACK_BYTES`] of stack; `None` if it could not be
+/// started.
+pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, 'env>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>> {
+    std::thread::Builder::new().stack_size(THREAD_STACK_BYTES).spawn_scoped(s, f).ok()
+}
+
+/// Inputs larger than this are refused before parsing.
+pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+/// Deepest nesting accepted (mappings and sequences).
+pub const MAX_DEPTH: usize = 128;
+/// Most aliases one stream may use.
+pub const MAX_ALIASES: usize = 10_000;
+
+/// A YAML (or JSON) text that does not parse, or a value that does not serialize.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    /// What is wrong, in the user's terms, without the location.
+    pub message: String,
+    /// 1-based line and column in the text that was parsed, where known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl YamlError {
+    pub fn new(message: impl Into<String>) -> YamlError {
+        YamlError { message: message.into(), line: None, column: None }
+    }
+
+    fn of(e: &serde_saphyr::Error) -> YamlError {
+        // The location wrappers carry the error the message is about.
+        let mut inner = e;
+        while let serde_saphyr::Error::AliasError { error, .. } | serde_saphyr::Error::WithSnippet { error, .. } = inner {
+            inner = error;
+        }
+        // Control characters (from the user's text) would break the report's layout.
+        let message: String = Messages
+            .format_message(inner)
+            .chars()
+            .flat_map(|c| if c.is_control() { c.escape_debug().collect::<Vec<_>>() } else { vec![c] })
+            .collect();
+        let location = e.location().filter(|l| l.line() > 0);
+        YamlError { message, line: location.map(|l| l.line() as usize), column: location.map(|l| l.column() as usize) }
+    }
+}
+
+/// serde-saphyr's user-facing messages, with its advice to library users replaced.
+struct Messages;
+
+impl MessageFormatter for Messages {
+    fn format_message<'a>(&self, err: &'a serde_saphyr::Error) -> std::borrow::Cow<'a, str> {
+        match err {
+            serde_saphyr::Error::DuplicateMappingKey { key: Some(k), .. } => {
+                format!("duplicate key `{k}`: a key may appear once in a mapping").into()
+            }
+            serde_saphyr::Error::DuplicateMappingKey { key: None, .. } => "duplicate key: a key may appear once in a mapping".into(),
+            serde_saphyr::Error::Budget { breach, .. } => {
+                // The breach's name says which budget (Depth, Aliases, Nodes, ...); its numbers
+                // are the parser's counters, not the user's.
+                let which = format!("{breach:?}");
+                let which = which.split([' ', '{', '(']).next().unwrap_or_default().to_string();
+                format!("the YAML is too large or too complex to read: it is over the reader's budget for {}", budget_words(&which)).into()
+            }
+            other => serde_saphyr::UserMessageFormatter.format_message(other),
+        }
+    }
+}
+
+/// A budget's name in words: `RecordedAnchorEvents` -> `recorded anchor events`.
+fn budget_words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+    }
+    match out.as_str() {
+        "depth" => format!("nesting depth (at most {MAX_DEPTH} levels)"),
+        "aliases" => format!("aliases (at most {MAX_ALIASES})"),
+        _ => out,
+    }
+}
+
+/// Parse options. Budgets bound what hostile input can cost (alias bombs, deep nesting) while
+/// letting real packages through: a ResourceList of 100,000 objects is about 5 million nodes.
+pub fn read_options() -> Options {
+    let mut budget = Budget::default();
+    budget.max_documents = 1_000_000;
+    budget.max_nodes = 50_000_000;
+    budget.max_events = 100_000_000;
+    budget.max_total_scalar_bytes = MAX_INPUT_BYTES;
+    budget.max_reader_input_bytes = Some(MAX_INPUT_BYTES);
+    budget.max_depth = MAX_DEPTH;
+    budget.max_aliases = MAX_ALIASES;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    // kubectl reads YAML 1.1 (go-yaml v2): `0777` is octal there.
+    options.legacy_octal_numbers = true;
+    options.duplicate_keys = DuplicateKeyPolicy::Error;
+    options
+}
+
+/// Emitter options: 2-space indent, compact lists, YAML 1.1 look-alikes (`on`, `yes`, `0777`)
+/// quoted, single-line strings never folded (a folded string reads back the same, but diffs
+/// worse), multi-line strings as `|` blocks.
+pub fn write_options() -> SerializerOptions {
+    let mut options = SerializerOptions::default();
+    options.folded_wrap_chars = usize::MAX;
+    options.min_fold_chars = usize::MAX;
+    options
+}
+
+/// Parses every document of a YAML (or JSON, a subset) stream into untyped values, in stream
+/// order. Empty documents (a bare `---`, or `--- null`) are left out, here and in [`LineIndex`],
+/// so that document indexes agree between the two.
+///
+/// A large multi-document stream is cut at its document markers ([`split::documents`]) and the
+/// pieces are parsed on every core; if any piece does not parse, the whole stream is parsed again
+/// in one go, so errors (and their line numbers) are exactly those of a single parse.
+pub fn parse_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(text.len() / split::PARALLEL_MIN_BYTES);
+    let pieces = split::documents(text, threads);
+    if pieces.len() > 1 {
+        let parsed: Vec<Result<Vec<Value>, YamlError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = pieces.iter().map(|piece| spawn_scoped(s, move || parse_whole(piece))).collect();
+            handles
+                .into_iter()
+                .map(|h| match h {
+                    Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    // No thread: the whole stream is parsed on this one below.
+                    None => Err(YamlError::new("no thread")),
+                })
+                .collect()
+        });
+        if parsed.iter().all(Result::is_ok) {
+            return Ok(parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect());
+        }
+    }
+    parse_whole(text)
+}
+
+/// One parse of the whole text, on this thread.
+pub(crate) fn parse_whole(text: &str) -> Result<Vec<Value>, YamlError> {
+    let docs: Vec<Value> = serde_saphyr::from_multiple_with_options(text, read_options()).map_err(|e| YamlError::of(&e))?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// Parses one document (empty documents do not count).
+pub fn parse_one(text: &str) -> Result<Value, YamlError> {
+    let mut docs = parse_stream(text)?;
+    match docs.len() {
+        1 => Ok(docs.remove(0)),
+        0 => Err(YamlError::new("the input holds no YAML document")),
+        n => Err(YamlError::new(format!("expected one YAML document, found {n}"))),
+    }
+}
+
+/// Deserializes one value of `T` from YAML text with the project's options.
+pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, YamlError> {
+    serde_saphyr::from_str_with_options(text, read_options()).map_err(|e| YamlError::of(&e))
+}
+
+/// Serializes one value as a YAML document (no leading `---`), ending in a newline.
+pub fn to_string<T: Serialize>(value: &T) -> Result<String, YamlError> {
+    let mut s = serde_saphyr::to_string_with_options(value, write_options()).map_err(|e| YamlError::new(e.to_string()))?;
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    Ok(s)
+}
+
+/// Serializes values as a multi-document stream separated by `---` lines.
+pub fn to_stream<T: Serialize>(values: &[T]) -> Result<String, YamlError> {
+    let docs = values.iter().map(to_string).collect::<Result<Vec<_>, _>>()?;
+    Ok(join_documents(docs.iter().map(String::as_str)))
+}
+
+/// Joins serialized documents (each ending in a newline, as [`to_string`] writes them) into
+/// one stream, `---` between them.
+pub fn join_documents<'a>(docs: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for (i, d) in docs.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_11_lookalikes_stay_strings_on_the_way_out() {
+        let v: Value = serde_json::json!({"a": "on", "b": "yes", "c": "n", "d": "0777", "e": "1:20",
+            "f": "2001-12-14", "g": "1_000", "h": ".inf", "i": "~", "j": "", "k": "null", "l": "true"});
+        let text = to_string(&v).unwrap();
+        let back = parse_one(&text).unwrap();
+        assert_eq!(back, v, "round trip changed a value:\n{text}");
+    }
+
+    #[test]
+    fn long_strings_are_not_folded() {
+        let long = "x ".repeat(100);
+        let text = to_string(&serde_json::json!({ "s": long.trim() })).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_in_plain_words_at_their_line() {
+        let err = parse_stream("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(err.message, "duplicate key `a`: a key may appear once in a mapping");
+        assert_eq!(err.line, Some(3));
+    }
+
+    #[test]
+    fn an_alias_bomb_is_over_budget_in_plain_words() {
+        let mut s = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..10 {
+            s.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", ")));
+        }
+        let err = parse_stream(&s).unwrap_err();
+        assert!(
+            err.message.starts_with("the YAML is too large or too complex to read: it is over the reader's budget for"),
+            "{}",
+            err.message
+        );
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        // The reader recurses to the limit before it refuses: give it the stack the parsing
+        // threads get (a test thread has 2 MiB).
+        let err = std::thread::scope(|s| spawn_scoped(s, || parse_stream(&deep)).unwrap().join().unwrap()).unwrap_err();
+        assert!(err.message.contains("nesting depth (at most 128 levels)"), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column_apart_from_the_message() {
+        let err = parse_stream("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+        assert!(err.line.is_some(), "{err:?}");
+        assert!(!err.message.contains("line "), "the location is not repeated in the message: {}", err.message);
+    }
+
+    #[test]
+    fn empty_documents_are_left_out_of_values_and_lines_alike() {
+        let text = "---\n---\na: 1\n--- null\n--- ~\n---\nb: 2\n--- ''\n";
+        let docs = parse_stream(text).unwrap();
+        assert_eq!(docs, vec![serde_json::json!({"a": 1}), serde_json::json!({"b": 2}), serde_json::json!("")]);
+        let index = LineIndex::new(text);
+        assert_eq!(index.line(0, "a"), Some(3));
+        assert_eq!(index.line(1, "b"), Some(7));
+        assert_eq!(index.line(2, ""), Some(8));
+    }
+}

@@ -1,0 +1,122 @@
+//! Cutting a multi-document stream into pieces at its document markers, so that the pieces can
+//! be parsed on every core and give the same documents as the whole.
+
+/// Below this many bytes per thread, one thread parses faster than starting more.
+pub const PARALLEL_MIN_BYTES: usize = 128 * 1024;
+
+/// Cuts a stream into at most `n` pieces of about equal size, each after the first starting at a
+/// document start marker (`---` alone or followed by a space, at the start of a line). YAML
+/// forbids such a line inside a document (it ends any scalar, even a block scalar), and anchors
+/// do not reach across documents, so the pieces hold the same documents as the whole. A stream
+/// with directives (`%YAML`, `%TAG`: they belong to the next document) is not cut. The pieces
+/// concatenate to `text`; every cut is at a line start, so never inside a UTF-8 character.
+pub fn documents(text: &str, n: usize) -> Vec<&str> {
+    if n <= 1 || text.starts_with('%') || text.contains("\n%") {
+        return vec![text];
+    }
+    let bytes = text.as_bytes();
+    let is_marker = |at: usize| {
+        let rest = &bytes[at..];
+        rest.starts_with(b"---") && matches!(rest.get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t'))
+    };
+    // The start of the line after byte `from` (searching bytes: `from` may fall inside a
+    // multi-byte character; a `\n` byte never does).
+    let next_line = |from: usize| bytes[from..].iter().position(|b| *b == b'\n').map(|i| from + i + 1);
+    let mut pieces = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = text.len() * k / n;
+        if target <= start {
+            continue;
+        }
+        let Some(mut at) = next_line(target) else { break };
+        while at < text.len() {
+            if is_marker(at) {
+                pieces.push(&text[start..at]);
+                start = at;
+                break;
+            }
+            at = next_line(at).unwrap_or(text.len());
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{parse_stream, parse_whole};
+    use serde_json::Value;
+
+    /// Documents whose text looks like a marker where YAML says it is not one, or that end at
+    /// a marker in ways a naive cut would get wrong.
+    const TRICKY: &[&str] = &[
+        "a: |\n  --- inside a block scalar, indented\n  ---\nb: 1\n",
+        "a: >-\n  folded\n\n  more\n",
+        "a: \"quoted ---\"\nb: '--- too'\n",
+        "a: plain\n  continued\n",
+        "---foo: not a marker\n",
+        "a: [1,\n  2]\n",
+        "anchor: &x {k: v}\nalias: *x\n",
+        "a: \"x\\\n  y\"\n",
+        "crlf: 1\r\n",
+        "...\n",
+        "# only a comment\n",
+        "{\"json\": [1, 2.5, null, true]}\n",
+        "ümlaut: 日本語のテキスト 🎉\n",
+    ];
+
+    #[test]
+    fn a_stream_cut_at_its_markers_parses_to_the_same_documents() {
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(if i % 3 == 0 {
+                "---\n"
+            } else if i % 3 == 1 {
+                "--- \n"
+            } else {
+                "---\r\n"
+            });
+            text.push_str(TRICKY[i % TRICKY.len()]);
+        }
+        let whole = parse_whole(&text).unwrap();
+        for n in 2..8 {
+            let pieces = documents(&text, n);
+            assert!(pieces.len() > 1, "{n} pieces asked, none cut");
+            assert_eq!(pieces.concat(), text, "the pieces must add up to the stream");
+            let parsed: Vec<Value> = pieces.iter().flat_map(|p| parse_whole(p).unwrap()).collect();
+            assert_eq!(parsed, whole, "cut in {n}");
+        }
+    }
+
+    #[test]
+    fn a_cut_target_inside_a_multi_byte_character_does_not_panic() {
+        // Every byte offset of a stream of 3- and 4-byte characters as the cut target.
+        let doc = "k: 日本語🎉🎉🎉\n---\n";
+        let text = doc.repeat(40);
+        for n in 2..=text.len().min(200) {
+            let pieces = documents(&text, n);
+            assert_eq!(pieces.concat(), text);
+        }
+    }
+
+    #[test]
+    fn streams_with_directives_or_no_markers_are_not_cut() {
+        let directives = "%YAML 1.2\n---\na: 1\n".repeat(100);
+        assert_eq!(documents(&directives, 4).len(), 1);
+        let one = format!("a:\n{}", "  - x\n".repeat(10_000));
+        assert_eq!(documents(&one, 4).len(), 1);
+    }
+
+    #[test]
+    fn a_piece_that_does_not_parse_falls_back_to_the_error_of_the_whole_stream() {
+        // A flow mapping left open across a marker: every cut piece fails differently from
+        // the whole; the error must be the whole stream's (same message, same line).
+        let mut text = "---\na: 1\n".repeat(PARALLEL_MIN_BYTES / 4);
+        text.push_str("---\nb: {open\n");
+        text.push_str(&"---\nc: 2\n".repeat(PARALLEL_MIN_BYTES / 4));
+        assert!(documents(&text, 2).len() > 1);
+        assert_eq!(parse_stream(&text).unwrap_err(), parse_whole(&text).unwrap_err());
+    }
+}
