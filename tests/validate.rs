@@ -490,3 +490,33 @@ fn kpt_validators_step_passes_the_example_and_fails_a_mistake() {
     assert!(all.contains("tpu/hosts") && all.contains("spec.mlPolicy.numNodes"), "{all}");
     assert!(std::fs::read_to_string(&file).unwrap().contains("numNodes: 3"), "a validator never changes the package");
 }
+
+#[test]
+fn a_list_as_kubectl_get_prints_it_is_unpacked_and_every_item_checked() {
+    let mut bad = base("tpu");
+    bad["spec"]["mlPolicy"]["numNodes"] = json!(8);
+    for (format, text) in [
+        (
+            "yaml",
+            jax_runtimes::yaml::to_string(
+                &json!({"apiVersion": "v1", "kind": "List", "items": [base("cpu"), bad.clone()], "metadata": {"resourceVersion": ""}}),
+            )
+            .unwrap(),
+        ),
+        (
+            "json",
+            serde_json::to_string_pretty(
+                &json!({"apiVersion": "v1", "kind": "List", "items": [base("cpu"), bad.clone()], "metadata": {"resourceVersion": ""}}),
+            )
+            .unwrap(),
+        ),
+    ] {
+        let (code, out, err) = cli(&["-", "--format", "json"], Some(&text));
+        assert_eq!(code, 1, "{format}: {err}");
+        assert!(err.contains("2 runtime(s) checked"), "{format}: {err}");
+        let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
+        let hosts = findings.iter().find(|f| f["rule"] == "tpu/hosts").unwrap_or_else(|| panic!("{format}: {out}"));
+        let line = hosts["line"].as_u64().unwrap() as usize;
+        assert!(text.lines().nth(line - 1).unwrap().contains("numNodes"), "{format}: line {line} points at the item's numNodes");
+    }
+}

@@ -71,7 +71,7 @@ fn catalog_documents(items: &[Value], function_config: Option<&Value>, diagnosti
             Identity::Ours(kind) if Kind::CATALOG.contains(&kind) => {
                 catalog_keys.insert(annotations::key(item));
                 let name = path.clone().unwrap_or_else(|| format!("<items[{i}]>"));
-                docs.push(Document { source: Source::named(name), index: index.unwrap_or(0), value: annotations::pipeline_copy(item) });
+                docs.push(Document::new(Source::named(name), index.unwrap_or(0), annotations::pipeline_copy(item)));
                 catalog_items.push(i);
                 local_config_warning(item, diagnostics);
             }
@@ -85,7 +85,7 @@ fn catalog_documents(items: &[Value], function_config: Option<&Value>, diagnosti
                 if !catalog_keys.contains(&annotations::key(fc)) {
                     let (path, index) = annotations::file_of(fc);
                     let name = path.unwrap_or_else(|| "<functionConfig>".to_string());
-                    docs.push(Document { source: Source::named(name), index: index.unwrap_or(0), value: annotations::pipeline_copy(fc) });
+                    docs.push(Document::new(Source::named(name), index.unwrap_or(0), annotations::pipeline_copy(fc)));
                 }
             }
             Identity::Misspelt(d) => diagnostics.push(d.with_object(ObjectRef::of(fc))),

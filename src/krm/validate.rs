@@ -25,11 +25,7 @@ pub fn process(list: ResourceList) -> Output {
         .enumerate()
         .map(|(i, item)| {
             let (path, index) = annotations::file_of(item);
-            Document {
-                source: Source::named(path.unwrap_or_else(|| format!("<items[{i}]>"))),
-                index: index.unwrap_or(0),
-                value: item.clone(),
-            }
+            Document::new(Source::named(path.unwrap_or_else(|| format!("<items[{i}]>"))), index.unwrap_or(0), item.clone())
         })
         .collect();
     let opts = match crd::from_documents(&docs) {

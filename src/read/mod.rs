@@ -71,16 +71,23 @@ impl Sources {
     }
 }
 
-/// One YAML document and where it came from.
+/// One object read from a source: a YAML document, or an item of a `List` document (what
+/// `kubectl get ... -o yaml` prints), and where it came from.
 #[derive(Debug, Clone)]
 pub struct Document {
     pub source: Arc<Source>,
     /// Index of the document in its source (0-based, empty documents not counted).
     pub index: usize,
+    /// For an item of a `List`, its path in the document (`items[3]`); empty otherwise.
+    pub within: String,
     pub value: Value,
 }
 
 impl Document {
+    pub fn new(source: Arc<Source>, index: usize, value: Value) -> Document {
+        Document { source, index, within: String::new(), value }
+    }
+
     /// Places a diagnostic in this document: file, document index and the line of its field.
     pub fn locate(&self, d: Diagnostic) -> Diagnostic {
         self.place().locate(d)
@@ -88,21 +95,36 @@ impl Document {
 
     /// Where this document is, without its value (cheap to keep for every generated runtime).
     pub fn place(&self) -> Place {
-        Place { source: self.source.clone(), index: self.index }
+        Place { source: self.source.clone(), index: self.index, within: self.within.clone() }
     }
 }
 
-/// A document's place: its source and its index there.
+/// A document's place: its source, its index there, and its path inside a `List`.
 #[derive(Debug, Clone)]
 pub struct Place {
     pub source: Arc<Source>,
     pub index: usize,
+    pub within: String,
 }
 
 impl Place {
+    pub fn new(source: Arc<Source>, index: usize) -> Place {
+        Place { source, index, within: String::new() }
+    }
+
+    /// The line of a field path of the object, where the text is known.
+    pub fn line(&self, field: &str) -> Option<usize> {
+        let path = match (self.within.is_empty(), field.is_empty()) {
+            (true, _) => field.to_string(),
+            (false, true) => self.within.clone(),
+            (false, false) => format!("{}.{field}", self.within),
+        };
+        self.source.line(self.index, &path)
+    }
+
     /// Places a diagnostic here: file, document index and the line of its field.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
-        let line = self.source.line(self.index, d.field.as_deref().unwrap_or(""));
+        let line = self.line(d.field.as_deref().unwrap_or(""));
         d.file = Some(self.source.name.clone());
         d.index = Some(self.index);
         d.line = line;
@@ -219,7 +241,8 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
 }
 
 /// Parses the text of a source into documents (empty documents left out; the index of each is
-/// its place among the others, as the line index counts them).
+/// its place among the others, as the line index counts them). A `List` document is unpacked
+/// into its items.
 pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
     let text = source.text().unwrap_or_default();
     let values = yaml::parse_stream(text).map_err(|e| {
@@ -227,7 +250,38 @@ pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
             .with_file(source.name.clone(), None, e.line)
             .with_help("fix the YAML syntax at that line")
     })?;
-    Ok(values.into_iter().enumerate().map(|(index, value)| Document { source: source.clone(), index, value }).collect())
+    let mut docs = Vec::with_capacity(values.len());
+    for (index, value) in values.into_iter().enumerate() {
+        match list_items(value) {
+            Ok(items) => docs.extend(items.into_iter().enumerate().map(|(i, v)| Document {
+                source: source.clone(),
+                index,
+                within: format!("items[{i}]"),
+                value: v,
+            })),
+            Err(value) => docs.push(Document::new(source.clone(), index, value)),
+        }
+    }
+    Ok(docs)
+}
+
+/// The items of a list document: `kind: List` (what `kubectl get ... -o yaml` and `-o json`
+/// print), or a typed list (`NodeList`, `PodList`, `ClusterTrainingRuntimeList`: a kind ending in
+/// `List` with an `apiVersion`), whose `items` is a list. Anything else comes back as it was.
+pub fn list_items(value: Value) -> Result<Vec<Value>, Value> {
+    let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| {
+        k == "List" || (k.len() > 4 && k.ends_with("List") && k != "ResourceList" && value.get("apiVersion").is_some_and(Value::is_string))
+    }) && value.get("items").is_some_and(Value::is_array);
+    if !is_list {
+        return Err(value);
+    }
+    match value {
+        Value::Object(mut m) => match m.remove("items") {
+            Some(Value::Array(items)) => Ok(items),
+            _ => Err(Value::Object(m)),
+        },
+        other => Err(other),
+    }
 }
 
 fn io_error(name: &str, e: &std::io::Error) -> Diagnostic {
@@ -283,6 +337,17 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].index, 1);
         assert_eq!(docs[1].source.line(1, "b"), Some(3));
+    }
+
+    #[test]
+    fn lists_are_unpacked_and_their_items_keep_their_lines() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\nmetadata:\n  resourceVersion: \"\"\n---\nkind: NodeList\napiVersion: v1\nitems: []\n---\nkind: ResourceList\nitems: []\n";
+        let docs = parse_source(Arc::new(Source::new("l.yaml", Some(text.into())))).unwrap();
+        let names: Vec<&str> = docs.iter().map(|d| d.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("-")).collect();
+        assert_eq!(names, ["a", "b", "-"], "two items, an empty NodeList, and a ResourceList that is not a List");
+        assert_eq!(docs[1].place().line("metadata.name"), Some(10));
+        assert_eq!(docs[0].place().line(""), Some(4));
+        assert_eq!(docs[2].index, 2);
     }
 
     #[test]

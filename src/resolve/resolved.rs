@@ -40,7 +40,7 @@ impl Origin {
     /// The line of the entry's `metadata.name`: where findings about the whole runtime point.
     pub fn name_line(&self) -> Option<usize> {
         let path = if self.field_prefix.is_empty() { "metadata.name".to_string() } else { format!("{}.metadata.name", self.field_prefix) };
-        self.doc.source.line(self.doc.index, &path)
+        self.doc.line(&path)
     }
 }
 
