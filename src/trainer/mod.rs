@@ -3,6 +3,7 @@
 //! built on k8s-openapi's Job and Pod types. Field names, enums and bounds follow the Trainer
 //! v2.3.0 and JobSet v0.12.0 CRDs; the JSON Schema the validator uses is derived from these types.
 
+pub mod names;
 pub mod runtime;
 pub mod trainjob;
 
