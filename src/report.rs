@@ -19,10 +19,13 @@ pub fn json(diags: &[Diagnostic]) -> String {
     serde_json::to_string_pretty(diags).map(|s| s + "\n").unwrap_or_else(|e| format!("[{{\"message\": \"{e}\"}}]\n"))
 }
 
-/// One finding as text: the one-line summary and help, then the source line it points at
-/// when its source was read.
+/// One finding as text: the one-line summary and help, then (for errors and warnings) the
+/// source line it points at when its source was read.
 pub fn text(d: &Diagnostic, sources: &Sources) -> String {
     let mut out = format!("{d}\n");
+    if d.severity == crate::diag::Severity::Info {
+        return out;
+    }
     if let Some(snippet) = snippet(d, sources) {
         out.push_str(&snippet);
     }

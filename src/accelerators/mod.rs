@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod error;
 pub mod gpu;
+pub mod jax;
 pub mod sdk;
 pub mod tpu;
 

@@ -15,6 +15,7 @@ use crate::rules::catalog::{CATALOG_DUPLICATE_NAME, CATALOG_NOT_AN_OBJECT};
 mod defaults;
 pub mod entry;
 pub mod gpu;
+pub mod kubernetes;
 pub mod matrix;
 mod resolved;
 mod shape;

@@ -6,7 +6,14 @@
 //! 2. the CRD's `x-kubernetes-validations` CEL rules ([`cel`]);
 //! 3. Trainer admission webhook rules ([`admission`]);
 //! 4. what the Kubeflow SDK, the JAX plugin and the JobSet controller need ([`ecosystem`]);
-//! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]).
+//! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]),
+//!    contradictory selectors, `JAX_PLATFORMS` and images ([`consistency`]);
+//! 6. Kubernetes' own rules: what the API server checks at apply, and what JobSet, the Job
+//!    controller and Pod admission check when a TrainJob starts ([`kubernetes`]), with the longest
+//!    TrainJob name the runtime allows as an info finding (hand-written runtimes only).
+//!
+//! A finding of the later layers at a field that a structure error already covers (the same
+//! field or one inside it) is dropped: one mistake, one finding.
 //!
 //! Input: documents (or one object); output: findings, each of a rule in [`crate::rules`].
 
@@ -25,8 +32,10 @@ use crate::trainer::TrainingRuntime;
 pub mod accelerators;
 pub mod admission;
 pub mod cel;
+pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
+pub mod kubernetes;
 pub mod structure;
 
 /// What the validator checks against.
@@ -127,9 +136,27 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         out.extend(admission::check(rt));
         out.extend(ecosystem::check(rt));
         out.extend(accelerators::check(rt));
+        out.extend(consistency::check(rt));
+        let mut k8s = kubernetes::check(rt);
+        if known.is_none() {
+            k8s.extend(kubernetes::trainjob_name_length(rt));
+        }
+        // One finding per mistake: what a structure error already reports is not repeated.
+        let covered: Vec<String> = out.iter().filter(|d| is_structure(d)).filter_map(|d| d.field.clone()).collect();
+        k8s.retain(|d| !d.field.as_deref().is_some_and(|f| covered.iter().any(|c| within(f, c))));
+        out.extend(k8s);
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
+}
+
+fn is_structure(d: &Diagnostic) -> bool {
+    d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/"))
+}
+
+/// `field` is `parent` or inside it (`a.b[0].c` is within `a.b`, not within `a.bc`).
+fn within(field: &str, parent: &str) -> bool {
+    field.strip_prefix(parent).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// Checks every runtime among `docs` and places each finding in its file and line. Documents
