@@ -64,11 +64,20 @@ struct Case {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
 enum Op {
-    Set { path: String, value: Value },
+    Set {
+        path: String,
+        value: Value,
+    },
     Remove(String),
-    Rename { path: String, to: String },
+    Rename {
+        path: String,
+        to: String,
+    },
     /// A string of `bytes` `x` characters (long values without writing them out).
-    Fill { path: String, bytes: usize },
+    Fill {
+        path: String,
+        bytes: usize,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -205,7 +214,11 @@ fn run_corpus(cases: &[Case]) -> Vec<String> {
         let Some(expect) = &case.expect else {
             let found = problems(&diags);
             if !found.is_empty() {
-                failures.push(format!("{}: a legal look-alike was reported:\n{}", case.name, found.iter().map(|d| format!("  {d}\n")).collect::<String>()));
+                failures.push(format!(
+                    "{}: a legal look-alike was reported:\n{}",
+                    case.name,
+                    found.iter().map(|d| format!("  {d}\n")).collect::<String>()
+                ));
             }
             continue;
         };
@@ -277,11 +290,17 @@ fn kubernetes_corpus_mistakes_also_fail_against_the_reference_crd() {
             None => {
                 let found: Vec<&Diagnostic> = problems(&diags).into_iter().filter(|d| !d.rule.id.starts_with("crd/")).collect();
                 if !found.is_empty() {
-                    failures.push(format!("{}: legal, but with --crd:\n{}", case.name, found.iter().map(|d| format!("  {d}\n")).collect::<String>()));
+                    failures.push(format!(
+                        "{}: legal, but with --crd:\n{}",
+                        case.name,
+                        found.iter().map(|d| format!("  {d}\n")).collect::<String>()
+                    ));
                 }
             }
             Some(e) => {
-                let field = |d: &&Diagnostic| d.field.as_deref() == Some(e.field.as_str()) || d.field.as_deref().is_some_and(|f| e.field.starts_with(f));
+                let field = |d: &&Diagnostic| {
+                    d.field.as_deref() == Some(e.field.as_str()) || d.field.as_deref().is_some_and(|f| e.field.starts_with(f))
+                };
                 if !diags.iter().filter(field).any(|d| d.rule.id == e.rule || d.rule.id.starts_with("crd/")) {
                     failures.push(format!("{}: with --crd, nothing at `{}`:\n{}", case.name, e.field, show(&diags)));
                 }
@@ -602,5 +621,48 @@ fn a_list_as_kubectl_get_prints_it_is_unpacked_and_every_item_checked() {
         let hosts = findings.iter().find(|f| f["rule"] == "tpu/hosts").unwrap_or_else(|| panic!("{format}: {out}"));
         let line = hosts["line"].as_u64().unwrap() as usize;
         assert!(text.lines().nth(line - 1).unwrap().contains("numNodes"), "{format}: line {line} points at the item's numNodes");
+    }
+}
+
+#[test]
+fn the_issues_mistakes_fail_validate_with_and_without_crd_and_the_krm_validator() {
+    let pod = "/spec/template/spec/replicatedJobs/0/template/spec/template/spec";
+    let mut v = base("tpu");
+    for (path, value) in [
+        ("/metadata/labels/team".to_string(), json!("ML Platform!")),
+        (format!("{pod}/containers/0/resources/requests/cpu"), json!("eight")),
+        (format!("{pod}/tolerations/0/operator"), json!("Bogus")),
+        (format!("{pod}/serviceAccountName"), json!("my_sa")),
+    ] {
+        apply(&mut v, &Op::Set { path, value });
+    }
+    let text = jax_runtimes::yaml::to_string(&v).unwrap();
+    let crd = reference_crd_files()[0].display().to_string();
+    for args in [vec!["-", "--format", "json"], vec!["--crd", crd.as_str(), "-", "--format", "json"]] {
+        let (code, out, err) = cli(&args, Some(&text));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
+        let rules: BTreeSet<&str> = findings.iter().filter(|f| f["severity"] == "error").filter_map(|f| f["rule"].as_str()).collect();
+        // The quantity is the CRD's pattern with --crd, Kubernetes' grammar without: once either way.
+        let quantity = if args.contains(&"--crd") { "crd/format" } else { "k8s/quantity" };
+        let want: BTreeSet<&str> = ["k8s/label-value", quantity, "k8s/toleration", "k8s/service-account-name"].into();
+        assert_eq!(rules, want, "{args:?}: {out}");
+        let on_cpu = findings.iter().filter(|f| f["field"].as_str().is_some_and(|p| p.ends_with("requests.cpu"))).count();
+        assert_eq!(on_cpu, 1, "one finding for the one mistake: {out}");
+    }
+    let list = json!({
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [v],
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
+    });
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
+    assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    let results = got["results"].as_array().unwrap();
+    for rule in ["k8s/label-value", "k8s/quantity", "k8s/toleration", "k8s/service-account-name"] {
+        assert!(results.iter().any(|r| r["tags"]["rule"] == rule && r["severity"] == "error"), "KRM lacks {rule}: {results:?}");
     }
 }
