@@ -51,7 +51,7 @@ impl Quantity {
     /// `MilliValue() % 1000 == 0`: what `ValidateResourceQuantityValue` asks of extended
     /// resources (`MilliValue` rounds up to a thousandth).
     pub fn is_whole(&self) -> bool {
-        self.nano == u128::MAX || self.nano.div_ceil(1_000_000) % 1000 == 0
+        self.nano == u128::MAX || self.nano.div_ceil(1_000_000).is_multiple_of(1000)
     }
 
     /// `Value()`: whole units, rounded up (away from zero for the magnitude).
@@ -240,7 +240,7 @@ fn big_from_digits(digits: &str) -> Option<u128> {
 
 fn pow10_mul(m: u128, shift: i64) -> u128 {
     match u32::try_from(shift).ok().and_then(|s| 10u128.checked_pow(s)) {
-        Some(p) => m.checked_mul(p).unwrap_or(u128::MAX),
+        Some(p) => m.saturating_mul(p),
         None => u128::MAX,
     }
 }

@@ -254,7 +254,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
     let trainjob = example_trainjob(r);
     // JobSet's name rule (trainer::pods, jobset/trainjob-name-length in validate).
     let name_room = trainer::pods::max_trainjob_name_of(object).filter(|(n, _)| *n > 0);
-    let limiting = name_room.as_ref().and_then(|(_, job)| trainer::pods::job_pods(object).into_iter().find(|p| &p.name == job));
+    let limiting = name_room.as_ref().and_then(|(_, job)| trainer::pods::job_pods(object).into_iter().find(|p| p.name == job.as_str()));
     let last_pod = limiting
         .as_ref()
         .map(|p| format!("{}-<5 random characters>", trainer::names::hostname("<trainjob>", p.name, p.replicas - 1, p.pods - 1)))
