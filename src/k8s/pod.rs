@@ -121,7 +121,12 @@ pub fn container(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut V
 /// every Pod (`validateContainerOnlyForPod`).
 pub fn image(image: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
     match image {
-        None | Some("") => out.push(finding(&K8S_IMAGE, Scope::Template, field, "the container has no image")),
+        None | Some("") => out.push(finding(
+            &K8S_IMAGE,
+            Scope::Template,
+            field,
+            "the container has no image, so each TrainJob must set one or its Job is refused",
+        )),
         Some(i) if i.trim() != i => out.push(finding(
             &K8S_IMAGE,
             Scope::Template,
