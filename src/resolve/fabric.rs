@@ -1,0 +1,248 @@
+//! A GPU entry's interconnect: its placement (the machine types it can land on), `interconnect`,
+//! `fabric` settings (the entry's over the defaults') and node count -> the fabric wired into the
+//! pod ([`FabricPatch`], from [`crate::accelerators::fabric`]) or none, with findings that say why
+//! a multi-node runtime got none (`interconnect/*`).
+//!
+//! `auto` wires a fabric when the runtime has more than one node, every machine type it can land
+//! on has the same fabric, and each pod takes the whole machine (the vendors' rule: the pod uses
+//! every GPU and every GPU NIC of the node). Where no fabric is known, `fabric.resources`, `env`
+//! and `capabilities` make one (an RDMA device plugin's resource on any cluster).
+
+use std::collections::BTreeMap;
+
+use crate::accelerators::fabric::{Fabric, FabricMachine, Overrides};
+use crate::accelerators::{data, FabricError, FabricPatch, GpuShape};
+use crate::catalog::{FabricSpec, GpuSpec, Interconnect};
+use crate::diag::Diagnostic;
+use crate::rules::interconnect::{INTERCONNECT_HOST_NETWORK, INTERCONNECT_NOT_WIRED, INTERCONNECT_UNUSED_SETTINGS};
+
+/// The name of a fabric made from the runtime's own `fabric` settings.
+pub const CUSTOM: &str = "custom";
+
+const FIELD: &str = "spec.accelerator.gpu.fabric";
+
+/// What was decided: the fabric (if any) and the findings.
+#[derive(Debug, Default)]
+pub struct Wiring {
+    pub fabric: Option<FabricPatch>,
+    pub findings: Vec<Diagnostic>,
+}
+
+/// The entry's settings over the defaults'.
+fn merged(entry: Option<&FabricSpec>, defaults: Option<&FabricSpec>) -> FabricSpec {
+    let (e, d) = (entry.cloned().unwrap_or_default(), defaults.cloned().unwrap_or_default());
+    let mut capabilities = d.capabilities;
+    for c in e.capabilities {
+        if !capabilities.contains(&c) {
+            capabilities.push(c);
+        }
+    }
+    FabricSpec {
+        networks: if e.networks.is_empty() { d.networks } else { e.networks },
+        daemon_image: e.daemon_image.or(d.daemon_image),
+        resources: e.resources.or(d.resources),
+        env: d.env.into_iter().chain(e.env).collect(),
+        capabilities,
+    }
+}
+
+/// The settings the entry itself gives, by their field name.
+fn given(spec: Option<&FabricSpec>) -> Vec<&'static str> {
+    let Some(s) = spec else { return Vec::new() };
+    [
+        ("networks", !s.networks.is_empty()),
+        ("daemonImage", s.daemon_image.is_some()),
+        ("resources", s.resources.is_some()),
+        ("env", !s.env.is_empty()),
+        ("capabilities", !s.capabilities.is_empty()),
+    ]
+    .into_iter()
+    .filter(|(_, set)| *set)
+    .map(|(n, _)| n)
+    .collect()
+}
+
+fn unused(field: &str, why: &str) -> Diagnostic {
+    Diagnostic::new(&INTERCONNECT_UNUSED_SETTINGS, format!("`fabric.{field}` is not used: {why}"))
+        .with_field(format!("{FIELD}.{field}"))
+        .with_help(INTERCONNECT_UNUSED_SETTINGS.fix)
+}
+
+fn not_wired(message: String, help: &str) -> Diagnostic {
+    Diagnostic::new(&INTERCONNECT_NOT_WIRED, message).with_field("spec.accelerator.gpu").with_help(help)
+}
+
+/// Decides the interconnect of a GPU entry placed as `shape` on `platform`.
+pub fn wire(shape: &GpuShape, gpu: &GpuSpec, defaults: Option<&FabricSpec>, platform: &str, num_nodes: i32, host_network: bool) -> Wiring {
+    let mut w = Wiring::default();
+    let own = given(gpu.fabric.as_ref());
+    let why_off = if num_nodes <= 1 {
+        Some("the runtime has one node, and a fabric is wired only between nodes")
+    } else if gpu.interconnect == Some(Interconnect::None) {
+        Some("`interconnect` is `none`")
+    } else {
+        None
+    };
+    if let Some(why) = why_off {
+        w.findings.extend(own.iter().map(|f| unused(f, why)));
+        return w;
+    }
+    let settings = merged(gpu.fabric.as_ref(), defaults);
+    let fabrics = &data().fabrics;
+    let known: Vec<(&str, Option<(&Fabric, &FabricMachine)>)> =
+        shape.machine_types.iter().map(|m| (m.as_str(), fabrics.of_machine(platform, m))).collect();
+    let with: Vec<&str> = known.iter().filter(|(_, f)| f.is_some()).map(|(m, _)| *m).collect();
+    if with.is_empty() {
+        match custom(&settings, own.contains(&"env")) {
+            Some(patch) => {
+                w.findings.extend(["networks", "daemonImage"].iter().filter(|f| own.contains(f)).map(|f| {
+                    unused(f, "no fabric with GKE interfaces or a daemon is known for this machine type; the fabric is made from `resources`, `env` and `capabilities`")
+                }));
+                w.fabric = Some(patch);
+            }
+            None => {
+                let what = match known.as_slice() {
+                    [] => format!("jax-runtimes knows no machine types of `{}` on `{platform}`, so no fabric", shape.model),
+                    [(m, _)] => format!("machine type `{m}` has no fast interconnect jax-runtimes knows"),
+                    many => format!(
+                        "none of the machine types {} has a fast interconnect jax-runtimes knows",
+                        many.iter().map(|(m, _)| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                w.findings.push(not_wired(
+                    format!("{what}; the {num_nodes} pods talk over the pod network"),
+                    "set `spec.accelerator.gpu.fabric.resources` (and `env`, `capabilities: [IPC_LOCK]`) to the RDMA resource your cluster's device plugin advertises, or `interconnect: none` to say the pod network is intended",
+                ));
+                w.findings.extend(own.iter().map(|f| unused(f, "no fabric is wired")));
+            }
+        }
+        return w;
+    }
+    let pin_help =
+        "pin one machine type with `spec.accelerator.gpu.machineType` (or `machineTypes` of one fabric), or set `interconnect: none`";
+    if with.len() < known.len() {
+        let without: Vec<String> = known.iter().filter(|(_, f)| f.is_none()).map(|(m, _)| format!("`{m}`")).collect();
+        w.findings.push(not_wired(
+            format!(
+                "the pods can land on machine types with a fabric ({}) and without one ({}); no fabric is wired",
+                with.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                without.join(", ")
+            ),
+            pin_help,
+        ));
+        return w;
+    }
+    // Every machine type has a fabric: each pod must take the whole machine.
+    let on = data().gpu.model(&shape.model).ok().and_then(|m| m.on(platform));
+    let partial: Vec<String> = shape
+        .machine_types
+        .iter()
+        .filter_map(|m| {
+            on.and_then(|o| o.machine(m)).filter(|mt| mt.gpus != shape.count).map(|mt| format!("`{}` ({} GPUs)", mt.name, mt.gpus))
+        })
+        .collect();
+    if !partial.is_empty() {
+        let title = known.first().and_then(|(_, f)| f.map(|(f, _)| f.title.clone())).unwrap_or_default();
+        w.findings.push(not_wired(
+            format!(
+                "{title} needs each pod to take the whole machine, but the pods take {} GPUs of {}; no fabric is wired",
+                shape.count,
+                partial.join(", ")
+            ),
+            "set `count` to the machine's GPU count (one pod per node), or `interconnect: none`",
+        ));
+        return w;
+    }
+    let overrides = Overrides {
+        networks: (!settings.networks.is_empty()).then(|| settings.networks.clone()),
+        daemon_image: settings.daemon_image.clone(),
+        resources: settings.resources.clone(),
+        env: settings.env.clone(),
+    };
+    let mut patches: Vec<(&str, FabricPatch)> = Vec::new();
+    for (m, found) in &known {
+        let Some((fabric, machine)) = found else { continue };
+        match fabric.patch(machine, &overrides) {
+            Ok(p) => patches.push((m, p)),
+            Err(e @ FabricError::UnknownCount { .. }) => {
+                w.findings.push(not_wired(format!("{} on `{m}` is not wired: {e}", fabric.title), "set the value the message names"));
+                return w;
+            }
+            Err(e) => {
+                w.findings.push(not_wired(format!("{} on `{m}` is not wired: {e}", fabric.title), "report this: the fabric data is wrong"));
+                return w;
+            }
+        }
+    }
+    let Some((_, first)) = patches.first().cloned() else { return w };
+    if patches.iter().any(|(_, p)| p != &first) {
+        w.findings.push(not_wired(
+            format!(
+                "the machine types {} need different fabric settings (their device counts or NCCL settings differ); no fabric is wired",
+                patches.iter().map(|(m, _)| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            ),
+            pin_help,
+        ));
+        return w;
+    }
+    if let Some((fabric, _)) = known.first().and_then(|(_, f)| *f) {
+        let allowed: Vec<&str> = fabric.settings.iter().map(|s| s.field()).collect();
+        for f in &own {
+            if !allowed.contains(f) {
+                w.findings.push(unused(
+                    f,
+                    &format!("{} takes {}", fabric.title, allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")),
+                ));
+            }
+        }
+        if host_network && fabric.pod_network {
+            w.findings.push(
+                Diagnostic::new(
+                    &INTERCONNECT_HOST_NETWORK,
+                    format!("{} reaches its NICs through pod networking, but the runtime sets `hostNetwork: true`", fabric.title),
+                )
+                .with_field("spec.hostNetwork")
+                .with_help(INTERCONNECT_HOST_NETWORK.fix),
+            );
+        }
+    }
+    w.fabric = Some(first);
+    w
+}
+
+/// A fabric made from the runtime's own settings, where the data knows none.
+/// Env alone makes one only when the entry sets it (the defaults' env applies to every runtime).
+fn custom(s: &FabricSpec, own_env: bool) -> Option<FabricPatch> {
+    if s.resources.is_none() && s.capabilities.is_empty() && !own_env {
+        return None;
+    }
+    let resources: BTreeMap<_, _> = s.resources.clone().unwrap_or_default();
+    let mut requires = Vec::new();
+    if !resources.is_empty() {
+        requires.push(format!(
+            "A device plugin that advertises {} on every node the pods can land on.",
+            resources.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !s.capabilities.is_empty() {
+        requires.push(format!(
+            "A namespace whose Pod Security level allows the capabilities {} (`privileged` for IPC_LOCK).",
+            s.capabilities.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Some(FabricPatch {
+        name: CUSTOM.into(),
+        title: "the fabric of `spec.accelerator.gpu.fabric`".into(),
+        pod_annotations: BTreeMap::new(),
+        sidecars: Vec::new(),
+        volumes: Vec::new(),
+        node_mounts: Vec::new(),
+        capabilities: s.capabilities.clone(),
+        env: s.env.clone(),
+        resources,
+        memory_request: None,
+        pod_network: false,
+        requires,
+        sources: Vec::new(),
+    })
+}
