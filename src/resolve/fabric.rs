@@ -246,3 +246,137 @@ fn custom(s: &FabricSpec, own_env: bool) -> Option<FabricPatch> {
         sources: Vec::new(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{DefaultsSpec, JaxRuntime};
+    use crate::diag::ObjectRef;
+    use crate::read::{Place, Source};
+    use crate::resolve::{Accel, Origin, Resolved};
+
+    fn resolve_with(spec: serde_json::Value, defaults: &DefaultsSpec) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {
+        let entry: JaxRuntime = serde_json::from_value(
+            serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec}),
+        )
+        .unwrap();
+        let origin =
+            Origin { doc: Place::new(Source::named("t"), 0), object: ObjectRef::new("JaxRuntime", "x"), row: None, field_prefix: "" };
+        crate::resolve::entry::resolve_entry(&entry, defaults, origin)
+    }
+
+    fn resolve(spec: serde_json::Value) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {
+        resolve_with(spec, &DefaultsSpec::default())
+    }
+
+    fn fabric(r: &Resolved) -> Option<&FabricPatch> {
+        match &r.accelerator {
+            Accel::Gpu(g) => g.fabric.as_ref(),
+            _ => None,
+        }
+    }
+
+    fn ids(d: &[Diagnostic]) -> Vec<&'static str> {
+        d.iter().map(|d| d.rule.id).collect()
+    }
+
+    #[test]
+    fn auto_wires_the_fabric_of_whole_machines_between_nodes_only() {
+        let (r, w) =
+            resolve(serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-mega-80gb"}}})).unwrap();
+        assert_eq!(fabric(&r).map(|f| f.name.as_str()), Some("gpudirect-tcpxo"));
+        assert!(w.is_empty(), "{w:?}");
+        assert!(r.env.iter().any(|e| e.name == "NCCL_FASTRAK_IFNAME"), "the fabric's env reaches the container");
+        let (r, w) = resolve(serde_json::json!({"platform": "gke", "accelerator": {"gpu": {"model": "h100-mega-80gb"}}})).unwrap();
+        assert!(fabric(&r).is_none() && w.is_empty(), "one node: no fabric, no finding");
+        let (r, w) =
+            resolve(serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-mega-80gb", "interconnect": "none"}}}))
+                .unwrap();
+        assert!(fabric(&r).is_none() && w.is_empty(), "opted out: no fabric, no finding");
+    }
+
+    #[test]
+    fn a_multi_node_runtime_without_a_fabric_says_why() {
+        let why = |spec: serde_json::Value| {
+            let (r, w) = resolve(spec).unwrap();
+            assert!(fabric(&r).is_none());
+            assert_eq!(ids(&w), ["interconnect/not-wired"], "{w:?}");
+            w[0].message.clone()
+        };
+        let m = why(serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "a100-40gb"}}}));
+        assert!(m.contains("a2-highgpu-8g") && m.contains("pod network"), "{m}");
+        let m = why(
+            serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb", "count": 4, "machineType": "a3-highgpu-8g"}}}),
+        );
+        assert!(m.contains("whole machine") && m.contains("4 GPUs"), "{m}");
+        let m = why(serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb", "count": 4}}}));
+        assert!(m.contains("with a fabric (`a3-highgpu-8g`)") && m.contains("`a3-highgpu-4g`"), "{m}");
+        let m = why(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "h200-141gb"}}}));
+        assert!(m.contains("`p5e.48xlarge`, `p5en.48xlarge`") && m.contains("different"), "{m}");
+        let m = why(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "gb200"}}}));
+        assert!(m.contains("fabric.resources") && m.contains("p6e-gb200.36xlarge"), "{m}");
+        let m = why(serde_json::json!({"platform": "generic", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb"}}}));
+        assert!(m.contains("no machine types"), "{m}");
+        // Pinning one of them wires it.
+        let (r, w) = resolve(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "h200-141gb", "machineType": "p5en.48xlarge"}}})).unwrap();
+        assert_eq!(fabric(&r).map(|f| f.resources["vpc.amazonaws.com/efa"].0.as_str()), Some("16"));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn pod_network_fabrics_refuse_host_network() {
+        let errs = resolve(
+            serde_json::json!({"platform": "gke", "numNodes": 2, "hostNetwork": true, "accelerator": {"gpu": {"model": "h100-mega-80gb"}}}),
+        )
+        .unwrap_err();
+        assert_eq!(ids(&errs), ["interconnect/host-network"]);
+        assert_eq!(errs[0].field.as_deref(), Some("spec.hostNetwork"));
+        let (r, _) = resolve(
+            serde_json::json!({"platform": "eks", "numNodes": 2, "hostNetwork": true, "accelerator": {"gpu": {"model": "h100-80gb"}}}),
+        )
+        .unwrap();
+        assert_eq!(fabric(&r).map(|f| f.name.as_str()), Some("efa"), "EFA devices work with the host network too");
+    }
+
+    #[test]
+    fn settings_that_are_not_used_are_warned_about() {
+        let (_, w) = resolve(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb",
+            "fabric": {"networks": [{"interfaceName": "eth1", "network": "x"}]}}}}))
+        .unwrap();
+        assert_eq!(ids(&w), ["interconnect/unused-settings"]);
+        assert_eq!(w[0].field.as_deref(), Some("spec.accelerator.gpu.fabric.networks"));
+        let (_, w) =
+            resolve(serde_json::json!({"platform": "eks", "accelerator": {"gpu": {"model": "h100-80gb", "fabric": {"resources": {"vpc.amazonaws.com/efa": "8"}}}}}))
+                .unwrap();
+        assert_eq!(ids(&w), ["interconnect/unused-settings"]);
+        assert!(w[0].message.contains("one node"), "{}", w[0].message);
+    }
+
+    #[test]
+    fn the_defaults_name_the_clusters_networks_and_the_entry_wins() {
+        let nets = |names: &[&str]| -> serde_json::Value {
+            names.iter().enumerate().map(|(i, n)| serde_json::json!({"interfaceName": format!("eth{i}"), "network": n})).collect()
+        };
+        let defaults: DefaultsSpec =
+            serde_json::from_value(serde_json::json!({"fabric": {"networks": nets(&["default", "a", "b"])}})).unwrap();
+        let spec = serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb"}}});
+        let (r, _) = resolve_with(spec, &defaults).unwrap();
+        let ann = &fabric(&r).unwrap().pod_annotations[crate::accelerators::fabric::GKE_INTERFACES];
+        assert!(ann.contains("\"network\":\"b\""), "{ann}");
+        let spec = serde_json::json!({"platform": "gke", "numNodes": 2, "accelerator": {"gpu": {"model": "h100-80gb", "fabric": {"networks": nets(&["default", "c"])}}}});
+        let (r, _) = resolve_with(spec, &defaults).unwrap();
+        let ann = &fabric(&r).unwrap().pod_annotations[crate::accelerators::fabric::GKE_INTERFACES];
+        assert!(ann.contains("\"network\":\"c\"") && !ann.contains("\"network\":\"b\""), "{ann}");
+    }
+
+    #[test]
+    fn hugepages_bring_a_memory_request_only_where_the_runtime_requests_none() {
+        let spec = |res: serde_json::Value| serde_json::json!({"platform": "eks", "numNodes": 2, "resources": res, "accelerator": {"gpu": {"model": "h100-80gb"}}});
+        let (r, _) = resolve(spec(serde_json::json!({}))).unwrap();
+        let req = r.resources.requests.unwrap();
+        assert_eq!((req["memory"].0.as_str(), req["hugepages-2Mi"].0.as_str()), ("32000Mi", "5120Mi"));
+        assert!(!r.resources.limits.unwrap().contains_key("memory"), "a request, never a limit");
+        let (r, _) = resolve(spec(serde_json::json!({"requests": {"cpu": "96"}}))).unwrap();
+        assert!(!r.resources.requests.unwrap().contains_key("memory"), "a cpu request already satisfies Kubernetes");
+    }
+}

@@ -35,11 +35,10 @@ pub enum Layer {
     Admission,
     Ecosystem,
     Accelerators,
-    Interconnect,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 9] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Krm,
@@ -49,7 +48,6 @@ impl Layer {
         Layer::Admission,
         Layer::Ecosystem,
         Layer::Accelerators,
-        Layer::Interconnect,
     ];
 
     /// The section title on the docs page.
@@ -64,7 +62,6 @@ impl Layer {
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
-            Layer::Interconnect => "GPU interconnect: the fabric of a machine type (`render` and `validate`)",
         }
     }
 }

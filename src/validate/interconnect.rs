@@ -51,8 +51,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             continue;
         }
         let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template");
-        let field =
-            if fabric.detect.annotation.is_some() { format!("{base}.metadata.annotations") } else { format!("{base}.spec.containers") };
+        // The pod template, whose annotations lack the fabric's; or its containers, which lack its resource.
+        let field = if fabric.detect.annotation.is_some() { base } else { format!("{base}.spec.containers") };
         out.push(Diagnostic::finding(
             &INTERCONNECT_UNUSED,
             field,
