@@ -201,6 +201,9 @@ pub struct FabricPatch {
     pub resources: BTreeMap<String, Quantity>,
     pub memory_request: Option<Quantity>,
     pub pod_network: bool,
+    pub description: String,
+    /// The fields of `spec.accelerator.gpu.fabric` the fabric takes.
+    pub settings: Vec<String>,
     pub requires: Vec<String>,
     pub sources: Vec<String>,
 }
@@ -290,6 +293,8 @@ impl Fabric {
             resources,
             memory_request: machine.memory_request.clone().filter(|_| hugepages),
             pod_network: self.pod_network,
+            description: self.description.clone(),
+            settings: self.settings.iter().map(|s| s.field().to_string()).collect(),
             requires: self.requires.clone(),
             sources: self.sources.clone(),
         })

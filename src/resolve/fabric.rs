@@ -242,6 +242,8 @@ fn custom(s: &FabricSpec, own_env: bool) -> Option<FabricPatch> {
         resources,
         memory_request: None,
         pod_network: false,
+        description: "The extended resources, env and capabilities the runtime's `fabric` settings name.".into(),
+        settings: ["resources", "env", "capabilities"].map(String::from).to_vec(),
         requires,
         sources: Vec::new(),
     })
