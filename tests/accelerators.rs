@@ -544,6 +544,10 @@ fn the_accelerators_command_lists_the_documented_shapes() {
         }
     }
 
+    let fabric = |machine: &str| eks.iter().find(|r| r["machineType"] == machine).and_then(|r| r["fabric"].as_str()).map(str::to_string);
+    assert_eq!(fabric("p5.48xlarge").as_deref(), Some("efa"), "the listing names the machine type's fabric");
+    assert_eq!(fabric("g6.48xlarge"), None);
+
     let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--generation", "v9"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("v5e"), "an unknown generation should list the known ones");
