@@ -14,6 +14,7 @@ use crate::accelerators::fabric::{Fabric, FabricMachine, Overrides};
 use crate::accelerators::{data, FabricError, FabricPatch, GpuShape};
 use crate::catalog::{FabricSpec, GpuSpec, Interconnect};
 use crate::diag::Diagnostic;
+use crate::rules::catalog::CATALOG_INVALID_VALUE;
 use crate::rules::interconnect::{INTERCONNECT_HOST_NETWORK, INTERCONNECT_NOT_WIRED, INTERCONNECT_UNUSED_SETTINGS};
 
 /// The name of a fabric made from the runtime's own `fabric` settings.
@@ -75,6 +76,12 @@ fn not_wired(message: String, help: &str) -> Diagnostic {
 /// Decides the interconnect of a GPU entry placed as `shape` on `platform`.
 pub fn wire(shape: &GpuShape, gpu: &GpuSpec, defaults: Option<&FabricSpec>, platform: &str, num_nodes: i32, host_network: bool) -> Wiring {
     let mut w = Wiring::default();
+    if let Some(r) = gpu.fabric.as_ref().and_then(|f| f.resources.as_ref()) {
+        w.findings.extend(check_resources(r));
+        if !w.findings.is_empty() {
+            return w;
+        }
+    }
     let own = given(gpu.fabric.as_ref());
     let why_off = if num_nodes <= 1 {
         Some("the runtime has one node, and a fabric is wired only between nodes")
@@ -208,6 +215,40 @@ pub fn wire(shape: &GpuShape, gpu: &GpuSpec, defaults: Option<&FabricSpec>, plat
     }
     w.fabric = Some(first);
     w
+}
+
+/// `fabric.resources` holds extended resources (a whole number each, as Kubernetes requires) and
+/// huge pages (a quantity); cpu, memory and storage belong in `spec.resources`.
+fn check_resources(r: &BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (name, q) in r {
+        let field = format!("{FIELD}.resources.{name}");
+        let v = q.0.trim();
+        let problem = if !name.contains('/') && !name.starts_with("hugepages-") {
+            Some(format!("`{name}` is not a fabric resource; cpu, memory and storage go under `spec.resources`"))
+        } else if name.starts_with("hugepages-") {
+            (!is_quantity(v)).then(|| format!("`{name}: {v}` is not a Kubernetes quantity (e.g. `5120Mi`)"))
+        } else {
+            (v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| format!("`{name}: {v}` is not a whole number; Kubernetes counts extended resources in whole devices"))
+        };
+        if let Some(message) = problem {
+            out.push(
+                Diagnostic::new(&CATALOG_INVALID_VALUE, message)
+                    .with_field(field)
+                    .with_help("use the device count the node advertises, e.g. `\"8\"`"),
+            );
+        }
+    }
+    out
+}
+
+/// `123`, `1.5`, `5120Mi`, `2Gi`, `500m`: a number with an optional Kubernetes suffix.
+fn is_quantity(v: &str) -> bool {
+    let number_end = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
+    let (number, suffix) = v.split_at(number_end);
+    let digits_ok = !number.is_empty() && number.split('.').count() <= 2 && number.split('.').all(|p| !p.is_empty());
+    digits_ok && ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k", "M", "G", "T", "P", "E"].contains(&suffix)
 }
 
 /// A fabric made from the runtime's own settings, where the data knows none.
@@ -369,6 +410,15 @@ mod tests {
         let (r, _) = resolve_with(spec, &defaults).unwrap();
         let ann = &fabric(&r).unwrap().pod_annotations[crate::accelerators::fabric::GKE_INTERFACES];
         assert!(ann.contains("\"network\":\"c\"") && !ann.contains("\"network\":\"b\""), "{ann}");
+    }
+
+    #[test]
+    fn fabric_resources_are_whole_devices_and_quantities() {
+        let errs = resolve(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "b200",
+            "fabric": {"resources": {"vpc.amazonaws.com/efa": "lots", "hugepages-2Mi": "5G B", "memory": "1Gi"}}}}}))
+        .unwrap_err();
+        assert_eq!(ids(&errs), ["catalog/invalid-value"; 3]);
+        assert!(is_quantity("5120Mi") && is_quantity("1.5") && !is_quantity("1.") && !is_quantity("Mi"));
     }
 
     #[test]
