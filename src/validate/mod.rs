@@ -1,5 +1,5 @@
 //! Validate stage: checks Kubeflow Trainer runtimes (`ClusterTrainingRuntime`, `TrainingRuntime`),
-//! generated or written by hand, in five layers:
+//! generated or written by hand, in six layers:
 //!
 //! 1. structure: against the project's typed Trainer/JobSet/Pod model ([`structure`]), or against
 //!    the `openAPIV3Schema` of CRD files the user passes ([`crd`]), with unknown fields reported;
@@ -7,7 +7,8 @@
 //! 3. Trainer admission webhook rules ([`admission`]);
 //! 4. what the Kubeflow SDK, the JAX plugin and the JobSet controller need ([`ecosystem`]);
 //! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]),
-//!    contradictory selectors, `JAX_PLATFORMS` and images ([`consistency`]);
+//!    contradictory selectors, `JAX_PLATFORMS` and images ([`consistency`]), and the GPU fabric of
+//!    the machine type ([`interconnect`]);
 //! 6. Kubernetes' own rules: what the API server checks at apply, and what JobSet, the Job
 //!    controller and Pod admission check when a TrainJob starts ([`kubernetes`]), with the longest
 //!    TrainJob name the runtime allows as an info finding (hand-written runtimes only).
@@ -35,6 +36,7 @@ pub mod cel;
 pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
+pub mod interconnect;
 pub mod kubernetes;
 pub mod structure;
 
@@ -136,6 +138,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         out.extend(admission::check(rt));
         out.extend(ecosystem::check(rt));
         out.extend(accelerators::check(rt));
+        out.extend(interconnect::check(rt));
         out.extend(consistency::check(rt));
         let mut k8s = kubernetes::check(rt);
         if known.is_none() {
