@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec};
 
-use super::accelerators::{node_labels, pod_request};
+use super::accelerators::{node_label_choices, node_labels, pod_request};
 use crate::accelerators::{data, jax::jax};
 use crate::diag::{join_path, Diagnostic};
 use crate::rules::consistency::{ACCELERATOR_CONTRADICTORY_SELECTOR, ACCELERATOR_IMAGE, ACCELERATOR_JAX_PLATFORMS, TPU_EXCLUSIVE_TOPOLOGY};
@@ -27,7 +27,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let tpu = &data().tpu;
         let tpu_request = pod_request(pod, &pod_path, &tpu.resource);
         let gpu_requested = data().gpu.vendors.iter().any(|v| pod_request(pod, &pod_path, &v.resource).is_some());
-        selectors(&pod_path, &labels, tpu_request.is_some(), gpu_requested, &mut out);
+        selectors(&pod_path, pod, &labels, tpu_request.is_some(), gpu_requested, &mut out);
         containers(pod, &pod_path, &mut out);
         // Multi-host TPU slice: the generator's JobSet annotations must be there.
         if let (Some(req), false) = (&tpu_request, exclusive_reported) {
@@ -59,7 +59,7 @@ fn multi_host(labels: &BTreeMap<String, String>, chips: Option<u32>) -> Option<u
     (shape.hosts > 1).then_some(shape.hosts)
 }
 
-fn selectors(pod_path: &str, labels: &BTreeMap<String, String>, tpu: bool, gpu: bool, out: &mut Vec<Diagnostic>) {
+fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, tpu: bool, gpu: bool, out: &mut Vec<Diagnostic>) {
     let d = data();
     let at = |k: &str| join_path(&format!("{pod_path}.nodeSelector"), k);
     let tpu_keys = [&d.tpu.accelerator_label, &d.tpu.topology_label];
@@ -88,24 +88,41 @@ fn selectors(pod_path: &str, labels: &BTreeMap<String, String>, tpu: bool, gpu: 
             ));
         }
     }
-    // A GPU model label and a machine type of another model.
+    // A GPU model label and machine types (one in nodeSelector, or an `In` list of a node
+    // affinity: the pod may land on any of them) of which none is of that model.
+    let choices = node_label_choices(pod);
     for platform in &d.gpu.platforms {
         let (Some(model_key), Some(type_key)) = (&platform.model_label, &platform.machine_type_label) else { continue };
-        let (Some(value), Some(machine)) = (labels.get(model_key), labels.get(type_key)) else { continue };
-        let by_label = d.gpu.models.iter().find(|m| m.on(&platform.name).and_then(|o| o.model_label.as_deref()) == Some(value.as_str()));
-        let by_machine = d.gpu.models.iter().find(|m| m.platforms.values().any(|o| o.machine_types.iter().any(|t| &t.name == machine)));
-        if let (Some(a), Some(b)) = (by_label, by_machine) {
-            if a.name != b.name {
-                out.push(Diagnostic::finding(
-                    &ACCELERATOR_CONTRADICTORY_SELECTOR,
-                    at(type_key),
-                    format!(
-                        "`{model_key}: {value}` selects {} nodes but `{type_key}: {machine}` is a {} machine; no node is both, so the pods stay Pending",
-                        a.description, b.description
-                    ),
-                ));
-            }
+        let (Some(value), Some(machines)) = (labels.get(model_key), choices.get(type_key)) else { continue };
+        let Some(a) = d.gpu.models.iter().find(|m| m.on(&platform.name).and_then(|o| o.model_label.as_deref()) == Some(value.as_str()))
+        else {
+            continue;
+        };
+        let model_of = |machine: &String| {
+            d.gpu.models.iter().find(|m| m.platforms.values().any(|o| o.machine_types.iter().any(|t| &t.name == machine)))
+        };
+        let known: Vec<(&String, &crate::accelerators::gpu::GpuModel)> = machines.iter().filter_map(|m| Some((m, model_of(m)?))).collect();
+        // Only when every machine type is known and none is of the model (an unknown type may be).
+        if known.is_empty() || known.len() != machines.len() || known.iter().any(|(_, b)| b.name == a.name) {
+            continue;
         }
+        let field = if pod.node_selector.as_ref().is_some_and(|s| s.contains_key(type_key)) {
+            at(type_key)
+        } else {
+            format!("{pod_path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+        };
+        let what = match known.as_slice() {
+            [(m, b)] => format!("`{type_key}: {m}` is a {} machine", b.description),
+            _ => format!(
+                "none of the `{type_key}` values is of that model ({})",
+                known.iter().map(|(m, b)| format!("`{m}`: {}", b.description)).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        out.push(Diagnostic::finding(
+            &ACCELERATOR_CONTRADICTORY_SELECTOR,
+            field,
+            format!("`{model_key}: {value}` selects {} nodes but {what}; no node is both, so the pods stay Pending", a.description),
+        ));
     }
 }
 
