@@ -270,8 +270,12 @@ fn tpu_checks(
                 &TPU_HOSTS,
                 "spec.mlPolicy.numNodes",
                 format!(
-                    "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips})",
-                    generation.name, shape.hosts, shape.chips
+                    "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips}){}",
+                    generation.name,
+                    shape.hosts,
+                    shape.chips,
+                    // Containers add up: say where the per-host count came from.
+                    if request.parts.len() > 1 { format!("; the pod's chips, its containers together: {}", request.describe()) } else { String::new() }
                 ),
             ));
         }
