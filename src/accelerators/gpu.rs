@@ -158,7 +158,7 @@ impl GpuData {
                 name: name.to_string(),
                 model: model.name.clone(),
                 platform: platform.to_string(),
-                known: on.machine_types.iter().map(|m| format!("{} ({} GPUs)", m.name, m.gpus)).collect(),
+                known: on.machine_types.iter().map(|m| format!("{} ({})", m.name, crate::words::count(m.gpus, "GPU"))).collect(),
             })?),
             None => None,
         };
@@ -173,7 +173,7 @@ impl GpuData {
                 limit,
                 model: model.name.clone(),
                 platform: platform.to_string(),
-                shapes: on.machine_types.iter().map(|m| format!("{} ({} GPUs)", m.name, m.gpus)).collect(),
+                shapes: on.machine_types.iter().map(|m| format!("{} ({})", m.name, crate::words::count(m.gpus, "GPU"))).collect(),
             });
         }
         let chosen = match pinned {
@@ -214,7 +214,7 @@ pub enum GpuError {
     NotOnPlatform { model: String, platform: String, available: Vec<String> },
     #[error("machine type `{name}` does not have `{model}` GPUs on `{platform}`; expected one of: {}", .known.join(", "))]
     UnknownMachineType { name: String, model: String, platform: String, known: Vec<String> },
-    #[error("{count} GPUs per node is more than any `{model}` machine on `{platform}` has (at most {limit}; shapes: {})", if .shapes.is_empty() { "none listed".to_string() } else { .shapes.join(", ") })]
+    #[error("{} per node is more than any `{model}` machine on `{platform}` has (at most {limit}; shapes: {})", crate::words::count(*.count, "GPU"), if .shapes.is_empty() { "none listed".to_string() } else { .shapes.join(", ") })]
     TooMany { count: u32, limit: u32, model: String, platform: String, shapes: Vec<String> },
     #[error("a GPU count of 0 requests no GPU; use `accelerator: {{cpu: {{}}}}` for a CPU runtime")]
     Zero,

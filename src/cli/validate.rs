@@ -14,6 +14,7 @@ use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::{self, Rule};
 use crate::validate::{is_runtime, objects, Options};
+use crate::words;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -82,7 +83,12 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let code = print(&diags, a.format, &sources);
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
-    out::note(&format!("{runtimes} runtime(s) checked: {} error(s), {} warning(s)", count(Severity::Error), count(Severity::Warning)));
+    out::note(&format!(
+        "{} checked: {}, {}",
+        words::count(runtimes, "runtime"),
+        words::count(count(Severity::Error), "error"),
+        words::count(count(Severity::Warning), "warning")
+    ));
     if code != Exit::Ok {
         return code;
     }
@@ -126,7 +132,7 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
 /// The findings on stdout, in the chosen format.
 fn print(diags: &[Diagnostic], format: Format, sources: &Sources) -> Exit {
     let text = match format {
-        Format::Text | Format::Markdown => report::text_all(diags, sources),
+        Format::Text | Format::Markdown => report::text_all_styled(diags, sources, out::style(out::Stream::Stdout)),
         Format::Json => report::json(diags),
         Format::Kpt => match resource_list::write(&ResourceList::default(), diags) {
             Ok(t) => t,

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime, COORDINATOR_PORT};
-use crate::{render, write, yaml};
+use crate::{render, words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
 const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.j2");
@@ -119,7 +119,7 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
 /// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
     let total = |per: &str| match per.parse::<i64>() {
-        Ok(n) => format!("{} ({per} per node x {num_nodes} nodes)", n * num_nodes as i64),
+        Ok(n) => format!("{} ({per} per node x {})", n * num_nodes as i64, words::count(num_nodes, "node")),
         Err(_) => format!("{per} per node"),
     };
     match data().sdk.device_of(limits) {
@@ -217,31 +217,27 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
     let kv = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect::<Vec<_>>();
     let labels = object.metadata.labels.clone().unwrap_or_default();
     let (tpu, gpu, totals) = match &r.accelerator {
-        Accel::Cpu => {
-            (None, None, format!("{} node{} (one JAX process each), CPU only", r.num_nodes, if r.num_nodes == 1 { "" } else { "s" }))
-        }
+        Accel::Cpu => (None, None, format!("{} (one JAX process each), CPU only", words::count(r.num_nodes, "node"))),
         Accel::Gpu(g) => (
             None,
             Some(json!({ "model": g.model, "vendor": g.vendor, "resource": g.resource, "count": g.count, "machineType": g.machine_type })),
             format!(
-                "{} GPUs: {} x {} per node on {} node{}",
-                g.count as i64 * r.num_nodes as i64,
+                "{}: {} x {} per node on {}",
+                words::count(g.count as i64 * r.num_nodes as i64, "GPU"),
                 g.count,
                 g.model,
-                r.num_nodes,
-                if r.num_nodes == 1 { "" } else { "s" }
+                words::count(r.num_nodes, "node")
             ),
         ),
         Accel::Tpu(t) => (
             Some(serde_json::to_value(t)?),
             None,
             format!(
-                "one TPU {} slice of {} chips: {} host{} x {} chips",
+                "one TPU {} slice of {}: {} x {}",
                 t.generation,
-                t.chips,
-                t.hosts,
-                if t.hosts == 1 { "" } else { "s" },
-                t.chips_per_host
+                words::count(t.chips, "chip"),
+                words::count(t.hosts, "host"),
+                words::count(t.chips_per_host, "chip")
             ),
         ),
     };
