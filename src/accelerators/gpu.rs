@@ -28,6 +28,8 @@ pub struct GpuVendor {
     /// Extended resource name, e.g. `nvidia.com/gpu`.
     pub resource: String,
     pub tolerations: Vec<Toleration>,
+    /// From `images.yaml` (this vendor's `image_key`).
+    #[serde(default, skip_deserializing)]
     pub default_image: String,
 }
 

@@ -85,6 +85,9 @@ pub struct Resolved {
     pub args: Vec<String>,
     pub env: Vec<EnvVar>,
     pub resources: ResourceRequirements,
+    /// The `cpu` limit was copied from the `cpu` request (CPU runtimes by default, GPUs the SDK
+    /// cannot read), so that the Kubeflow SDK can name the device.
+    pub cpu_limit_from_request: bool,
     pub node_selector: BTreeMap<String, String>,
     pub tolerations: Vec<Toleration>,
     pub pod_group_policy: Option<PodGroupPolicy>,
