@@ -45,7 +45,7 @@ pub enum Command {
     Schema,
     /// List the accelerator shapes jax-runtimes knows.
     #[command(
-        after_help = "Examples:\n  jax-runtimes accelerators                       # a summary: one row per TPU generation, GPU model and platform\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
+        after_help = "Examples:\n  jax-runtimes accelerators                       # one row per TPU generation and GPU model\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
     )]
     Accelerators(accelerators::AcceleratorsArgs),
     /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
