@@ -7,8 +7,8 @@
 # 1. functions/build-static.sh builds the static release binary on the host (no base image, no
 #    registry: the image is FROM scratch).
 # 2. podman (or docker, when that is what the machine has; CONTAINER_ENGINE=docker|podman picks)
-#    builds functions/Dockerfile with BINARY=prebuilt from a context holding only that binary and
-#    functions/image/: the same final stage, so the same layout, as the published build.
+#    builds functions/Dockerfile --target prebuilt from a context holding only that binary and
+#    functions/image/: the same layout stage and binary path as the published build.
 # 3. The image is run once, as kpt runs functions (`--network none --user nobody`) and with a
 #    read-only root filesystem, to show the binary starts in it.
 #
@@ -22,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The files the image is made from, hashed with their paths.
 source_hash() {
-  find Cargo.toml Cargo.lock src catalog functions/Dockerfile functions/build-static.sh functions/image -type f -print0 |
+  find Cargo.toml Cargo.lock benches/render.rs src catalog functions/Dockerfile functions/build-static.sh functions/image -type f -print0 |
     LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
 }
 
@@ -58,6 +58,10 @@ install -m 0755 "$bin" "$context/jax-runtimes"
 mkdir -p "$context/functions/image"
 cp -R functions/image/etc "$context/functions/image/"
 
+# The image the tag named before, removed below once the tag has moved (unless something else
+# still uses it), so that rebuilding does not pile up untagged 21 MB images.
+previous=$("$engine" image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
+
 # podman keeps every intermediate image for its layer cache; this build needs no cache (two COPY
 # steps), so it leaves only the tagged image behind.
 cache=()
@@ -65,12 +69,17 @@ cache=()
 
 "$engine" build "${cache[@]}" \
   --file functions/Dockerfile \
-  --build-arg BINARY=prebuilt \
+  --target prebuilt \
   --label "dev.jax-runtimes.source=$hash" \
   --label "org.opencontainers.image.version=$version" \
   --label "org.opencontainers.image.title=jax-runtimes" \
   --tag "$tag" \
   "$context" >&2
+
+current=$("$engine" image inspect --format '{{.Id}}' "$tag")
+if [[ -n $previous && $previous != "$current" ]]; then
+  "$engine" rmi "$previous" >/dev/null 2>&1 || true
+fi
 
 "$engine" run --rm --network none --user nobody --read-only --security-opt=no-new-privileges "$tag" --version >&2
 echo "$tag"

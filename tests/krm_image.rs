@@ -407,3 +407,45 @@ fn the_argocd_init_container_installs_a_working_binary_from_the_image() {
     assert!(got.status.success(), "{}", show(&got));
     assert_eq!(got.stdout, want.stdout);
 }
+
+/// The stages of functions/Dockerfile: (FROM line, the instructions after it), comments and
+/// continuation lines joined.
+fn dockerfile_stages() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(root().join("functions/Dockerfile")).unwrap();
+    let mut stages: Vec<(String, Vec<String>)> = Vec::new();
+    let mut pending = String::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        pending.push_str(line.trim_end_matches('\\'));
+        if line.ends_with('\\') {
+            continue;
+        }
+        let instruction = std::mem::take(&mut pending);
+        if instruction.starts_with("FROM ") {
+            stages.push((instruction, Vec::new()));
+        } else if let Some((_, steps)) = stages.last_mut() {
+            steps.push(instruction);
+        }
+    }
+    stages
+}
+
+#[test]
+fn the_published_build_and_the_offline_build_end_in_the_same_layout() {
+    // build-image.sh builds `--target prebuilt`, users the default (last) stage: both must be the
+    // layout stage plus the binary at the same path, and nothing else.
+    let stages = dockerfile_stages();
+    let prebuilt = stages.iter().find(|(from, _)| from.ends_with(" AS prebuilt")).expect("a `prebuilt` stage");
+    let last = stages.last().unwrap();
+    for (from, steps) in [prebuilt, last] {
+        assert!(from.starts_with("FROM layout"), "{from}: not built on the layout stage");
+        assert_eq!(steps.len(), 1, "{from}: more than the binary: {steps:?}");
+        assert!(steps[0].starts_with("COPY ") && steps[0].ends_with(" /usr/local/bin/jax-runtimes"), "{from}: {steps:?}");
+    }
+    assert_eq!(last.1[0], "COPY --from=build /out/jax-runtimes /usr/local/bin/jax-runtimes");
+    let layout = stages.iter().find(|(from, _)| from == "FROM scratch AS layout").expect("a `layout` stage on scratch");
+    assert!(layout.1.contains(&"USER 65534:65534".to_string()), "{:?}", layout.1);
+    let build = stages.iter().find(|(from, _)| from.ends_with(" AS build")).expect("a `build` stage");
+    assert!(build.1.iter().any(|s| s.contains("functions/build-static.sh")), "the build stage builds the binary as build-image.sh does");
+    let script = std::fs::read_to_string(root().join("functions/build-image.sh")).unwrap();
+    assert!(script.contains("--target prebuilt"), "build-image.sh builds another target");
+}
