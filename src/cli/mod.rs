@@ -8,6 +8,7 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod install;
 pub mod out;
 pub mod render;
 pub mod schema;
@@ -67,6 +68,11 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Copy this binary to a path (for an init container that puts jax-runtimes on another container's PATH).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes install-binary /custom-tools            # writes /custom-tools/jax-runtimes\n  jax-runtimes install-binary ~/.local/bin/jax-runtimes\n\nThe container image has no shell and no `cp`: functions/argocd/repo-server-patch.yaml runs this in an init container."
+    )]
+    InstallBinary(install::InstallArgs),
 }
 
 /// Parses arguments and runs the command.
@@ -89,6 +95,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             let mut buf = Vec::new();
