@@ -8,6 +8,7 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod install;
 pub mod out;
 pub mod render;
 pub mod schema;
@@ -27,6 +28,10 @@ pub mod validate;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Color and frames of text findings: `auto` (color on a terminal, unless NO_COLOR is set),
+    /// `always`, or `never` (plain ASCII for logs).
+    #[arg(long, global = true, value_enum, default_value_t = out::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: out::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -41,7 +46,7 @@ pub enum Command {
     Schema,
     /// List the accelerator shapes jax-runtimes knows.
     #[command(
-        after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json"
+        after_help = "Examples:\n  jax-runtimes accelerators                       # one row per TPU generation and GPU model\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
     )]
     Accelerators(accelerators::AcceleratorsArgs),
     /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
@@ -63,6 +68,11 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Copy this binary to a path (for an init container that puts jax-runtimes on another container's PATH).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes install-binary /custom-tools            # writes /custom-tools/jax-runtimes\n  jax-runtimes install-binary ~/.local/bin/jax-runtimes\n\nThe container image has no shell and no `cp`: functions/argocd/repo-server-patch.yaml runs this in an init container."
+    )]
+    InstallBinary(install::InstallArgs),
 }
 
 /// Parses arguments and runs the command.
@@ -74,6 +84,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
             return if e.use_stderr() { Exit::Usage } else { Exit::Ok };
         }
     };
+    out::set_color(cli.color);
     match cli.command {
         None => {
             out::error("no command given; try `jax-runtimes --help`, or pipe a ResourceList to run as a KRM function");
@@ -84,6 +95,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             let mut buf = Vec::new();

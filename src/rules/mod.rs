@@ -12,6 +12,7 @@ pub mod input;
 pub mod interconnect;
 pub mod krm;
 pub mod kubernetes;
+pub mod output;
 pub mod rule;
 pub mod validate;
 
@@ -19,8 +20,16 @@ pub use rule::{Layer, Moment, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 7] =
-        [input::RULES, catalog::RULES, krm::RULES, validate::RULES, interconnect::RULES, consistency::RULES, kubernetes::RULES];
+    let families: [&'static [&'static Rule]; 8] = [
+        input::RULES,
+        catalog::RULES,
+        output::RULES,
+        krm::RULES,
+        validate::RULES,
+        interconnect::RULES,
+        consistency::RULES,
+        kubernetes::RULES,
+    ];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);
     rules.into_iter()

@@ -275,7 +275,11 @@ fn tpu_checks(
                     shape.hosts,
                     shape.chips,
                     // Containers add up: say where the per-host count came from.
-                    if request.parts.len() > 1 { format!("; the pod's chips, its containers together: {}", request.describe()) } else { String::new() }
+                    if request.parts.len() > 1 {
+                        format!("; the pod's chips, its containers together: {}", request.describe())
+                    } else {
+                        String::new()
+                    }
                 ),
             ));
         }
