@@ -1,6 +1,6 @@
 //! Every label and annotation key jax-runtimes reads or writes, in one place: the marks on the
-//! runtimes it generates, the Kubeflow Trainer keys it relies on, and the kpt and kustomize
-//! annotations it must keep or never copy.
+//! runtimes it generates, the Kubeflow Trainer and JobSet keys it relies on, and the kpt and
+//! kustomize annotations it must keep or never copy.
 
 // --- Written on every generated runtime -------------------------------------------------------
 
@@ -24,6 +24,17 @@ pub const TRAINER_FRAMEWORK: &str = "trainer.kubeflow.org/framework";
 pub const TRAINER_ANCESTOR: &str = "trainer.kubeflow.org/trainjob-ancestor-step";
 /// Label that makes the Trainer webhook skip a runtime (value `disabled`).
 pub const TRAINER_WEBHOOK_VALIDATION: &str = "trainer.kubeflow.org/webhook-validation";
+
+// --- JobSet (kubernetes-sigs/jobset v0.12.0 `api/jobset/v1alpha2/jobset_types.go`, `pkg/constants`)
+
+/// Annotation naming the node label whose every value holds at most one Job, all of its pods.
+pub const JOBSET_EXCLUSIVE_TOPOLOGY: &str = "alpha.jobset.sigs.k8s.io/exclusive-topology";
+/// Annotation choosing the node-selector strategy for exclusive placement (nodes labelled beforehand).
+pub const JOBSET_NODE_SELECTOR_STRATEGY: &str = "alpha.jobset.sigs.k8s.io/node-selector";
+/// Label on every pod of a JobSet's Job: a hash of the Job's namespace and name.
+pub const JOBSET_JOB_KEY: &str = "jobset.sigs.k8s.io/job-key";
+/// Label the JobSet pod webhook sets to the pod's priority; exclusive placement holds within one.
+pub const JOBSET_PRIORITY: &str = "jobset.sigs.k8s.io/priority";
 
 // --- kpt and kustomize (kustomize `kyaml/kio/kioutil/kioutil.go`) ------------------------------
 

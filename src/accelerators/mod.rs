@@ -1,8 +1,8 @@
 //! Accelerator knowledge, loaded once from the YAML tables in `catalog/accelerators/` (embedded
 //! in the binary): platforms, TPU generations with their topologies and machine shapes ([`tpu`]),
-//! GPU models with their labels and machine shapes per platform ([`gpu`]), CPU defaults, and how
-//! the Kubeflow SDK names devices ([`sdk`]). Resolve, validate and the docs all ask this module;
-//! none keeps a copy of the data.
+//! GPU models with their labels and machine shapes per platform ([`gpu`]), CPU defaults, how
+//! the Kubeflow SDK names devices ([`sdk`]), and what a cluster's nodes look like ([`nodes`]).
+//! Resolve, validate, fit and the docs all ask this module; none keeps a copy of the data.
 
 use std::sync::OnceLock;
 
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod error;
 pub mod gpu;
+pub mod nodes;
 pub mod sdk;
 pub mod tpu;
 

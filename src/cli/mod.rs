@@ -8,6 +8,7 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod fit;
 pub mod out;
 pub mod render;
 pub mod schema;
@@ -54,6 +55,11 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
     )]
     Validate(validate::ValidateArgs),
+    /// Will each runtime's pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
+    #[command(
+        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
+    )]
+    Fit(fit::FitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -84,6 +90,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             let mut buf = Vec::new();

@@ -7,6 +7,7 @@
 //! family's table; [`all`] walks every family in docs order.
 
 pub mod catalog;
+pub mod fit;
 pub mod input;
 pub mod krm;
 pub mod rule;
@@ -16,7 +17,7 @@ pub use rule::{Layer, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 4] = [input::RULES, catalog::RULES, krm::RULES, validate::RULES];
+    let families: [&'static [&'static Rule]; 5] = [input::RULES, catalog::RULES, krm::RULES, validate::RULES, fit::RULES];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);
     rules.into_iter()
