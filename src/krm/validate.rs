@@ -1,7 +1,7 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
 //! runtime among the items is checked (CRDs among the items are used as `--crd`); the items come
 //! back unchanged, with the findings, and exit 1 on errors (or on warnings with
-//! `spec.failOnWarnings: true`).
+//! `spec.failOnWarnings: true`). With `spec.nodes` the runtimes are also fitted to those nodes.
 
 use serde_json::Value;
 
@@ -36,6 +36,9 @@ pub fn process(list: ResourceList) -> Output {
         }
     };
     diags.extend(validate::objects(&docs, &opts));
+    if let Some(nodes) = &spec.nodes {
+        diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref()));
+    }
     let failed = has_errors(&diags) || (spec.fail_on_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
@@ -49,7 +52,7 @@ fn config(fc: Option<&Value>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
             let path = e.path().to_string();
             let d = Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", e.inner()))
                 .with_object(ObjectRef::of(fc))
-                .with_help("the only field is `spec.failOnWarnings` (a boolean); `jax-runtimes schema` describes the kind");
+                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }
