@@ -650,3 +650,27 @@ fn the_krm_validator_fits_the_packages_runtimes_to_its_node_inventory() {
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("fit/inventory-missing") && r.stdout.contains("cluster/pods.yaml"), "{}", r.all());
 }
+
+#[test]
+fn exclusive_placement_needs_the_topology_label_on_the_nodes() {
+    // A hand-written runtime that keeps each Job in one rack, on nodes that carry no rack label.
+    let rt = BARE_GPU_RUNTIME.replace("  template:\n    spec:\n      replicatedJobs:", "  template:\n    metadata:\n      annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: example.com/rack}\n    spec:\n      replicatedJobs:");
+    let nodes = list(&eks_p5(2));
+    let tolerating = rt.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                containers:",
+    );
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &tolerating)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["bare-gpu"];
+    assert!(reason(v).starts_with("no usable node with nvidia.com/gpu has the label example.com/rack"), "{}", reason(v));
+    assert_eq!(v["nodes"]["node(s) didn't match pod affinity rules"], 2);
+    // Labelled, each rack takes one Job.
+    let racked = nodes.replace(
+        "      karpenter.sh/nodepool: \"gpu-h100\"\n",
+        "      karpenter.sh/nodepool: \"gpu-h100\"\n      example.com/rack: \"r1\"\n",
+    );
+    let r = fit(&[("nodes.yaml", &racked), ("rt.yaml", &tolerating)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["bare-gpu"]["where"], serde_json::json!(["r1"]));
+}

@@ -3,12 +3,13 @@
 //! missing) and random pods in use (running, pending, finished, JobSet pods at two priorities):
 //! - adding a node never turns "fits" into "does not fit", nor lowers `copies`;
 //! - removing a pod never lowers `copies`;
-//! - a cluster's verdicts do not depend on the order of its nodes and pods.
+//! - a cluster's verdicts do not depend on the order of its nodes and pods;
+//! - whatever value a node or pod field holds, `fit` answers or refuses, and never panics.
 
 use std::sync::{Arc, OnceLock};
 
-use jax_runtimes::fit::{self, Cluster, Verdict};
-use jax_runtimes::read::{self, Source};
+use jax_runtimes::fit::{self, inventory, Cluster, Verdict};
+use jax_runtimes::read::{self, Document, Source};
 use jax_runtimes::trainer::TrainingRuntime;
 use jax_runtimes::{pipeline, read::BUILTIN};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -44,7 +45,7 @@ fn node(i: usize, shape: u8, pool: u8, state: u8) -> Node {
     let (labels, taints, alloc) = match shape % 5 {
         0 => (
             json!({"cloud.google.com/gke-nodepool": format!("v5e-{pool}"), "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
-                   "cloud.google.com/gke-tpu-topology": if pool % 2 == 0 { "4x4" } else { "2x2" }}),
+                   "cloud.google.com/gke-tpu-topology": if pool.is_multiple_of(2) { "4x4" } else { "2x2" }}),
             json!([{"key": "google.com/tpu", "value": "present", "effect": "NoSchedule"}]),
             json!({"cpu": "111650m", "memory": "187089387Ki", "google.com/tpu": "4", "pods": "110"}),
         ),
@@ -105,8 +106,8 @@ fn pod(i: usize, on: Option<usize>, kind: u8, phase: u8, amount: u8) -> Pod {
         _ => json!({}),
     };
     let mut labels = json!({});
-    if amount % 3 == 0 {
-        labels = json!({"jobset.sigs.k8s.io/job-key": format!("job-{}", amount % 4), "jobset.sigs.k8s.io/priority": if amount % 2 == 0 { "0" } else { "100" }});
+    if amount.is_multiple_of(3) {
+        labels = json!({"jobset.sigs.k8s.io/job-key": format!("job-{}", amount % 4), "jobset.sigs.k8s.io/priority": if amount.is_multiple_of(2) { "0" } else { "100" }});
     }
     let phase = ["Running", "Pending", "Succeeded", "Failed", "Unknown"][usize::from(phase % 5)];
     let mut spec = json!({"containers": [{"name": "c", "image": "x", "resources": resources}]});
@@ -188,6 +189,110 @@ proptest! {
         let b = verdicts(&rn, &rp);
         for (x, y) in a.iter().zip(&b) {
             prop_assert_eq!((x.outcome.copies, x.outcome.copies_empty, &x.outcome.placement), (y.outcome.copies, y.outcome.copies_empty, &y.outcome.placement), "{}", x.runtime);
+        }
+    }
+}
+
+/// Any JSON value: scalars that look like quantities, names and numbers, nested a little.
+fn value() -> impl Strategy<Value = Value> {
+    let scalar = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|f| json!(f)),
+        "[0-9]{0,25}(\\.[0-9]{0,4})?(m|Ki|Mi|Gi|Ei|e[+-]?[0-9]{1,5}|E|k|x)?".prop_map(Value::String),
+        "[a-zA-Z./_=:-]{0,12}".prop_map(Value::String),
+    ];
+    scalar.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-zA-Z./-]{0,10}", inner), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// The fields `fit` reads, as JSON pointers.
+const NODE_FIELDS: &[&str] = &[
+    "/metadata/name",
+    "/metadata/labels",
+    "/spec",
+    "/spec/taints",
+    "/spec/unschedulable",
+    "/status/allocatable",
+    "/status/allocatable/cpu",
+    "/status/allocatable/pods",
+    "/status/capacity",
+    "/status/conditions",
+    "/kind",
+    "",
+];
+const POD_FIELDS: &[&str] = &[
+    "/metadata/labels",
+    "/spec/nodeName",
+    "/spec/containers",
+    "/spec/containers/0/resources",
+    "/spec/initContainers",
+    "/spec/overhead",
+    "/spec/resources",
+    "/status",
+    "/status/phase",
+    "/kind",
+];
+
+fn set(v: &mut Value, pointer: &str, new: Value) {
+    if pointer.is_empty() {
+        *v = new;
+    } else if let Some(slot) = v.pointer_mut(pointer) {
+        *slot = new;
+    } else if let Some((parent, key)) = pointer.rsplit_once('/') {
+        if let Some(Value::Object(m)) = v.pointer_mut(parent) {
+            m.insert(key.to_string(), new);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn any_value_in_a_node_or_pod_field_is_answered_or_refused_never_a_panic(
+        (nodes, pods) in cluster_strategy(),
+        node_hits in prop::collection::vec((any::<prop::sample::Index>(), 0..NODE_FIELDS.len(), value()), 1..4),
+        pod_hits in prop::collection::vec((any::<prop::sample::Index>(), 0..POD_FIELDS.len(), value()), 0..4),
+    ) {
+        let (n, p) = build(&nodes, &pods);
+        let mut nv: Vec<Value> = n.iter().map(|x| serde_json::to_value(x).unwrap()).collect();
+        let mut pv: Vec<Value> = p.iter().map(|x| serde_json::to_value(x).unwrap()).collect();
+        if nv.is_empty() {
+            nv.push(serde_json::to_value(node(0, 0, 0, 0)).unwrap());
+        }
+        for (i, f, v) in node_hits {
+            let at = i.index(nv.len());
+            set(&mut nv[at], NODE_FIELDS[f], v);
+        }
+        for (i, f, v) in pod_hits {
+            if pv.is_empty() { break; }
+            let at = i.index(pv.len());
+            set(&mut pv[at], POD_FIELDS[f], v);
+        }
+        let source = Source::named("fuzz.yaml");
+        let docs = |vals: Vec<Value>| -> Vec<Document> { vals.into_iter().enumerate().map(|(i, v)| Document::new(source.clone(), i, v)).collect() };
+        let pod_docs = docs(pv);
+        match inventory::from_documents(&docs(nv), Some(&pod_docs)) {
+            Ok((cluster, _)) => {
+                let rts: Vec<&TrainingRuntime> = runtimes().iter().collect();
+                for v in fit::fit(&cluster, &rts) {
+                    prop_assert_eq!(v.outcome.fits, v.outcome.copies > 0);
+                    prop_assert_eq!(v.outcome.fits, v.outcome.reason.is_empty(), "{}: {}", v.runtime, v.outcome.reason);
+                }
+            }
+            Err(errors) => {
+                prop_assert!(!errors.is_empty());
+                for e in errors {
+                    prop_assert!(e.is_error() && e.rule.id.starts_with("fit/"), "{e}");
+                    prop_assert_eq!(e.file.as_deref(), Some("fuzz.yaml"));
+                }
+            }
         }
     }
 }

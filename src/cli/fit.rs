@@ -239,8 +239,8 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster) {
     let p = &cluster.pods;
     let pods = if p.given {
         format!(
-            "{} pods in use ({} finished, {} not bound{})",
-            p.in_use,
+            "{} in use ({} finished, {} not bound{})",
+            words::count(p.in_use, "pod"),
             p.finished,
             p.unbound,
             if p.elsewhere > 0 { format!(", {} on unlisted nodes", p.elsewhere) } else { String::new() }

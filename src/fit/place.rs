@@ -78,7 +78,7 @@ pub struct Plan<'c> {
     domains: Domains,
 }
 
-/// Why one node cannot take a pod of the gang.
+/// Why the nodes of a group cannot take a pod of the gang.
 #[derive(Debug, Clone, Copy)]
 enum Gate<'a> {
     Cordoned,
@@ -93,38 +93,76 @@ struct Cap<'a> {
     short: Option<Short<'a>>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Short<'a> {
     Pods,
     Ports,
     Resource { name: &'a str, free: i64, need: i64 },
 }
 
-/// One node that matches the runtime's selector.
+/// A group of nodes that matches the runtime's selector: its nodes, one of them standing for
+/// all (they share what the filters read), what stops them, and their topology domain.
+#[derive(Debug, Clone, Copy)]
+struct Matched<'a> {
+    nodes: &'a [usize],
+    rep: &'a NodeInfo,
+    gate: Option<Gate<'a>>,
+    domain: Option<&'a str>,
+}
+
+/// A node of a group that passes the gates: what it takes now and empty.
 #[derive(Debug, Clone, Copy)]
 struct Eval<'a> {
     node: &'a NodeInfo,
-    gate: Option<Gate<'a>>,
+    /// Index into the matched groups.
+    group: usize,
     /// Has every requested extended resource.
     has_ext: bool,
-    domain: Option<&'a str>,
     now: Cap<'a>,
     empty: Cap<'a>,
 }
 
-impl Eval<'_> {
-    fn usable(&self, exclusive: bool) -> bool {
-        self.gate.is_none() && (!exclusive || self.domain.is_some())
-    }
-}
-
 /// One topology domain of an exclusive runtime.
 #[derive(Debug, Default)]
-struct Domain<'a> {
-    evals: Vec<Eval<'a>>,
+struct Domain {
+    /// Indexes of its matched groups and of its evaluated nodes.
+    groups: Vec<usize>,
+    evals: Vec<usize>,
     slots_now: u64,
     slots_empty: u64,
     blocked: bool,
+}
+
+/// A histogram key, turned into kube-scheduler's words once per runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Why<'a> {
+    Fixed(&'static str),
+    Taint(&'a str, &'a str),
+    Insufficient(&'a str),
+}
+
+/// What one runtime's evaluation found, for the explanation.
+struct Found<'a> {
+    d: &'a Demand,
+    cluster: &'a Cluster,
+    matched: Vec<Matched<'a>>,
+    evals: Vec<Eval<'a>>,
+    /// One node of each group that does not match the selector.
+    misses: Vec<&'a NodeInfo>,
+    domains: BTreeMap<&'a str, Domain>,
+    /// Indexes of the requested extended resources.
+    ext: Vec<Option<usize>>,
+}
+
+impl Found<'_> {
+    /// True when the node has every requested extended resource (or none is requested).
+    fn in_scope(&self, n: &NodeInfo) -> bool {
+        self.ext.iter().all(|r| r.is_some_and(|r| n.has(r)))
+    }
+
+    fn nodes_of<'s>(&'s self, g: &Matched<'s>) -> impl Iterator<Item = &'s NodeInfo> + 's {
+        g.nodes.iter().filter_map(|i| self.cluster.nodes.get(*i))
+    }
 }
 
 impl<'c> Plan<'c> {
@@ -200,7 +238,6 @@ impl<'c> Plan<'c> {
         };
         let mut res: Vec<(Option<usize>, i64, &str)> = d.requests.iter().map(|(r, a)| (c.resource(r), *a, r.as_str())).collect();
         res.sort_by_key(|(_, _, r)| rank(r));
-        let ext: Vec<Option<usize>> = d.extended().map(|r| c.resource(r)).collect();
         let cordon = Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
         let cordon_tolerated = tolerations.iter().any(|t| filter::tolerates(t, &cordon));
         let exclusive = d.exclusive.as_deref();
@@ -217,10 +254,16 @@ impl<'c> Plan<'c> {
                 .collect(),
             None => HashMap::new(),
         };
-
-        let mut hist: BTreeMap<String, usize> = BTreeMap::new();
-        let mut evals: Vec<Eval<'_>> = Vec::new();
-        let mut misses: Vec<&NodeInfo> = Vec::new();
+        let mut found = Found {
+            d,
+            cluster: c,
+            matched: Vec::new(),
+            evals: Vec::new(),
+            misses: Vec::new(),
+            domains: BTreeMap::new(),
+            ext: d.extended().map(|r| c.resource(r)).collect(),
+        };
+        let mut hist: HashMap<Why<'_>, usize> = HashMap::new();
         for group in &self.groups {
             let Some(rep) = group.first().and_then(|i| c.nodes.get(*i)) else { continue };
             let named = d.node_name.as_ref().is_none_or(|n| n == &rep.name);
@@ -230,13 +273,13 @@ impl<'c> Plan<'c> {
             let taint = filter::untolerated(&rep.taints, &tolerations);
             if !(named && label_ok) {
                 let why = match (cordoned, taint) {
-                    (true, _) => UNSCHEDULABLE.to_string(),
-                    (false, Some(t)) => taint_reason(t),
-                    _ if !named => NODE_NAME.to_string(),
-                    _ => AFFINITY.to_string(),
+                    (true, _) => Why::Fixed(UNSCHEDULABLE),
+                    (false, Some(t)) => taint_why(t),
+                    _ if !named => Why::Fixed(NODE_NAME),
+                    _ => Why::Fixed(AFFINITY),
                 };
                 *hist.entry(why).or_default() += group.len();
-                misses.push(rep);
+                found.misses.push(rep);
                 continue;
             }
             let gate = match (cordoned, taint) {
@@ -246,77 +289,96 @@ impl<'c> Plan<'c> {
                 _ => None,
             };
             let domain = exclusive.and_then(|k| rep.labels.get(k)).map(String::as_str);
+            let g = found.matched.len();
+            found.matched.push(Matched { nodes: group, rep, gate, domain });
+            if let Some(v) = domain {
+                found.domains.entry(v).or_default().groups.push(g);
+            }
+            let why = match gate {
+                Some(Gate::Cordoned) => Some(Why::Fixed(UNSCHEDULABLE)),
+                Some(Gate::Taint(t)) => Some(taint_why(t)),
+                Some(Gate::NotReady) => Some(Why::Fixed(NOT_READY)),
+                None if exclusive.is_some() && domain.is_none() => Some(Why::Fixed(POD_AFFINITY)),
+                None => None,
+            };
+            if let Some(why) = why {
+                *hist.entry(why).or_default() += group.len();
+                continue;
+            }
+            let blocked = domain.is_some_and(|v| blocked_values.get(v).copied().unwrap_or(false));
             for node in group.iter().filter_map(|i| c.nodes.get(*i)) {
-                let has_ext = ext.iter().all(|r| r.is_some_and(|r| node.has(r)));
-                let mut e = Eval { node, gate, has_ext, domain, now: Cap::default(), empty: Cap::default() };
-                match gate {
-                    Some(Gate::Cordoned) => *hist.entry(UNSCHEDULABLE.into()).or_default() += 1,
-                    Some(Gate::Taint(t)) => *hist.entry(taint_reason(t)).or_default() += 1,
-                    Some(Gate::NotReady) => *hist.entry(NOT_READY.into()).or_default() += 1,
-                    None if exclusive.is_some() && domain.is_none() => *hist.entry(POD_AFFINITY.into()).or_default() += 1,
-                    None => {
-                        e.now = capacity(node, &res, &d.host_ports, false);
-                        e.empty = capacity(node, &res, &d.host_ports, true);
-                        if e.now.k > 0 && domain.is_some_and(|v| blocked_values.get(v).copied().unwrap_or(false)) {
-                            *hist.entry(EXISTING_ANTI_AFFINITY.into()).or_default() += 1;
-                        } else if e.now.k == 0 {
-                            *hist.entry(short_reason(e.now.short)).or_default() += 1;
-                        }
-                    }
+                let now = capacity(node, &res, &d.host_ports, false);
+                let empty = capacity(node, &res, &d.host_ports, true);
+                if now.k > 0 && blocked {
+                    *hist.entry(Why::Fixed(EXISTING_ANTI_AFFINITY)).or_default() += 1;
+                } else if now.k == 0 {
+                    let why = match now.short {
+                        Some(Short::Resource { name, .. }) => Why::Insufficient(name),
+                        Some(Short::Ports) => Why::Fixed(PORTS),
+                        Some(Short::Pods) | None => Why::Fixed(TOO_MANY_PODS),
+                    };
+                    *hist.entry(why).or_default() += 1;
                 }
-                evals.push(e);
+                if let Some(v) = domain {
+                    let dom = found.domains.entry(v).or_default();
+                    dom.slots_now += now.k;
+                    dom.slots_empty += empty.k;
+                    dom.evals.push(found.evals.len());
+                }
+                found.evals.push(Eval { node, group: g, has_ext: found.in_scope(node), now, empty });
             }
         }
+        let nodes = hist
+            .into_iter()
+            .map(|(why, n)| {
+                let text = match why {
+                    Why::Fixed(s) => s.to_string(),
+                    Why::Taint(k, v) => format!("node(s) had untolerated taint {{{k}: {v}}}"),
+                    Why::Insufficient(r) => format!("Insufficient {r}"),
+                };
+                (text, n)
+            })
+            .collect();
 
         let pods = u64::from(d.pods);
         let jobs = u64::from(d.jobs);
         let mut out = Outcome {
             pods: d.gang(),
-            nodes: hist,
+            nodes,
             notes: d.unmodelled.iter().map(|u| format!("not checked: {u}")).collect(),
             ..Outcome::default()
         };
-        let mut domains: BTreeMap<&str, Domain<'_>> = BTreeMap::new();
-        if exclusive.is_some() {
-            for e in evals.iter().filter(|e| e.domain.is_some()) {
-                let dom = domains.entry(e.domain.unwrap_or_default()).or_default();
-                if e.gate.is_none() {
-                    dom.slots_now += e.now.k;
-                    dom.slots_empty += e.empty.k;
-                }
-                dom.evals.push(*e);
-            }
-            for (v, dom) in domains.iter_mut() {
+        if let Some(key) = exclusive {
+            for (v, dom) in found.domains.iter_mut() {
                 dom.blocked = blocked_values.get(v).copied().unwrap_or(false);
             }
-            let now: Vec<&str> = domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now >= pods).map(|(v, _)| *v).collect();
+            let now: Vec<&str> = found.domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now >= pods).map(|(v, _)| *v).collect();
             out.copies = now.len() as u64 / jobs;
-            out.copies_empty = domains.values().filter(|dm| dm.slots_empty >= pods).count() as u64 / jobs;
+            out.copies_empty = found.domains.values().filter(|dm| dm.slots_empty >= pods).count() as u64 / jobs;
             if out.copies > 0 {
                 out.placement = now.iter().map(|v| v.to_string()).collect();
             }
             let partial: Vec<&str> =
-                domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now > 0 && dm.slots_now < pods).map(|(v, _)| *v).collect();
+                found.domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now > 0 && dm.slots_now < pods).map(|(v, _)| *v).collect();
             if !partial.is_empty() && pods > 1 {
                 out.notes.push(format!(
                     "JobSet places a Job's first pod before the others: it may land in {} {}, which cannot take all {pods} pods now, and the rest would stay Pending",
-                    domain_word(exclusive.unwrap_or_default()),
+                    domain_word(key),
                     words::names(&partial)
                 ));
             }
         } else {
-            let usable = || evals.iter().filter(|e| e.gate.is_none());
-            let slots_now: u64 = usable().map(|e| e.now.k).sum();
-            let slots_empty: u64 = usable().map(|e| e.empty.k).sum();
+            let slots_now: u64 = found.evals.iter().map(|e| e.now.k).sum();
+            let slots_empty: u64 = found.evals.iter().map(|e| e.empty.k).sum();
             out.copies = slots_now / out.pods.max(1);
             out.copies_empty = slots_empty / out.pods.max(1);
             if out.copies > 0 {
                 let places: BTreeSet<&str> =
-                    usable().filter(|e| e.now.k > 0).map(|e| e.node.pool.as_deref().unwrap_or(&e.node.name)).collect();
+                    found.evals.iter().filter(|e| e.now.k > 0).map(|e| e.node.pool.as_deref().unwrap_or(&e.node.name)).collect();
                 out.placement = places.into_iter().map(String::from).collect();
             }
             if out.pods > 1 {
-                if let Some(most) = usable().filter(|e| e.now.k > 1).max_by_key(|e| (e.now.k, std::cmp::Reverse(&e.node.name))) {
+                if let Some(most) = found.evals.iter().filter(|e| e.now.k > 1).max_by_key(|e| (e.now.k, std::cmp::Reverse(&e.node.name))) {
                     out.notes.push(format!(
                         "pods of one TrainJob may share a node (up to {} on {}): nothing in the runtime keeps them on separate nodes",
                         most.now.k.min(out.pods),
@@ -328,7 +390,7 @@ impl<'c> Plan<'c> {
         out.fits = out.copies > 0;
         out.fits_empty = out.copies_empty > 0;
         if !out.fits {
-            let (reason, help) = explain(d, c, &evals, &misses, &domains, &out, jobs);
+            let (reason, help) = explain(&found, &out, jobs);
             out.reason = reason;
             out.help = help;
         }
@@ -336,17 +398,9 @@ impl<'c> Plan<'c> {
     }
 }
 
-/// `node(s) had untolerated taint {key: value}`.
-fn taint_reason(t: &Taint) -> String {
-    format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value.as_deref().unwrap_or_default())
-}
-
-fn short_reason(s: Option<Short<'_>>) -> String {
-    match s {
-        Some(Short::Resource { name, .. }) => format!("Insufficient {name}"),
-        Some(Short::Ports) => PORTS.into(),
-        Some(Short::Pods) | None => TOO_MANY_PODS.into(),
-    }
+/// The histogram key of an untolerated taint.
+fn taint_why(t: &Taint) -> Why<'_> {
+    Why::Taint(t.key.as_str(), t.value.as_deref().unwrap_or_default())
 }
 
 /// How many pods of the gang one node takes, with what is free now or on an empty node.
@@ -410,9 +464,10 @@ fn noun(d: &Demand) -> String {
     }
 }
 
-/// A gate in words, and its kind for grouping: `cordoned`, `not Ready (...)`, or the taint.
-fn gate_words(e: &Eval<'_>) -> (u8, String) {
-    match e.gate {
+/// A gate in words, and its kind for grouping: 0 cordoned, 1 not Ready or a node condition,
+/// 2 a taint the pod does not tolerate.
+fn gate_words(g: &Matched<'_>) -> (u8, String) {
+    match g.gate {
         Some(Gate::Cordoned) => (0, "cordoned (spec.unschedulable)".to_string()),
         Some(Gate::Taint(t)) => match nodes().node_taint(&t.key) {
             Some(known) if known.state == NodeState::Cordoned => (0, "cordoned (spec.unschedulable)".to_string()),
@@ -421,7 +476,7 @@ fn gate_words(e: &Eval<'_>) -> (u8, String) {
         },
         Some(Gate::NotReady) => (
             1,
-            match &e.node.ready {
+            match &g.rep.ready {
                 Readiness::NotReady { status, reason } if reason.is_empty() => format!("not Ready (Ready={status})"),
                 Readiness::NotReady { status, reason } => format!("not Ready (Ready={status}: {reason})"),
                 _ => "not Ready (it reports no Ready condition)".to_string(),
@@ -442,16 +497,6 @@ fn taint_help(t: &Taint) -> Option<String> {
     ))
 }
 
-/// Groups gated nodes by what stops them: `2 cordoned (a, b); 1 not Ready (...) (c)`.
-fn gate_summary(gated: &[&Eval<'_>]) -> Vec<(u8, String, Vec<String>)> {
-    let mut by: BTreeMap<(u8, String), Vec<String>> = BTreeMap::new();
-    for e in gated {
-        let (kind, text) = gate_words(e);
-        by.entry((kind, text)).or_default().push(e.node.name.clone());
-    }
-    by.into_iter().map(|((k, t), n)| (k, t, n)).collect()
-}
-
 /// What stops a node taking a pod on an empty cluster: `Insufficient cpu (3 free, 4 needed)`.
 fn short_words(s: Option<Short<'_>>) -> String {
     match s {
@@ -463,21 +508,49 @@ fn short_words(s: Option<Short<'_>>) -> String {
     }
 }
 
+impl<'a> Found<'a> {
+    /// The gated groups among `groups` (indexes), by what stops them, with the names of their
+    /// nodes in scope: `(kind, words, names)`.
+    fn gates(&self, groups: impl Iterator<Item = usize>) -> Vec<(u8, String, Vec<&str>)> {
+        let mut by: BTreeMap<(u8, String), Vec<&str>> = BTreeMap::new();
+        for g in groups.filter_map(|g| self.matched.get(g)).filter(|g| g.gate.is_some()) {
+            let names: Vec<&str> = self.nodes_of(g).filter(|n| self.in_scope(n)).map(|n| n.name.as_str()).collect();
+            if !names.is_empty() {
+                by.entry(gate_words(g)).or_default().extend(names);
+            }
+        }
+        by.into_iter().map(|((k, t), n)| (k, t, n)).collect()
+    }
+
+    /// Gated nodes as a clause per kind: `; a is cordoned (spec.unschedulable)`.
+    fn gate_clauses(&self, groups: impl Iterator<Item = usize>) -> String {
+        self.gates(groups).into_iter().map(|(_, text, names)| format!("; {} is {text}", words::names(&names))).collect()
+    }
+
+    /// The evaluated nodes in scope that take nothing on an empty cluster, as a clause.
+    fn short_clause<'e>(&self, evals: impl Iterator<Item = &'e Eval<'a>>) -> String
+    where
+        'a: 'e,
+    {
+        let short: Vec<&Eval<'_>> = evals.filter(|e| e.has_ext && e.empty.k == 0).collect();
+        match short.first() {
+            Some(first) => {
+                let names: Vec<&str> = short.iter().map(|e| e.node.name.as_str()).collect();
+                format!("; {}: {}", words::names(&names), short_words(first.empty.short))
+            }
+            None => String::new(),
+        }
+    }
+}
+
 /// The first blocker of a runtime that does not fit now, and how to fix it where known.
-fn explain(
-    d: &Demand,
-    c: &Cluster,
-    evals: &[Eval<'_>],
-    misses: &[&NodeInfo],
-    domains: &BTreeMap<&str, Domain<'_>>,
-    out: &Outcome,
-    jobs: u64,
-) -> (String, Option<String>) {
+fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) {
+    let d = f.d;
     let noun = noun(d);
     // No node matches the selector.
-    if evals.is_empty() {
+    if f.matched.is_empty() {
         if let Some(name) = &d.node_name {
-            if !c.nodes.iter().any(|n| &n.name == name) {
+            if !f.cluster.nodes.iter().any(|n| &n.name == name) {
                 return (format!("no node is named `{name}` (the pod template's `nodeName`)"), None);
             }
         }
@@ -491,7 +564,7 @@ fn explain(
         };
         // The closest: the node sharing most of the selector.
         let score = |n: &NodeInfo| d.node_selector.iter().filter(|(k, v)| n.labels.get(*k) == Some(*v)).count();
-        if let Some(best) = misses.iter().filter(|n| score(n) > 0).max_by_key(|n| (score(n), std::cmp::Reverse(n.name.as_str()))) {
+        if let Some(best) = f.misses.iter().filter(|n| score(n) > 0).max_by_key(|n| (score(n), std::cmp::Reverse(n.name.as_str()))) {
             let differs: Vec<String> = d
                 .node_selector
                 .iter()
@@ -510,27 +583,28 @@ fn explain(
         return (reason, None);
     }
     let exclusive = d.exclusive.as_deref();
+    let all_groups = || 0..f.matched.len();
     // Narrowed to nodes that have the requested extended resources at all.
     let ext: Vec<&str> = d.extended().collect();
-    let with_ext: Vec<&Eval<'_>> = evals.iter().filter(|e| e.has_ext).collect();
-    if !ext.is_empty() && with_ext.is_empty() {
+    let matched_nodes: usize = f.matched.iter().map(|g| g.nodes.len()).sum();
+    let in_scope: usize = f.matched.iter().map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum();
+    if !ext.is_empty() && in_scope == 0 {
         let what = ext.join(" or ");
         let reason = if d.node_selector.is_empty() && d.affinity.is_none() {
             format!("no node has {what} (in capacity or allocatable)")
         } else {
             format!(
                 "no {noun} has {what}: {} match the selector but report none (is the device plugin running?)",
-                words::count(evals.len(), "node")
+                words::count(matched_nodes, "node")
             )
         };
         return (reason, None);
     }
-    let scope: Vec<&Eval<'_>> = if ext.is_empty() { evals.iter().collect() } else { with_ext };
     // Every candidate is cordoned, tainted or not Ready.
-    let gated: Vec<&Eval<'_>> = scope.iter().copied().filter(|e| e.gate.is_some()).collect();
-    if gated.len() == scope.len() {
-        let summary = gate_summary(&gated);
-        let help = gated.iter().find_map(|e| match e.gate {
+    let ungated: usize = f.matched.iter().filter(|g| g.gate.is_none()).map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum();
+    if ungated == 0 {
+        let summary = f.gates(all_groups());
+        let help = f.matched.iter().find_map(|g| match g.gate {
             Some(Gate::Taint(t)) if nodes().node_taint(&t.key).is_none() => taint_help(t),
             _ => None,
         });
@@ -544,20 +618,15 @@ fn explain(
         }
         let parts: Vec<String> = summary
             .iter()
-            .map(|(kind, text, names)| match kind {
-                2 => format!(
-                    "{} {} ({})",
-                    words::count(names.len(), "node"),
-                    text.replacen("has ", "have ", 1).replacen("does not", "do not", 1),
-                    words::names(names)
-                ),
-                _ => format!("{} {} ({})", words::count(names.len(), "node"), text, words::names(names)),
+            .map(|(kind, text, names)| {
+                let text = if *kind == 2 { text.replacen("has ", "have ", 1).replacen("does not", "do not", 1) } else { text.clone() };
+                format!("{} {text} ({})", words::count(names.len(), "node"), words::names(names))
             })
             .collect();
         return (format!("no {noun} can take a pod: {}", parts.join("; ")), help);
     }
     if let Some(key) = exclusive {
-        if !scope.iter().any(|e| e.usable(true)) {
+        if !f.evals.iter().any(|e| e.has_ext && f.matched.get(e.group).is_some_and(|g| g.domain.is_some())) {
             return (
                 format!("no usable {noun} has the label {key}: JobSet exclusive placement keeps each Job's pods inside one value of it"),
                 Some(format!("label the nodes of each {} with {key}", domain_word(key))),
@@ -566,12 +635,13 @@ fn explain(
     }
     let per_pod = words::requests(&d.requests);
     let pods = u64::from(d.pods);
+    let evals_of = |dom: &Domain| dom.evals.iter().filter_map(|i| f.evals.get(*i)).collect::<Vec<_>>();
     if out.copies_empty == 0 {
         return match exclusive {
             Some(key) => {
                 let word = domain_word(key);
                 let with = if d.node_selector.is_empty() { String::new() } else { format!(" with {}", words::labels(&d.node_selector)) };
-                let fitting: Vec<&str> = domains.iter().filter(|(_, dm)| dm.slots_empty >= pods).map(|(v, _)| *v).collect();
+                let fitting: Vec<&str> = f.domains.iter().filter(|(_, dm)| dm.slots_empty >= pods).map(|(v, _)| *v).collect();
                 if !fitting.is_empty() {
                     return (
                         format!(
@@ -582,47 +652,36 @@ fn explain(
                         None,
                     );
                 }
-                let Some((value, best)) = domains.iter().max_by_key(|(v, dm)| (dm.slots_empty, dm.evals.len(), std::cmp::Reverse(**v)))
-                else {
+                let size = |dm: &Domain| {
+                    dm.groups
+                        .iter()
+                        .filter_map(|g| f.matched.get(*g))
+                        .map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count())
+                        .sum::<usize>()
+                };
+                let Some((value, best)) = f.domains.iter().max_by_key(|(v, dm)| (dm.slots_empty, size(dm), std::cmp::Reverse(**v))) else {
                     return (format!("no {noun} can take a pod"), None);
                 };
+                let evals = evals_of(best);
                 let mut detail = format!(
                     "the closest, {word} {value}, takes {}: {} of its {} are usable",
                     best.slots_empty,
-                    best.evals.iter().filter(|e| e.gate.is_none() && e.empty.k > 0).count(),
-                    words::count(best.evals.len(), "node")
+                    evals.iter().filter(|e| e.has_ext && e.empty.k > 0).count(),
+                    words::count(size(best), "node")
                 );
-                let gated: Vec<&Eval<'_>> = best.evals.iter().filter(|e| e.gate.is_some()).collect();
-                for (_, text, names) in gate_summary(&gated) {
-                    detail.push_str(&format!("; {} is {text}", words::names(&names)));
-                }
-                let short: Vec<&Eval<'_>> = best.evals.iter().filter(|e| e.gate.is_none() && e.empty.k == 0).collect();
-                if let Some(first) = short.first() {
-                    detail.push_str(&format!(
-                        "; {}: {}",
-                        words::names(&short.iter().map(|e| e.node.name.as_str()).collect::<Vec<_>>()),
-                        short_words(first.empty.short)
-                    ));
-                }
+                detail.push_str(&f.gate_clauses(best.groups.iter().copied()));
+                detail.push_str(&f.short_clause(evals.iter().copied()));
                 (format!("needs {pods} pods ({per_pod} each) in one {word} ({key}){with}; {detail}"), None)
             }
             None => {
-                let usable: Vec<&&Eval<'_>> = scope.iter().filter(|e| e.gate.is_none()).collect();
+                let usable: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
                 let takes: u64 = usable.iter().map(|e| e.empty.k).sum();
                 let mut detail = match usable.len() {
-                    0 => "none is usable".to_string(),
                     1 => format!("the one usable node takes {takes}"),
                     n => format!("the {n} usable nodes take {takes}"),
                 };
-                let short: Vec<&&&Eval<'_>> = usable.iter().filter(|e| e.empty.k == 0).collect();
-                if let Some(first) = short.first() {
-                    let names: Vec<&str> = short.iter().map(|e| e.node.name.as_str()).collect();
-                    detail.push_str(&format!("; {}: {}", words::names(&names), short_words(first.empty.short)));
-                }
-                let gated: Vec<&Eval<'_>> = scope.iter().copied().filter(|e| e.gate.is_some()).collect();
-                for (_, text, names) in gate_summary(&gated) {
-                    detail.push_str(&format!("; {} is {text}", words::names(&names)));
-                }
+                detail.push_str(&f.short_clause(usable.iter().copied()));
+                detail.push_str(&f.gate_clauses(all_groups()));
                 (format!("needs {} pods ({per_pod} each) on {}; {detail}", out.pods, noun.replacen("node", "nodes", 1)), None)
             }
         };
@@ -631,14 +690,15 @@ fn explain(
     let reason = match exclusive {
         Some(key) => {
             let word = domain_word(key);
-            let parts: Vec<String> = domains
+            let parts: Vec<String> = f
+                .domains
                 .iter()
                 .filter(|(_, dm)| dm.slots_empty >= pods)
                 .map(|(v, dm)| {
                     if dm.blocked {
                         format!("{word} {v} holds another JobSet's pods (one Job per {word})")
                     } else {
-                        let holders: Vec<&str> = dm.evals.iter().flat_map(|e| e.node.holders.iter().map(String::as_str)).collect();
+                        let holders: Vec<&str> = evals_of(dm).iter().flat_map(|e| e.node.holders.iter().map(String::as_str)).collect();
                         format!("{word} {v} takes {} of {pods} now (in use by {})", dm.slots_now, words::names(&holders))
                     }
                 })
@@ -646,12 +706,12 @@ fn explain(
             format!("fits an empty cluster ({}), not now: {}", copies(out.copies_empty), parts.join("; "))
         }
         None => {
-            let usable: Vec<&&Eval<'_>> = scope.iter().filter(|e| e.gate.is_none()).collect();
-            let now: u64 = usable.iter().map(|e| e.now.k).sum();
-            let holders: Vec<String> = usable
-                .iter()
+            let usable = || f.evals.iter().filter(|e| e.has_ext);
+            let now: u64 = usable().map(|e| e.now.k).sum();
+            let holders: Vec<String> = usable()
                 .filter(|e| e.empty.k > e.now.k)
                 .flat_map(|e| e.node.holders.iter().map(move |h| format!("{h} on {}", e.node.name)))
+                .take(4)
                 .collect();
             format!(
                 "fits an empty cluster ({}), not now: pods in use leave room for {now} of its {} pods ({})",

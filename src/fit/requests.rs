@@ -57,13 +57,13 @@ pub fn extended(name: &str) -> bool {
 pub fn pod_requests(spec: &PodSpec, status: &[ContainerStatus]) -> Result<Amounts, RequestError> {
     let mut sum = Amounts::new();
     for (i, c) in spec.containers.iter().enumerate() {
-        let mut reqs = container_requests(c, &format!("containers[{i}]"))?;
+        let mut reqs = container_requests(c, &|| format!("containers[{i}]"))?;
         if let Some(s) = status.iter().find(|s| s.name == c.name) {
             for (field, list) in [
                 ("allocatedResources", s.allocated_resources.as_ref()),
                 ("resources.requests", s.resources.as_ref().and_then(|r| r.requests.as_ref())),
             ] {
-                for (name, amount) in read(list, &format!("status.containerStatuses[{i}].{field}"))? {
+                for (name, amount) in read(list, &|| format!("status.containerStatuses[{i}].{field}"))? {
                     let e = reqs.entry(name).or_insert(0);
                     *e = (*e).max(amount);
                 }
@@ -74,7 +74,7 @@ pub fn pod_requests(spec: &PodSpec, status: &[ContainerStatus]) -> Result<Amount
     let mut sidecars = Amounts::new();
     let mut init_need = Amounts::new();
     for (i, c) in spec.init_containers.iter().flatten().enumerate() {
-        let reqs = container_requests(c, &format!("initContainers[{i}]"))?;
+        let reqs = container_requests(c, &|| format!("initContainers[{i}]"))?;
         let need = if c.restart_policy.as_deref() == Some("Always") {
             add(&mut sum, &reqs);
             add(&mut sidecars, &reqs);
@@ -90,8 +90,8 @@ pub fn pod_requests(spec: &PodSpec, status: &[ContainerStatus]) -> Result<Amount
     if let Some(pod) = &spec.resources {
         // Pod-level requests (cpu, memory, hugepages) replace the aggregate; they default to
         // pod-level limits.
-        let requests = read(pod.requests.as_ref(), "resources.requests")?;
-        let limits = read(pod.limits.as_ref(), "resources.limits")?;
+        let requests = read(pod.requests.as_ref(), &|| "resources.requests".into())?;
+        let limits = read(pod.limits.as_ref(), &|| "resources.limits".into())?;
         let defaulted: Amounts = limits.into_iter().filter(|(n, _)| !requests.contains_key(n)).collect();
         for (name, amount) in defaulted.into_iter().chain(requests) {
             if name == "cpu" || name == "memory" || name.starts_with("hugepages-") {
@@ -99,28 +99,29 @@ pub fn pod_requests(spec: &PodSpec, status: &[ContainerStatus]) -> Result<Amount
             }
         }
     }
-    add(&mut sum, &read(spec.overhead.as_ref(), "overhead")?);
+    add(&mut sum, &read(spec.overhead.as_ref(), &|| "overhead".into())?);
     sum.retain(|_, v| *v != 0);
     Ok(sum)
 }
 
 /// One container's requests, with limits standing in where a request is missing.
-fn container_requests(c: &Container, at: &str) -> Result<Amounts, RequestError> {
+/// `at` names the container's field path; it is worked out only for an error.
+fn container_requests(c: &Container, at: &dyn Fn() -> String) -> Result<Amounts, RequestError> {
     let Some(ResourceRequirements { requests, limits, .. }) = &c.resources else { return Ok(Amounts::new()) };
-    let mut out = read(requests.as_ref(), &format!("{at}.resources.requests"))?;
-    for (name, amount) in read(limits.as_ref(), &format!("{at}.resources.limits"))? {
+    let mut out = read(requests.as_ref(), &|| format!("{}.resources.requests", at()))?;
+    for (name, amount) in read(limits.as_ref(), &|| format!("{}.resources.limits", at()))? {
         out.entry(name).or_insert(amount);
     }
     Ok(out)
 }
 
-fn read(list: Option<&BTreeMap<String, Quantity>>, at: &str) -> Result<Amounts, RequestError> {
+fn read(list: Option<&BTreeMap<String, Quantity>>, at: &dyn Fn() -> String) -> Result<Amounts, RequestError> {
     let mut out = Amounts::new();
     for (name, q) in list.into_iter().flatten() {
         if !counted(name) {
             continue;
         }
-        let amount = quantity::amount(name, &q.0).map_err(|source| RequestError { field: format!("{at}.{name}"), source })?;
+        let amount = quantity::amount(name, &q.0).map_err(|source| RequestError { field: format!("{}.{name}", at()), source })?;
         out.insert(name.clone(), amount);
     }
     Ok(out)
