@@ -674,3 +674,43 @@ fn exclusive_placement_needs_the_topology_label_on_the_nodes() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert_eq!(verdicts(&r)["bare-gpu"]["where"], serde_json::json!(["r1"]));
 }
+
+#[test]
+fn kpt_runs_the_validator_on_a_package_holding_kubectls_node_list() {
+    // As docs/fit.md says: the List kubectl printed, with a name (kpt refuses items without one)
+    // and marked local, next to the runtimes.
+    let kpt = support::tool("kpt");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    fs::create_dir_all(pkg.join("cluster")).unwrap();
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    fs::write(pkg.join("runtimes.yaml"), rendered).unwrap();
+    let nodes = list(&gke_a3_pool(2, &[1], "8")).replace(
+        "metadata:\n  resourceVersion: \"\"\n",
+        "metadata:\n  name: nodes\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+    );
+    fs::write(pkg.join("cluster/nodes.yaml"), &nodes).unwrap();
+    let config = dir.path().join("validate.yaml");
+    fs::write(
+        &config,
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeValidation\nmetadata:\n  name: v\nspec:\n  nodes: cluster/nodes.yaml\n",
+    )
+    .unwrap();
+    let bin_dir = support::bin().parent().unwrap().to_path_buf();
+    let path =
+        std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
+    let out = std::process::Command::new(kpt)
+        .args(["fn", "eval", "--truncate-output=false"])
+        .arg(&pkg)
+        .args(["--exec", "jax-runtimes", "--fn-config"])
+        .arg(&config)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "two runtimes do not fit:\n{all}");
+    assert!(all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100-2nodes: its pods would stay Pending on `cluster/nodes.yaml`"), "{all}");
+    assert!(!all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100: its pods"), "the one-node runtime fits:\n{all}");
+    assert_eq!(fs::read_to_string(pkg.join("cluster/nodes.yaml")).unwrap(), nodes, "a failed validator changes nothing");
+}
