@@ -165,7 +165,7 @@ fn pod_value(j: usize, nodes: usize) -> Value {
                 0..=4 if r == 2 => (
                     json!({"limits": {"google.com/tpu": "4"}}),
                     json!({"jobset.sigs.k8s.io/job-key": format!("job-{}", node / 4), "jobset.sigs.k8s.io/priority": "0"}),
-                    if node % 3 == 0 { "Running" } else { "Succeeded" },
+                    if node.is_multiple_of(3) { "Running" } else { "Succeeded" },
                 ),
                 5..=18 => (json!({"limits": {"nvidia.com/gpu": format!("{}", 1 + j % 4)}}), json!({"app": "inference"}), phase),
                 _ => (

@@ -156,6 +156,8 @@ fn eks_p5(n: usize) -> Vec<String> {
                 &[
                     ("cpu", "191450m"),
                     ("ephemeral-storage", "17Gi"),
+                    // The EKS accelerated AMI reserves 2 MiB huge pages on EFA instances.
+                    ("hugepages-2Mi", "10Gi"),
                     ("memory", "1938410Mi"),
                     ("nvidia.com/gpu", "8"),
                     ("pods", "100"),
@@ -365,6 +367,14 @@ fn eks_karpenter_gpu_nodes_take_an_eks_runtime_and_efa_is_counted_like_any_resou
     let v = &verdicts(&r)["h100-eks"];
     assert_eq!((v["copies"].as_u64(), v["pods"].as_u64()), (Some(1), Some(2)), "3 nodes, 2 per copy: {v}");
     assert_eq!(v["where"], serde_json::json!(["gpu-h100"]), "named by the Karpenter NodePool");
+    // The fabric of p5.48xlarge asks for huge pages: nodes that reserve none cannot take a pod.
+    let bare = nodes.replace("      hugepages-2Mi: \"10Gi\"\n", "");
+    assert_ne!(bare, nodes);
+    let r = fit(&[("nodes.yaml", &bare), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["h100-eks"];
+    assert!(reason(v).contains("Insufficient hugepages-2Mi (0 allocatable, 5Gi needed)"), "{}", reason(v));
+    assert_eq!(v["nodes"]["Insufficient hugepages-2Mi"], 3);
     // A pod already holding EFA devices on two nodes leaves one node with room: no copy.
     let busy = list(&[
         pod(
