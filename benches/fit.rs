@@ -114,7 +114,7 @@ fn node_value(i: usize) -> Value {
         9..=12 => (
             json!({"node.kubernetes.io/instance-type": "p5.48xlarge", "karpenter.sh/nodepool": format!("gpu-{}", i / 1000), "karpenter.k8s.aws/ec2nodeclass": "gpu"}),
             json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
-            json!({"cpu": "191450m", "memory": "1938410Mi", "nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "pods": "100"}),
+            json!({"cpu": "191450m", "memory": "1938410Mi", "hugepages-2Mi": "10Gi", "nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "pods": "100"}),
         ),
         13..=16 => (
             json!({"node.kubernetes.io/instance-type": "Standard_ND96isr_H100_v5", "kubernetes.azure.com/agentpool": format!("gpunp{}", i / 1000), "kubernetes.azure.com/cluster": "MC_x"}),

@@ -511,6 +511,42 @@ fn a_full_cpu_pool_fits_an_empty_cluster_but_not_now() {
 }
 
 #[test]
+fn a_jobset_leader_placed_exclusively_keeps_other_jobs_off_its_node() {
+    // Another team's JobSet runs with `exclusive-topology: kubernetes.io/hostname`: JobSet's
+    // webhook gave its leader pod an anti-affinity against every other Job of its priority.
+    let names = ["cpu-a", "cpu-b"];
+    let nodes = list(&gke_cpu_pool(&names, &[]));
+    let leader = pod(
+        "team-b",
+        "sweep-0-0-abcde",
+        Some("cpu-a"),
+        "Running",
+        "{requests: {cpu: \"1\"}}",
+        &[("jobset.sigs.k8s.io/job-key", "0f3c"), ("jobset.sigs.k8s.io/priority", "0")],
+    )
+    .replace(
+        "    priority: 0\n",
+        "    priority: 0\n    affinity:\n      podAntiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n        - labelSelector:\n            matchExpressions:\n            - {key: jobset.sigs.k8s.io/job-key, operator: Exists}\n            - {key: jobset.sigs.k8s.io/job-key, operator: NotIn, values: [\"0f3c\"]}\n            - {key: jobset.sigs.k8s.io/priority, operator: In, values: [\"0\"]}\n          namespaceSelector: {}\n          topologyKey: kubernetes.io/hostname\n",
+    );
+    let pods = list(&[leader.clone()]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let v = verdicts(&r);
+    let one = &v["jax-cpu"];
+    // Each node takes 7 of its pods; cpu-a takes none now.
+    assert_eq!((one["fits"].as_bool(), one["copies"].as_u64(), one["copiesEmpty"].as_u64()), (Some(true), Some(7), Some(14)), "{one}");
+    assert_eq!(one["where"], serde_json::json!(["cpu-pool"]));
+    assert_eq!(one["nodes"]["node(s) didn't satisfy existing pods anti-affinity rules"], 1, "{one}");
+    let two = &v["jax-cpu-multinode"];
+    assert!(two["copies"].as_u64() < two["copiesEmpty"].as_u64(), "cpu-a takes none of its pods now: {two}");
+    // At another priority the leader's term does not match: the node is open again.
+    let other = list(&[leader.replace("values: [\"0\"]}", "values: [\"1000\"]}")]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &other)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let one = &verdicts(&r)["jax-cpu"];
+    assert_eq!(one["copies"], one["copiesEmpty"], "{one}");
+    assert!(one["nodes"].get("node(s) didn't satisfy existing pods anti-affinity rules").is_none(), "{one}");
+}
+
+#[test]
 fn host_network_keeps_one_pod_per_node() {
     let rt = BARE_GPU_RUNTIME
         .replace("name: bare-gpu", "name: cpu-hostnet")

@@ -106,11 +106,23 @@ fn pod(i: usize, on: Option<usize>, kind: u8, phase: u8, amount: u8) -> Pod {
         _ => json!({}),
     };
     let mut labels = json!({});
+    let mut spec = json!({"containers": [{"name": "c", "image": "x", "resources": resources}]});
     if amount.is_multiple_of(3) {
-        labels = json!({"jobset.sigs.k8s.io/job-key": format!("job-{}", amount % 4), "jobset.sigs.k8s.io/priority": if amount.is_multiple_of(2) { "0" } else { "100" }});
+        let key = format!("job-{}", amount % 4);
+        let priority = if amount.is_multiple_of(2) { "0" } else { "100" };
+        labels = json!({"jobset.sigs.k8s.io/job-key": key, "jobset.sigs.k8s.io/priority": priority});
+        // Some are exclusive leaders: JobSet's anti-affinity on the node pool or the node.
+        if amount % 9 == 0 {
+            let topology = if amount % 18 == 0 { "cloud.google.com/gke-nodepool" } else { "kubernetes.io/hostname" };
+            spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchExpressions": [
+                    {"key": "jobset.sigs.k8s.io/job-key", "operator": "Exists"},
+                    {"key": "jobset.sigs.k8s.io/job-key", "operator": "NotIn", "values": [key]},
+                    {"key": "jobset.sigs.k8s.io/priority", "operator": "In", "values": [priority]}]},
+                "namespaceSelector": {}, "topologyKey": topology}]}});
+        }
     }
     let phase = ["Running", "Pending", "Succeeded", "Failed", "Unknown"][usize::from(phase % 5)];
-    let mut spec = json!({"containers": [{"name": "c", "image": "x", "resources": resources}]});
     if let Some(n) = on {
         spec["nodeName"] = json!(format!("node-{n}"));
     }

@@ -11,7 +11,7 @@
 //! the node lifecycle controller turns them into taints; `fit` also refuses a node whose Ready
 //! condition is not True when those taints are missing (a hand-written inventory).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::{Node, Pod, Taint};
 use serde_json::Value;
@@ -73,6 +73,21 @@ pub struct NodeInfo {
     pub jobs: JobPods,
     /// Names (`namespace/name`) of the pods in use on it.
     pub holders: Vec<String>,
+    /// JobSet pods may not come here: the node is in the topology domain of a JobSet leader pod
+    /// in use whose required anti-affinity keeps other Jobs out, for pods of this priority
+    /// (`None`: of any priority).
+    pub repels: Vec<Option<String>>,
+}
+
+impl NodeInfo {
+    /// True when a pod of a JobSet with this priority (`None`: not known) may not come here
+    /// because of the anti-affinity of a JobSet pod in use.
+    pub fn repels(&self, priority: Option<i32>) -> bool {
+        self.repels.iter().any(|p| match (p, priority) {
+            (None, _) | (Some(_), None) => true,
+            (Some(p), Some(mine)) => p.parse::<i32>().ok() == Some(mine),
+        })
+    }
 }
 
 impl NodeInfo {
@@ -154,14 +169,18 @@ impl Cluster {
             }
         }
         let by_name: HashMap<String, usize> = cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+        let mut repulsions = Vec::new();
         if let Some(pods) = pod_list {
             cluster.pods.given = true;
             for (i, pod) in pods.iter().enumerate() {
-                if let Err(e) = cluster.add_pod(pod, i, &by_name) {
-                    errors.push(e);
+                match cluster.add_pod(pod, i, &by_name) {
+                    Ok(Some(n)) => repulsions.extend(jobset_repulsions(pod).into_iter().map(|(key, prio)| (key, n, prio))),
+                    Ok(None) => {}
+                    Err(e) => errors.push(e),
                 }
             }
         }
+        cluster.repel(&repulsions);
         if errors.is_empty() {
             Ok(cluster)
         } else {
@@ -213,6 +232,7 @@ impl Cluster {
             host_ports: Vec::new(),
             jobs: Vec::new(),
             holders: Vec::new(),
+            repels: Vec::new(),
         };
         for (name, q) in alloc.into_iter().flatten() {
             let amount = quantity::amount(name, &q.0).map_err(|source| InventoryError::NodeQuantity {
@@ -238,26 +258,55 @@ impl Cluster {
         Ok(info)
     }
 
-    fn add_pod(&mut self, pod: &Pod, index: usize, by_name: &HashMap<String, usize>) -> Result<(), InventoryError> {
+    /// Marks the nodes in the topology domain of each `(key, node, priority)` as repelling
+    /// JobSet pods of that priority: every node whose label `key` has the value of that node's.
+    fn repel(&mut self, repulsions: &[(String, usize, Option<String>)]) {
+        let mut domains: HashMap<(&str, &str), Vec<Option<String>>> = HashMap::new();
+        for (key, n, prio) in repulsions {
+            if let Some(value) = self.nodes.get(*n).and_then(|node| node.labels.get(key)) {
+                domains.entry((key.as_str(), value.as_str())).or_default().push(prio.clone());
+            }
+        }
+        if domains.is_empty() {
+            return;
+        }
+        let keys: BTreeSet<&str> = domains.keys().map(|(k, _)| *k).collect();
+        let mut marks: Vec<(usize, Vec<Option<String>>)> = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            for key in &keys {
+                if let Some(prios) = node.labels.get(*key).and_then(|v| domains.get(&(*key, v.as_str()))) {
+                    marks.push((i, prios.clone()));
+                }
+            }
+        }
+        for (i, prios) in marks {
+            if let Some(node) = self.nodes.get_mut(i) {
+                node.repels.extend(prios);
+            }
+        }
+    }
+
+    /// Adds a pod of the list; the index of its node when it holds resources there.
+    fn add_pod(&mut self, pod: &Pod, index: usize, by_name: &HashMap<String, usize>) -> Result<Option<usize>, InventoryError> {
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or_default();
         if matches!(phase, "Succeeded" | "Failed") {
             self.pods.finished += 1;
-            return Ok(());
+            return Ok(None);
         }
-        let Some(spec) = &pod.spec else { return Ok(()) };
+        let Some(spec) = &pod.spec else { return Ok(None) };
         let Some(node_name) = spec.node_name.as_deref().filter(|n| !n.is_empty()) else {
             self.pods.unbound += 1;
-            return Ok(());
+            return Ok(None);
         };
         let Some(&n) = by_name.get(node_name) else {
             self.pods.elsewhere += 1;
-            return Ok(());
+            return Ok(None);
         };
         let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_deref()).unwrap_or_default();
         let amounts = requests::pod_requests(spec, statuses).map_err(|source| InventoryError::PodRequests { index, source })?;
         let ids: Vec<(usize, i64)> = amounts.iter().map(|(name, a)| (self.intern(name), *a)).collect();
         let labels = pod.metadata.labels.as_ref();
-        let Some(node) = self.nodes.get_mut(n) else { return Ok(()) };
+        let Some(node) = self.nodes.get_mut(n) else { return Ok(None) };
         for (r, a) in ids {
             let have = node.used.get(r).copied().unwrap_or(0);
             set(&mut node.used, r, have.saturating_add(a));
@@ -270,8 +319,43 @@ impl Cluster {
         let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
         node.holders.push(format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default()));
         self.pods.in_use += 1;
-        Ok(())
+        Ok(Some(n))
     }
+}
+
+/// The required pod anti-affinity terms of a pod in use that keep other JobSet Jobs out of its
+/// topology domain, as `(topology key, priority)`: the terms JobSet's pod webhook gives the leader
+/// pod of an exclusive Job (`jobset.sigs.k8s.io/job-key` Exists and NotIn its own, and
+/// `jobset.sigs.k8s.io/priority` In its own; any namespace: jobset v0.12.0
+/// `pkg/webhooks/pod_webhook.go` `setExclusiveAffinities`). Every pod of a Trainer JobSet has
+/// a job key, so it matches the term when the priorities do. Terms on other labels are not read.
+fn jobset_repulsions(pod: &Pod) -> Vec<(String, Option<String>)> {
+    let terms = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.pod_anti_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_deref())
+        .unwrap_or_default();
+    terms
+        .iter()
+        .filter(|t| !t.topology_key.is_empty())
+        .filter_map(|t| {
+            let selector = t.label_selector.as_ref()?;
+            let expressions = selector.match_expressions.as_deref().unwrap_or_default();
+            let on_job_key = expressions.iter().any(|e| e.key == keys::JOBSET_JOB_KEY && e.operator == "Exists");
+            let only_jobset = expressions.iter().all(|e| e.key == keys::JOBSET_JOB_KEY || e.key == keys::JOBSET_PRIORITY)
+                && selector.match_labels.as_ref().is_none_or(|m| m.is_empty());
+            if !(on_job_key && only_jobset) {
+                return None;
+            }
+            let priority = expressions
+                .iter()
+                .find(|e| e.key == keys::JOBSET_PRIORITY && e.operator == "In")
+                .and_then(|e| e.values.as_ref().and_then(|v| v.first()).cloned());
+            Some((t.topology_key.clone(), priority))
+        })
+        .collect()
 }
 
 fn set(v: &mut Vec<i64>, i: usize, value: i64) {
@@ -363,6 +447,15 @@ pub fn read_pods(docs: &[Document]) -> Result<PodList<'_>, Vec<Diagnostic>> {
     }
 }
 
+/// The object a finding is about; items of a typed list (`NodeList`) may come without a kind.
+fn object_ref(value: &Value, kind: &str) -> ObjectRef {
+    let mut r = ObjectRef::of(value);
+    if r.kind.is_empty() {
+        r.kind = kind.to_string();
+    }
+    r
+}
+
 fn kind_is(doc: &Document, kind: &str) -> bool {
     match doc.value.get("kind").and_then(Value::as_str) {
         Some(k) => k == kind,
@@ -400,7 +493,7 @@ fn read_kind<'a, T: serde::de::DeserializeOwned>(
                     if path == "." { String::new() } else { path },
                     format!("does not read as a {kind}: {}", e.inner()),
                 )
-                .with_object(ObjectRef::of(&doc.value));
+                .with_object(object_ref(&doc.value, kind));
                 errors.push(doc.locate(d));
             }
         }
@@ -425,14 +518,14 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
                 InventoryError::NodeQuantity { index, field, source } => {
                     let d = Diagnostic::finding(&FIT_NOT_A_NODE, field, source.to_string());
                     match node_places.get(index) {
-                        Some(doc) => doc.locate(d.with_object(ObjectRef::of(&doc.value))),
+                        Some(doc) => doc.locate(d.with_object(object_ref(&doc.value, "Node"))),
                         None => d,
                     }
                 }
                 InventoryError::PodRequests { index, source } => {
                     let d = Diagnostic::finding(&FIT_NOT_A_POD, format!("spec.{}", source.field), source.source.to_string());
                     match pod_places.get(index) {
-                        Some(doc) => doc.locate(d.with_object(ObjectRef::of(&doc.value))),
+                        Some(doc) => doc.locate(d.with_object(object_ref(&doc.value, "Pod"))),
                         None => d,
                     }
                 }
@@ -453,7 +546,7 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
                         "spec.nodeName",
                         format!("bound to node `{node}`, which the node inventory does not list; not counted"),
                     )
-                    .with_object(ObjectRef::of(&doc.value)),
+                    .with_object(object_ref(&doc.value, "Pod")),
                 ),
             );
         }

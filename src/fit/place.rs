@@ -11,7 +11,9 @@
 //! placement the gang's pods go anywhere: copies = total slots / gang size. With JobSet's
 //! `exclusive-topology: K` each Job needs one value of label K whose nodes take all its pods, and
 //! no other Job of the same priority may be there (jobset v0.12.0 `pkg/webhooks/pod_webhook.go`
-//! `setExclusiveAffinities`): copies = usable domains / Jobs per gang.
+//! `setExclusiveAffinities`): copies = usable domains / Jobs per gang. The same terms on a
+//! leader pod in use keep every runtime's pods of its priority out of its domain now
+//! (InterPodAffinity's check of existing pods' anti-affinity, after the resources).
 //!
 //! The work is linear: nodes are grouped once by what the filters read (the labels the runtimes
 //! select on, taints, cordon, Ready, pool), each runtime checks every group once and counts
@@ -307,10 +309,14 @@ impl<'c> Plan<'c> {
             }
             let blocked = domain.is_some_and(|v| blocked_values.get(v).copied().unwrap_or(false));
             for node in group.iter().filter_map(|i| c.nodes.get(*i)) {
-                let now = capacity(node, &res, &d.host_ports, false);
+                let mut now = capacity(node, &res, &d.host_ports, false);
                 let empty = capacity(node, &res, &d.host_ports, true);
-                if now.k > 0 && blocked {
+                // InterPodAffinity runs after NodeResourcesFit: a node short of resources says so.
+                if now.k > 0 && (blocked || node.repels(d.priority)) {
                     *hist.entry(Why::Fixed(EXISTING_ANTI_AFFINITY)).or_default() += 1;
+                    if !blocked {
+                        now.k = 0;
+                    }
                 } else if now.k == 0 {
                     let why = match now.short {
                         Some(Short::Resource { name, .. }) => Why::Insufficient(name),
@@ -424,6 +430,15 @@ fn capacity<'a>(node: &NodeInfo, res: &[(Option<usize>, i64, &'a str)], ports: &
         cap.k = cap.k.min(1);
     }
     cap
+}
+
+/// `1 pod (4 google.com/tpu)`, `4 pods (4 google.com/tpu each)`.
+fn gang(pods: u64, per_pod: &str) -> String {
+    if pods == 1 {
+        format!("1 pod ({per_pod})")
+    } else {
+        format!("{pods} pods ({per_pod} each)")
+    }
 }
 
 /// `1 copy`, `3 copies`.
@@ -645,7 +660,8 @@ fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) 
                 if !fitting.is_empty() {
                     return (
                         format!(
-                            "needs {jobs} {word}s ({key}){with} that each take {pods} pods ({per_pod} each); {} can: {}",
+                            "needs {jobs} {word}s ({key}){with} that each take {}; {} can: {}",
+                            gang(pods, &per_pod),
                             fitting.len(),
                             words::names(&fitting)
                         ),
@@ -671,7 +687,7 @@ fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) 
                 );
                 detail.push_str(&f.gate_clauses(best.groups.iter().copied()));
                 detail.push_str(&f.short_clause(evals.iter().copied()));
-                (format!("needs {pods} pods ({per_pod} each) in one {word} ({key}){with}; {detail}"), None)
+                (format!("needs {} in one {word} ({key}){with}; {detail}", gang(pods, &per_pod)), None)
             }
             None => {
                 let usable: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
@@ -682,7 +698,8 @@ fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) 
                 };
                 detail.push_str(&f.short_clause(usable.iter().copied()));
                 detail.push_str(&f.gate_clauses(all_groups()));
-                (format!("needs {} pods ({per_pod} each) on {}; {detail}", out.pods, noun.replacen("node", "nodes", 1)), None)
+                let on = if out.pods == 1 { format!("a {noun}") } else { noun.replacen("node", "nodes", 1) };
+                (format!("needs {} on {on}; {detail}", gang(out.pods, &per_pod)), None)
             }
         };
     }
@@ -714,9 +731,9 @@ fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) 
                 .take(4)
                 .collect();
             format!(
-                "fits an empty cluster ({}), not now: pods in use leave room for {now} of its {} pods ({})",
+                "fits an empty cluster ({}), not now: pods in use leave room for {now} of its {} ({})",
                 copies(out.copies_empty),
-                out.pods,
+                words::count(usize::try_from(out.pods).unwrap_or(usize::MAX), "pod"),
                 words::names(&holders)
             )
         }
