@@ -528,7 +528,7 @@ fn a_jobset_leader_placed_exclusively_keeps_other_jobs_off_its_node() {
         "    priority: 0\n",
         "    priority: 0\n    affinity:\n      podAntiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n        - labelSelector:\n            matchExpressions:\n            - {key: jobset.sigs.k8s.io/job-key, operator: Exists}\n            - {key: jobset.sigs.k8s.io/job-key, operator: NotIn, values: [\"0f3c\"]}\n            - {key: jobset.sigs.k8s.io/priority, operator: In, values: [\"0\"]}\n          namespaceSelector: {}\n          topologyKey: kubernetes.io/hostname\n",
     );
-    let pods = list(&[leader.clone()]);
+    let pods = list(std::slice::from_ref(&leader));
     let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
     let v = verdicts(&r);
     let one = &v["jax-cpu"];

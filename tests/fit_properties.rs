@@ -112,8 +112,8 @@ fn pod(i: usize, on: Option<usize>, kind: u8, phase: u8, amount: u8) -> Pod {
         let priority = if amount.is_multiple_of(2) { "0" } else { "100" };
         labels = json!({"jobset.sigs.k8s.io/job-key": key, "jobset.sigs.k8s.io/priority": priority});
         // Some are exclusive leaders: JobSet's anti-affinity on the node pool or the node.
-        if amount % 9 == 0 {
-            let topology = if amount % 18 == 0 { "cloud.google.com/gke-nodepool" } else { "kubernetes.io/hostname" };
+        if amount.is_multiple_of(9) {
+            let topology = if amount.is_multiple_of(18) { "cloud.google.com/gke-nodepool" } else { "kubernetes.io/hostname" };
             spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
                 "labelSelector": {"matchExpressions": [
                     {"key": "jobset.sigs.k8s.io/job-key", "operator": "Exists"},

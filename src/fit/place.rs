@@ -243,12 +243,13 @@ impl<'c> Plan<'c> {
         let cordon = Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
         let cordon_tolerated = tolerations.iter().any(|t| filter::tolerates(t, &cordon));
         let exclusive = d.exclusive.as_deref();
+        let priority = d.priority.map(|p| p.to_string());
         let blocked_values: HashMap<&str, bool> = match exclusive.and_then(|k| self.domains.get(k)) {
             Some(values) => values
                 .iter()
                 .map(|(v, jobs)| {
-                    let blocked = jobs.iter().any(|(_, prio)| match d.priority {
-                        Some(p) => prio.as_deref() == Some(p.to_string().as_str()),
+                    let blocked = jobs.iter().any(|(_, prio)| match &priority {
+                        Some(p) => prio.as_deref() == Some(p.as_str()),
                         None => true,
                     });
                     (v.as_str(), blocked)
