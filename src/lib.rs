@@ -29,6 +29,7 @@ pub mod resource_list;
 pub mod rules;
 pub mod spelling;
 pub mod trainer;
+pub mod trainjob;
 pub mod validate;
 pub mod write;
 pub mod yaml;

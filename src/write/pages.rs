@@ -193,6 +193,7 @@ pub fn example_trainjob(r: &Resolved) -> TrainJob {
             trainer: Some(trainer::Trainer { command: Some(vec!["python".into(), "-c".into(), script.into()]), ..Default::default() }),
             ..Default::default()
         },
+        status: None,
     }
 }
 
