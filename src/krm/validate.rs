@@ -29,7 +29,7 @@ pub fn process(list: ResourceList) -> Output {
         })
         .collect();
     let opts = match crd::from_documents(&docs) {
-        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect() },
+        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect(), ..Options::default() },
         Err(mut e) => {
             diags.append(&mut e);
             Options::default()

@@ -35,10 +35,11 @@ pub enum Layer {
     Admission,
     Ecosystem,
     Accelerators,
+    TrainJob,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 9] = [
+    pub const ALL: [Layer; 10] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Krm,
@@ -48,6 +49,7 @@ impl Layer {
         Layer::Admission,
         Layer::Ecosystem,
         Layer::Accelerators,
+        Layer::TrainJob,
     ];
 
     /// The section title on the docs page.
@@ -62,6 +64,7 @@ impl Layer {
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
+            Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
         }
     }
 }
