@@ -20,13 +20,14 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod};
 
-use super::merge::Effective;
+use super::merge::{Effective, Policy};
+use super::version::TrainerVersion;
 use crate::keys::{
     JOBSET_EXCLUSIVE_TOPOLOGY, JOBSET_GLOBAL_REPLICAS, JOBSET_GROUP_NAME, JOBSET_GROUP_REPLICAS, JOBSET_JOB_GLOBAL_INDEX,
     JOBSET_JOB_GROUP_INDEX, JOBSET_JOB_INDEX, JOBSET_NAME, JOBSET_REPLICATED_JOB_NAME, JOBSET_REPLICATED_JOB_REPLICAS,
     JOBSET_RESTART_ATTEMPT, JOB_COMPLETION_INDEX, JOB_NAME, LEGACY_JOB_NAME,
 };
-use crate::trainer::names;
+use crate::trainer::{names, TrainJob, TrainingRuntime, COORDINATOR_PORT};
 
 /// The env variable the Job controller adds.
 pub const JOB_COMPLETION_INDEX_ENV: &str = "JOB_COMPLETION_INDEX";
@@ -175,6 +176,139 @@ fn resolve(c: &mut Container, process: i32, out: &mut Vec<ResolvedEnv>) {
             out.push(ResolvedEnv { container: c.name.clone(), name: e.name.clone(), field_path: path, value: process.to_string() });
         }
     }
+}
+
+/// What a reader of the predicted pod needs to know that the pod itself does not say: what it
+/// is a prediction of, where each part came from, and what the prediction leaves out. One line
+/// per entry, without comment markers.
+pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Predicted) -> Vec<String> {
+    let mut out = Vec::new();
+    let who = match &eff.namespace {
+        Some(ns) => format!("{ns}/{}", eff.name),
+        None => eff.name.clone(),
+    };
+    let rt = format!("{}/{}", runtime.kind, runtime.metadata.name.as_deref().unwrap_or_default());
+    out.push(format!(
+        "The pod of process {} of {} (Job {}) that Kubeflow Trainer {} (with JobSet {}) creates for TrainJob {who} on {rt},",
+        p.process,
+        eff.num_nodes(),
+        p.job_name,
+        eff.version,
+        eff.version.jobset()
+    ));
+    out.push(format!(
+        "predicted by jax-runtimes {} from the manifests, not read from a cluster. Not shown: what the cluster adds itself (uids, the JobSet job-key hash, the service account token, admission defaults).",
+        env!("CARGO_PKG_VERSION")
+    ));
+    if let Some(spec) = &p.pod.spec {
+        let ns = eff.namespace.as_deref().unwrap_or("<namespace>");
+        let host = spec.hostname.clone().unwrap_or_default();
+        match &spec.subdomain {
+            Some(sub) => out.push(format!(
+                "Name: {}<5 random characters>; reachable as {host}.{sub} ({host}.{sub}.{ns}.svc) through the JobSet's headless service.",
+                p.pod.metadata.generate_name.as_deref().unwrap_or_default()
+            )),
+            None => out.push(format!(
+                "Name: {}<5 random characters>; hostname {host}, no subdomain (DNS hostnames are off).",
+                p.pod.metadata.generate_name.as_deref().unwrap_or_default()
+            )),
+        }
+    }
+    let t = tj.spec.trainer.as_ref();
+    let mut from = Vec::new();
+    if let Some(t) = t {
+        if let Some(i) = &t.image {
+            from.push(format!("image `{i}`"));
+        }
+        if t.command.is_some() {
+            from.push("command".to_string());
+        }
+        if t.args.is_some() {
+            from.push("args".to_string());
+        }
+        if let Some(n) = t.num_nodes {
+            from.push(format!("numNodes {n}"));
+        }
+        let env: Vec<&str> = t.env.iter().flatten().map(|e| e.name.as_str()).collect();
+        if !env.is_empty() {
+            from.push(format!("env {}", env.join(", ")));
+        }
+        if t.resources_per_node.is_some() {
+            from.push(match eff.version {
+                TrainerVersion::V2_2 => "resourcesPerNode (replacing the runtime's resources, v2.2)".to_string(),
+                TrainerVersion::V2_3 => "resourcesPerNode (merged into the runtime's per resource, v2.3)".to_string(),
+            });
+        }
+    }
+    let managers: Vec<&str> = tj.spec.runtime_patches.iter().flatten().map(|p| p.manager.as_str()).collect();
+    if !managers.is_empty() {
+        from.push(format!("runtime patches of {}", managers.join(", ")));
+    }
+    out.push(if from.is_empty() {
+        "From the TrainJob: nothing; the rest is the runtime's.".to_string()
+    } else {
+        format!("From the TrainJob: {}; the rest is the runtime's.", from.join("; "))
+    });
+    match (eff.policy, &eff.jax) {
+        (Policy::Jax, Some(j)) => {
+            let vars: Vec<String> = j
+                .env
+                .iter()
+                .map(|e| match &e.value {
+                    Some(v) => format!("{}={v}", e.name),
+                    None => e.name.clone(),
+                })
+                .collect();
+            let port = match &j.replaced_port {
+                Some(old) => format!("container port {COORDINATOR_PORT} (in place of the runtime's unnamed port {})", old.container_port),
+                None => format!("container port {COORDINATOR_PORT}"),
+            };
+            out.push(format!(
+                "From the JAX plugin (pkg/runtime/framework/plugins/jax/jax.go EnforceMLPolicy): {}, {port}.",
+                vars.join(", ")
+            ));
+            for name in &j.overridden {
+                out.push(format!(
+                    "{name}: the TrainJob's value, not the plugin's: Trainer upserts the TrainJob's env after the plugin's (plugins/jobset/builder.go Trainer)."
+                ));
+            }
+        }
+        (Policy::Jax, None) if t.is_none() => {
+            out.push("No JAX plugin variables: the plugin injects them only when the TrainJob has `spec.trainer`.".to_string())
+        }
+        (Policy::Jax, None) => out.push("No JAX plugin variables: the trainer job has no container `node`.".to_string()),
+        (Policy::Plain, _) => {
+            out.push("The runtime has no ML framework policy: the PlainML plugin only sets numNodes and the TrainJob's env.".to_string())
+        }
+        (Policy::Other(fw), _) => {
+            out.push(format!("The runtime's `{fw}` policy plugin adds its own env and ports, which this prediction does not show."))
+        }
+    }
+    for r in &p.resolved {
+        let by = if r.name == JOB_COMPLETION_INDEX_ENV { "the Job controller" } else { "Trainer" };
+        out.push(format!(
+            "{} = \"{}\" in this pod: {by} sets it from valueFrom.fieldRef.fieldPath {} (container {}).",
+            r.name, r.value, r.field_path, r.container
+        ));
+    }
+    for (i, job) in &eff.unknown_jobs {
+        out.push(match eff.version {
+            TrainerVersion::V2_2 => format!("runtimePatches[{i}] names replicated job `{job}`, which the runtime lacks: v2.2 skips it."),
+            TrainerVersion::V2_3 => {
+                format!("runtimePatches[{i}] names replicated job `{job}`, which the runtime lacks: v2.3 appends it as a job of its own.")
+            }
+        });
+    }
+    let annotations = p.pod.metadata.annotations.as_ref();
+    if let Some(topology) = annotations.and_then(|a| a.get(JOBSET_EXCLUSIVE_TOPOLOGY)) {
+        out.push(format!(
+            "Exclusive placement per `{topology}`: JobSet's pod webhook adds pod affinity and anti-affinity at creation, not shown here."
+        ));
+    }
+    if eff.template.spec.volume_claim_policies.as_ref().is_some_and(|v| !v.is_empty()) {
+        out.push("volumeClaimPolicies: JobSet adds their claims as volumes of the Job, not shown here.".to_string());
+    }
+    out
 }
 
 #[cfg(test)]

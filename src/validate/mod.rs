@@ -167,7 +167,8 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     if trainjobs.is_empty() {
         return Vec::new();
     }
-    let mut runtimes: Vec<TrainingRuntime> = docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
+    let mut runtimes: Vec<TrainingRuntime> =
+        docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
     runtimes.extend(opts.runtimes.iter().cloned());
     let ctx = trainjob::Context { runtimes: &runtimes, version: opts.trainer_version };
     trainjobs

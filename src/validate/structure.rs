@@ -28,8 +28,9 @@ pub fn trainjob_schema() -> &'static Value {
 fn trainjob_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     // Built from the project's own types (no input): a unit test proves it compiles.
-    VALIDATOR
-        .get_or_init(|| crd::build(trainjob_schema(), jsonschema::Draft::Draft202012).expect("the TrainJob model's schema compiles (unit-tested)"))
+    VALIDATOR.get_or_init(|| {
+        crd::build(trainjob_schema(), jsonschema::Draft::Draft202012).expect("the TrainJob model's schema compiles (unit-tested)")
+    })
 }
 
 /// Structure findings (`schema/*`) for one TrainJob, field paths relative to the object.

@@ -23,8 +23,11 @@ use std::collections::HashSet;
 use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
 use serde_json::Value;
 
+use super::accelerators;
+use super::admission;
 use super::crd;
-use super::{accelerators, admission, ecosystem, structure};
+use super::ecosystem;
+use super::structure;
 use crate::accelerators::data;
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::gvk::Gvk;
@@ -93,7 +96,9 @@ fn name_format(value: &Value) -> Option<Diagnostic> {
     let name = value.pointer("/metadata/name").and_then(Value::as_str);
     let problem = match name {
         None => "the TrainJob has no `metadata.name`".to_string(),
-        Some(n) if n.len() > names::LABEL_MAX => format!("`{n}` is {} characters; metadata.name must be no more than 63 characters", n.len()),
+        Some(n) if n.len() > names::LABEL_MAX => {
+            format!("`{n}` is {} characters; metadata.name must be no more than 63 characters", n.len())
+        }
         Some(n) if !is_rfc1035(n) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
         Some(_) => return None,
     };
@@ -126,7 +131,9 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         out.push(Diagnostic::finding(
             &TRAINJOB_RUNTIME_DEPRECATED,
             "spec.runtimeRef.name",
-            format!("Referenced ClusterTrainingRuntime \"{rt_name}\" is deprecated and will be removed in a future release of Kubeflow Trainer"),
+            format!(
+                "Referenced ClusterTrainingRuntime \"{rt_name}\" is deprecated and will be removed in a future release of Kubeflow Trainer"
+            ),
         ));
     }
     let version = version_for(rt, ctx.version);
@@ -138,7 +145,10 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         out.push(Diagnostic::finding(
             &TRAINJOB_NUM_NODES,
             "spec.trainer.numNodes",
-            format!("numNodes is {n}: the `node` Job gets {} pods", if n == 0 { "0 (and completes at once without running)".to_string() } else { format!("{n} (and is rejected)") }),
+            format!(
+                "numNodes is {n}: the `node` Job gets {} pods",
+                if n == 0 { "0 (and completes at once without running)".to_string() } else { format!("{n} (and is rejected)") }
+            ),
         ));
     }
     out.extend(name_length(tj, &all));
@@ -174,7 +184,12 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     let Some(rt_chips) = chips(node).filter(|c| *c > 0.0) else { return out };
     let hosts = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     let selector = |k: &str| {
-        rt.spec.template.spec.replicated_jobs.iter().find_map(|j| j.template.spec.as_ref()?.template.spec.as_ref()?.node_selector.as_ref()?.get(k).cloned())
+        rt.spec
+            .template
+            .spec
+            .replicated_jobs
+            .iter()
+            .find_map(|j| j.template.spec.as_ref()?.template.spec.as_ref()?.node_selector.as_ref()?.get(k).cloned())
     };
     let slice = match (selector(&data().tpu.accelerator_label), selector(&data().tpu.topology_label)) {
         (Some(a), Some(t)) => format!("the {a} {t} slice"),
@@ -204,9 +219,13 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
 /// The longest name that keeps every pod name within 63 characters (JobSet's webhook).
 fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
     let name = tj.metadata.name.as_deref()?;
-    let jobs = eff.template.spec.replicated_jobs.iter().zip(&eff.counts).map(|(j, n)| {
-        (j.name.as_str(), u64::try_from(j.replicas.unwrap_or(1)).unwrap_or(1), u64::try_from(*n).unwrap_or(1))
-    });
+    let jobs = eff
+        .template
+        .spec
+        .replicated_jobs
+        .iter()
+        .zip(&eff.counts)
+        .map(|(j, n)| (j.name.as_str(), u64::try_from(j.replicas.unwrap_or(1)).unwrap_or(1), u64::try_from(*n).unwrap_or(1)));
     let (max, job) = names::max_trainjob_name(jobs)?;
     if name.len() <= max {
         return None;
@@ -302,7 +321,8 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                 continue;
             };
             let pod = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref());
-            let Some(spec) = rjob.template.as_ref().and_then(|t| t.spec.as_ref()).and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref())
+            let Some(spec) =
+                rjob.template.as_ref().and_then(|t| t.spec.as_ref()).and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref())
             else {
                 continue;
             };
@@ -374,8 +394,8 @@ fn domain_prefixed_path(s: &str) -> Option<String> {
 /// The first `node` container of the trainer job.
 fn trainer_node(rt_jobs: &[crate::trainer::ReplicatedJob]) -> Option<(usize, usize, &Container)> {
     rt_jobs.iter().enumerate().find_map(|(i, j)| {
-        let is_trainer = j.template.metadata.as_ref()?.labels.as_ref()?.get(crate::keys::TRAINER_ANCESTOR).map(String::as_str)
-            == Some(ANCESTOR_TRAINER);
+        let is_trainer =
+            j.template.metadata.as_ref()?.labels.as_ref()?.get(crate::keys::TRAINER_ANCESTOR).map(String::as_str) == Some(ANCESTOR_TRAINER);
         if !is_trainer {
             return None;
         }
@@ -392,7 +412,9 @@ fn resource_field(tj: &TrainJob, section: &str, key: &str) -> String {
     let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.requests.{key}"));
     match r {
         // The section asked about first, then the other one, then the block.
-        Some(r) if section == "requests" => requests(r).or_else(|| limits(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string()),
+        Some(r) if section == "requests" => {
+            requests(r).or_else(|| limits(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string())
+        }
         Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string()),
         None => "spec.trainer".to_string(),
     }
@@ -527,9 +549,8 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
 /// The TrainJob field behind a field of the runtime as the TrainJob overrides it.
 fn tj_field(tj: &TrainJob, runtime_field: &str) -> String {
     let trainer = tj.spec.trainer.as_ref();
-    let after_resources = |section: &str| {
-        runtime_field.split_once(&format!(".resources.{section}.")).map(|(_, key)| resource_field(tj, section, key))
-    };
+    let after_resources =
+        |section: &str| runtime_field.split_once(&format!(".resources.{section}.")).map(|(_, key)| resource_field(tj, section, key));
     if let Some(f) = after_resources("limits").or_else(|| after_resources("requests")) {
         return f;
     }
@@ -544,9 +565,13 @@ fn tj_field(tj: &TrainJob, runtime_field: &str) -> String {
             .or_else(|| set(runtime_field.contains(".args") && t.args.is_some(), "spec.trainer.args"))
             .or_else(|| set(runtime_field == "spec.mlPolicy.numNodes" && t.num_nodes.is_some(), "spec.trainer.numNodes"))
     });
-    from_trainer
-        .or_else(|| tj.spec.runtime_patches.as_ref().map(|_| "spec.runtimePatches".to_string()))
-        .unwrap_or_else(|| if trainer.is_some() { "spec.trainer".to_string() } else { "spec".to_string() })
+    from_trainer.or_else(|| tj.spec.runtime_patches.as_ref().map(|_| "spec.runtimePatches".to_string())).unwrap_or_else(|| {
+        if trainer.is_some() {
+            "spec.trainer".to_string()
+        } else {
+            "spec".to_string()
+        }
+    })
 }
 
 #[cfg(test)]
