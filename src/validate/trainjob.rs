@@ -14,9 +14,9 @@
 //!   an unknown name is already appended);
 //! - the runtime's own checks ([`super::admission`], [`super::ecosystem`],
 //!   [`super::accelerators`]) run again on the runtime as the TrainJob overrides it: what they
-//!   find there and not on the runtime alone is the TrainJob's doing (a TPU slice's host count,
-//!   chips per host, GPUs per node, anything else by the rule's name); plus the accelerator the
-//!   merge drops and requests above limits.
+//!   find there and not on the runtime alone is the TrainJob's doing (GPUs per node, anything
+//!   else by the rule's name); a TPU slice's host count and chips per host are compared with the
+//!   runtime's own; plus the accelerator the merge drops and requests above limits.
 
 use std::collections::HashSet;
 
@@ -168,10 +168,14 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
     out.extend(patches(tj, rt, version));
     out.extend(tpu_slice(tj, rt, &over));
     out.extend(resources(tj, rt, &over));
-    out.extend(runtime_rules(tj, rt, &over));
-    // A direct finding and the same one found again through the runtime rules: keep the first.
-    let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.rule.id, d.field.clone())));
+    // The runtime rules find some of the direct findings again (a TPU slice's hosts and chips):
+    // those are left out.
+    let direct: HashSet<(&str, Option<String>)> = out.iter().map(|d| (d.rule.id, d.field.clone())).collect();
+    out.extend(
+        runtime_rules(tj, rt, &over)
+            .into_iter()
+            .filter(|d| d.rule == &TRAINJOB_NODE_POD || !direct.contains(&(d.rule.id, d.field.clone()))),
+    );
     out
 }
 
@@ -526,13 +530,13 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
             continue;
         }
         let inner_field = d.field.clone().unwrap_or_default();
-        let (rule, field, message) = if d.rule == &TPU_HOSTS {
-            (
-                &TRAINJOB_TPU_NUM_NODES,
-                "spec.trainer.numNodes".to_string(),
-                format!("{}; a slice runs only whole, so the pods never all schedule", d.message),
-            )
-        } else if d.rule == &TPU_CHIPS_PER_HOST || d.rule == &GPU_COUNT {
+        // A TPU slice's hosts and chips per host are checked against the runtime's own shape
+        // ([`tpu_slice`]): another shape of the same topology the overrides happen to match is
+        // not what the runtime's node pool has.
+        if d.rule == &TPU_HOSTS || d.rule == &TPU_CHIPS_PER_HOST {
+            continue;
+        }
+        let (rule, field, message) = if d.rule == &GPU_COUNT {
             (&TRAINJOB_ACCELERATOR_COUNT, tj_field(tj, &inner_field), d.message.clone())
         } else {
             (
