@@ -2,7 +2,8 @@
 //!
 //! Data flows one way, and the modules are its stages:
 //! [`read`] (files, stdin, the built-in catalog) -> [`resolve`] (defaults, matrix expansion,
-//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects) -> [`validate`] -> [`write`]
+//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
+//! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
 //! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format.
 //!

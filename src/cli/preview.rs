@@ -46,7 +46,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
         }
     };
     let (mut runtimes, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
-        Ok(r) => r,
+        Ok(r) => (r.runtimes, r.diagnostics),
         Err((diags, code)) => {
             print_findings(&diags, FindingsFormat::Text, &sources);
             return code;

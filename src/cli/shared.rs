@@ -9,7 +9,6 @@ use crate::exit::Exit;
 use crate::pipeline;
 use crate::read::{self, Input, Sources};
 use crate::report;
-use crate::trainer::TrainingRuntime;
 use crate::write::{self, Plan};
 
 /// Reads catalog documents from paths, or the built-in catalog when none are given.
@@ -24,9 +23,9 @@ pub fn read_catalog(paths: &[PathBuf]) -> Input {
 /// The runtimes of `--runtimes` paths (catalog files rendered first, runtime files as they are),
 /// with the findings to report (catalog warnings); or, when they cannot be used, the findings
 /// and the exit code. Their sources are added to `sources`.
-pub fn load_runtimes(paths: &[PathBuf], sources: &mut Sources) -> Result<(Vec<TrainingRuntime>, Vec<Diagnostic>), (Vec<Diagnostic>, Exit)> {
+pub fn load_runtimes(paths: &[PathBuf], sources: &mut Sources) -> Result<pipeline::Runtimes, (Vec<Diagnostic>, Exit)> {
     if paths.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(pipeline::Runtimes::default());
     }
     let input = read::paths(paths);
     sources.extend(&input.sources);
@@ -41,7 +40,7 @@ pub fn load_runtimes(paths: &[PathBuf], sources: &mut Sources) -> Result<(Vec<Tr
     if has_errors(&loaded.diagnostics) {
         return Err((loaded.diagnostics, Exit::Findings));
     }
-    Ok((loaded.runtimes, loaded.diagnostics))
+    Ok(loaded)
 }
 
 /// How findings are printed on stderr by `render` and `docs`.

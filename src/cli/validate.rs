@@ -83,9 +83,9 @@ pub fn run(a: &ValidateArgs) -> Exit {
         }
     };
     let extra = match load_runtimes(&a.runtimes, &mut sources) {
-        Ok((runtimes, diags)) => {
-            opts.runtimes = runtimes.into();
-            diags
+        Ok(loaded) => {
+            opts.runtimes = loaded.runtimes.into();
+            loaded.diagnostics
         }
         Err((diags, code)) => {
             print(&diags, a.format, &sources);

@@ -230,10 +230,10 @@ impl KeyOf for VolumeMount {
 fn merge_container(base: &mut Container, p: &ContainerPatch) {
     base.name.clone_from(&p.name);
     if let Some(env) = &p.env {
-        merge_by(base.env.get_or_insert_with(Vec::new), env, |e| e.name.clone(), |b, e| merge_whole(b, e));
+        merge_by(base.env.get_or_insert_with(Vec::new), env, |e| e.name.clone(), merge_whole);
     }
     if let Some(mounts) = &p.volume_mounts {
-        merge_by(base.volume_mounts.get_or_insert_with(Vec::new), mounts, |m| m.mount_path.clone(), |b, m| merge_whole(b, m));
+        merge_by(base.volume_mounts.get_or_insert_with(Vec::new), mounts, |m| m.mount_path.clone(), merge_whole);
     }
     merge_struct(&mut base.security_context, &p.security_context);
 }

@@ -282,7 +282,7 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             continue;
         }
         let effect = match e.name.as_str() {
-            "JAX_PROCESS_ID" if ours.value.is_some() => format!("every one of the {} processes gets the same process id", eff.num_nodes()),
+            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes get that same process id", eff.num_nodes()),
             "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
             "JAX_NUM_PROCESSES" => format!("the job runs {} processes", eff.num_nodes()),
             _ => format!("process 0 is reachable as {plugin_says}"),
