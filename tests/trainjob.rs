@@ -428,3 +428,68 @@ fn preview_refuses_what_it_cannot_show() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.contains("generateName: other-node-0-0-"), "{}", r.stdout);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The typed TrainJob model against the Trainer v2.3.0 TrainJob CRD
+
+#[test]
+fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
+    let crd = support::reference().join("kubeflow-trainer-v2.3.0/crds/trainer.kubeflow.org_trainjobs.yaml");
+    let with_crd = Options::with_crd_files(&[crd]).expect("the TrainJob CRD loads");
+    let mut inputs: Vec<(String, Value)> = corpus().iter().map(|c| (c.name.clone(), trainjob(&c.trainjob))).collect();
+    let job = |spec: Value| trainjob(&json!({"metadata": {"name": "j"}, "spec": spec}));
+    for (name, spec) in [
+        ("command as a string", json!({"runtimeRef": {"name": "x"}, "trainer": {"command": "python"}})),
+        ("a patch without a manager", json!({"runtimeRef": {"name": "x"}, "runtimePatches": [{"trainingRuntimeSpec": {}}]})),
+        ("suspend as a word", json!({"runtimeRef": {"name": "x"}, "suspend": "yes"})),
+        ("no runtimeRef name", json!({"runtimeRef": {"kind": "ClusterTrainingRuntime"}})),
+        ("deadline of zero", json!({"runtimeRef": {"name": "x"}, "activeDeadlineSeconds": 0})),
+        (
+            "a typo in a pod patch",
+            json!({"runtimeRef": {"name": "x"}, "runtimePatches": [{"manager": "a.io/b",
+            "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {"nodeSelectr": {}}}}}}]}}}}]}),
+        ),
+        (
+            "an image field in a container patch",
+            json!({"runtimeRef": {"name": "x"}, "runtimePatches": [{"manager": "a.io/b",
+            "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {"containers": [{"name": "node", "image": "x"}]}}}}}]}}}}]}),
+        ),
+        (
+            "seventeen patches",
+            json!({"runtimeRef": {"name": "x"}, "runtimePatches": (0..17).map(|i| json!({"manager": format!("a.io/m{i}")})).collect::<Vec<_>>()}),
+        ),
+        (
+            "initializer with a storage uri",
+            json!({"runtimeRef": {"name": "x"}, "initializer": {"dataset": {"storageUri": "hf://a/b", "env": [{"name": "A", "value": "b"}]}}}),
+        ),
+        ("the status kubectl prints", json!({"runtimeRef": {"name": "x"}})),
+    ] {
+        let mut tj = job(spec);
+        if name.starts_with("the status") {
+            tj["status"] = json!({"conditions": [{"type": "Created", "status": "True", "reason": "JobSetCreated", "message": "ok",
+                "lastTransitionTime": "2026-01-01T00:00:00Z"}], "jobsStatus": [{"name": "node", "ready": 1, "succeeded": 0, "failed": 0, "active": 1, "suspended": 0}]});
+        }
+        inputs.push((name.to_string(), tj));
+    }
+    let fields = |v: &Value, opts: &Options, structural: &dyn Fn(&str) -> bool| -> BTreeSet<String> {
+        let ctx = validate::trainjob::Context { runtimes: &[], version: None };
+        let crd = opts.crd_for("trainer.kubeflow.org/v1alpha1", "TrainJob").map(|(_, v)| v);
+        validate::trainjob::check(v, crd, !opts.crds.is_empty(), &ctx)
+            .into_iter()
+            .filter(|d| structural(d.rule.id) && d.field.as_deref().is_some_and(|f| !f.is_empty()))
+            .map(|d| d.field.unwrap_or_default())
+            .collect()
+    };
+    let mut disagree = Vec::new();
+    let mut found = 0;
+    for (name, v) in &inputs {
+        let typed = fields(v, &Options::default(), &|id| id.starts_with("schema/"));
+        let theirs = fields(v, &with_crd, &|id| id.starts_with("crd/") || id == "cel/rule");
+        found += usize::from(!typed.is_empty());
+        if typed != theirs {
+            disagree.push(format!("{name}:\n  typed model: {typed:?}\n  CRD:         {theirs:?}"));
+        }
+    }
+    assert!(disagree.is_empty(), "the typed TrainJob model and the CRD disagree:\n{}", disagree.join("\n"));
+    assert!(found >= 8, "the comparison is not vacuous: {found} inputs with structural findings");
+}
