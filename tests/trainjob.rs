@@ -493,3 +493,29 @@ fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
     assert!(disagree.is_empty(), "the typed TrainJob model and the CRD disagree:\n{}", disagree.join("\n"));
     assert!(found >= 8, "the comparison is not vacuous: {found} inputs with structural findings");
 }
+
+#[test]
+fn extreme_trainjobs_are_reported_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtimes = root().join("tests/validate/base").display().to_string();
+    let jobs = [
+        "spec: {runtimeRef: {name: jax-gpu-h100-2nodes}, trainer: {numNodes: 2147483647}}",
+        "spec: {runtimeRef: {name: jax-gpu-h100-2nodes}, trainer: {numNodes: -2147483648}}",
+        "spec: {runtimeRef: {name: jax-tpu-v5e-2x4}, trainer: {resourcesPerNode: {limits: {google.com/tpu: 1e9, cpu: 1Ei}, requests: {cpu: 0.000000001}}}}",
+        "spec: {runtimeRef: {name: jax-tpu-v5e-2x4}, trainer: {env: [{name: JAX_PROCESS_ID, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]}}",
+        "spec: {runtimeRef: {name: ''}, trainer: {}}",
+        "spec: {runtimeRef: {name: jax-gpu-h100-2nodes}, runtimePatches: [{manager: 'é/ü', trainingRuntimeSpec: {template: {spec: {replicatedJobs: [{name: node}, {name: node}]}}}}]}",
+        "spec: {runtimeRef: {name: torch-with-initializers}, trainer: {numNodes: 3}}",
+    ];
+    for (i, spec) in jobs.iter().enumerate() {
+        let text = format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: j{i}}}\n{spec}\n");
+        let file = write(dir.path(), &format!("j{i}.yaml"), &text);
+        for args in [
+            vec!["validate", &file, "--runtimes", &runtimes],
+            vec!["preview", &file, "--runtimes", &runtimes, "--process", "9223372036854775807"],
+        ] {
+            let r = run(&args, None);
+            assert!([0, 1, 2].contains(&r.code) && !r.stderr.contains("panicked"), "{spec}: {args:?}\n{}", r.all());
+        }
+    }
+}

@@ -145,10 +145,11 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         out.push(Diagnostic::finding(
             &TRAINJOB_NUM_NODES,
             "spec.trainer.numNodes",
-            format!(
-                "numNodes is {n}: the `node` Job gets {} pods",
-                if n == 0 { "0 (and completes at once without running)".to_string() } else { format!("{n} (and is rejected)") }
-            ),
+            if n == 0 {
+                "numNodes is 0: the `node` Job gets 0 pods and completes at once without running anything".to_string()
+            } else {
+                format!("numNodes is {n}: Trainer sets the `node` Job's parallelism and completions to it, and Kubernetes rejects a negative count")
+            },
         ));
     }
     out.extend(name_length(tj, &all));
@@ -183,7 +184,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
 fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let tpu = data().tpu.resource.as_str();
-    let Some((_, _, node)) = trainer_node(&rt.spec.template.spec.replicated_jobs) else { return out };
+    let Some(node) = trainer_node(&rt.spec.template.spec.replicated_jobs) else { return out };
     let chips = |c: &Container| c.resources.as_ref().and_then(|r| r.limits.as_ref()).and_then(|l| l.get(tpu)).and_then(|q| quantity(&q.0));
     let Some(rt_chips) = chips(node).filter(|c| *c > 0.0) else { return out };
     let hosts = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
@@ -209,7 +210,7 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
             ),
         ));
     }
-    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|(_, _, c)| chips(c));
+    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(chips);
     if let Some(c) = after.filter(|c| *c > 0.0 && *c != rt_chips) {
         out.push(Diagnostic::finding(
             &TRAINJOB_ACCELERATOR_COUNT,
@@ -395,17 +396,13 @@ fn domain_prefixed_path(s: &str) -> Option<String> {
     None
 }
 
-/// The first `node` container of the trainer job.
-fn trainer_node(rt_jobs: &[crate::trainer::ReplicatedJob]) -> Option<(usize, usize, &Container)> {
-    rt_jobs.iter().enumerate().find_map(|(i, j)| {
-        let is_trainer =
-            j.template.metadata.as_ref()?.labels.as_ref()?.get(crate::keys::TRAINER_ANCESTOR).map(String::as_str) == Some(ANCESTOR_TRAINER);
-        if !is_trainer {
-            return None;
-        }
-        let pod = j.template.spec.as_ref()?.template.spec.as_ref()?;
-        pod.containers.iter().enumerate().find(|(_, c)| c.name == NODE).map(|(c, x)| (i, c, x))
-    })
+/// The `node` container of the first trainer job.
+fn trainer_node(jobs: &[crate::trainer::ReplicatedJob]) -> Option<&Container> {
+    let job = jobs.iter().find(|j| {
+        j.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(crate::keys::TRAINER_ANCESTOR)).map(String::as_str)
+            == Some(ANCESTOR_TRAINER)
+    })?;
+    job.template.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| c.name == NODE)
 }
 
 /// Where in the TrainJob a resource key of the `node` container comes from.
@@ -430,8 +427,8 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     if tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref()).is_none() {
         return out;
     }
-    let before = trainer_node(&rt.spec.template.spec.replicated_jobs).and_then(|(_, _, c)| c.resources.clone());
-    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|(_, _, c)| c.resources.clone());
+    let before = trainer_node(&rt.spec.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
+    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
     let count = |r: Option<&ResourceRequirements>, k: &str| {
         r.and_then(|r| r.limits.as_ref()).and_then(|l| l.get(k)).and_then(|q| quantity(&q.0)).unwrap_or(0.0)
     };
@@ -457,10 +454,9 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
             }
             if let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) {
                 if a > b {
-                    let field = resource_field(tj, "limits", key);
                     out.push(Diagnostic::finding(
                         &TRAINJOB_RESOURCES,
-                        field,
+                        resource_field(tj, "limits", key),
                         format!(
                             "after Trainer {}'s merge the `node` container requests `{key}: {}` with a limit of `{}`: Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")",
                             over.version, req.0, lim.0
@@ -559,7 +555,8 @@ fn tj_field(tj: &TrainJob, runtime_field: &str) -> String {
         return f;
     }
     if runtime_field.ends_with(".resources") || runtime_field.contains(".resources.") {
-        return resource_field(tj, "", "");
+        let block = trainer.and_then(|t| t.resources_per_node.as_ref()).map(|_| "spec.trainer.resourcesPerNode");
+        return block.unwrap_or("spec.trainer").to_string();
     }
     let set = |f: bool, path: &str| f.then(|| path.to_string());
     let from_trainer = trainer.and_then(|t| {
