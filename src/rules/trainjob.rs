@@ -33,7 +33,7 @@ define_rules! {
         "Set the request next to the limit in `resourcesPerNode` (or raise the limit).";
     TRAINJOB_NODE_POD = "trainjob/node-pod", Error, TrainJob,
         "The TrainJob's overrides make the `node` pod break a runtime rule that the runtime alone passes (the message names it; the finding has that rule's severity).",
-        "Fix the override the message names, as the named rule's help says.";
+        "Fix the override the message names; the finding's help is the named rule's.";
     TRAINJOB_JAX_ENV = "trainjob/jax-env", Error, TrainJob,
         "`spec.trainer.env` sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` to a value other than the JAX plugin's. Trainer upserts the TrainJob's env after the plugin's, so the TrainJob's value is what the pods get: every process with the same id, or a wrong count or address, and `jax.distributed.initialize()` hangs. kubeflow/trainer#3670 proposes to reject it.",
         "Remove the variable: the JAX plugin sets all three.";

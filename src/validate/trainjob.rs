@@ -35,6 +35,7 @@ use crate::k8s::names::is_dns1123_subdomain;
 use crate::keys::TRAINER_SUPPORT;
 use crate::rules::trainjob::*;
 use crate::rules::validate::{CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, TPU_CHIPS_PER_HOST, TPU_HOSTS};
+use crate::rules::Layer;
 use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
 use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
 
@@ -532,16 +533,28 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         if d.rule == &TPU_HOSTS || d.rule == &TPU_CHIPS_PER_HOST {
             continue;
         }
-        let (rule, field, message) = if d.rule == &GPU_COUNT {
-            (&TRAINJOB_ACCELERATOR_COUNT, tj_field(tj, &inner_field), d.message.clone())
+        // An accelerator finding on a pod field (selector, tolerations) that the TrainJob's
+        // resources caused points at the resources.
+        let resources = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref());
+        let field = match resources
+            .and_then(|r| r.limits.as_ref())
+            .and_then(|l| l.keys().find(|k| data().accelerator_resources().any(|a| a == *k)))
+        {
+            Some(key) if d.rule.layer == Layer::Accelerators && !inner_field.contains(".resources") => resource_field(tj, "limits", key),
+            _ => tj_field(tj, &inner_field),
+        };
+        let d = if d.rule == &GPU_COUNT {
+            Diagnostic::finding(&TRAINJOB_ACCELERATOR_COUNT, field, d.message.clone())
         } else {
-            (
+            Diagnostic::finding(
                 &TRAINJOB_NODE_POD,
-                tj_field(tj, &inner_field),
+                field,
                 format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, d.message),
             )
+            .with_help(d.rule.fix)
+            .with_severity(d.severity)
         };
-        out.push(Diagnostic::finding(rule, field, message).with_severity(d.severity));
+        out.push(d);
     }
     out
 }
