@@ -15,6 +15,13 @@ pub const DESCRIPTION: &str = "jax-runtimes.dev/description";
 pub const ACCELERATOR: &str = "jax-runtimes.dev/accelerator";
 /// The Trainer release the runtime targets.
 pub const TRAINER_VERSION: &str = "jax-runtimes.dev/trainer-version";
+/// GPU runtimes: the machine types the runtime assumed (comma-separated), where the platform lists any.
+pub const MACHINE_TYPES: &str = "jax-runtimes.dev/machine-types";
+/// Multi-node GPU runtimes: the fabric wired in (`gpudirect-tcpxo`, `efa`, ...) or `none`. A
+/// hand-written runtime annotated `none` is not warned about an unused fabric.
+pub const INTERCONNECT: &str = "jax-runtimes.dev/interconnect";
+/// The value of [`INTERCONNECT`] for a runtime without a fabric.
+pub const INTERCONNECT_NONE: &str = "none";
 
 // --- Kubeflow Trainer (kubeflow/trainer v2.3.0 `pkg/constants/constants.go`) --------------------
 

@@ -1,10 +1,15 @@
 //! Render stage: a resolved runtime -> a typed `ClusterTrainingRuntime` / `TrainingRuntime`.
-//! Pure construction of k8s-openapi and Trainer structs; no decisions are made here.
+//! Pure construction of k8s-openapi and Trainer structs; no decisions are made here. A GPU
+//! runtime's machine-type affinity and fabric (pod annotations, native sidecars, volumes, the
+//! `node` container's mounts and capabilities) come from its resolved shape.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
-use k8s_openapi::api::core::v1::{Container, EmptyDirVolumeSource, PodSpec, PodTemplateSpec, Volume, VolumeMount};
+use k8s_openapi::api::core::v1::{
+    Affinity, Capabilities, Container, EmptyDirVolumeSource, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+    PodSpec, PodTemplateSpec, SecurityContext, Volume, VolumeMount,
+};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -19,10 +24,8 @@ pub const SHM_VOLUME: &str = "dshm";
 pub fn accelerator_summary(r: &Resolved) -> String {
     match &r.accelerator {
         Accel::Cpu => "cpu".to_string(),
-        Accel::Gpu(g) => match &g.machine_type {
-            Some(mt) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, mt),
-            None => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
-        },
+        Accel::Gpu(g) if g.machine_types.is_empty() => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
+        Accel::Gpu(g) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, g.machine_types.join(" | ")),
         Accel::Tpu(t) => format!(
             "tpu {} {} ({} host{} x {} chips, {})",
             t.generation,
@@ -47,6 +50,19 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
     if let Some(d) = &r.description {
         annotations.insert(keys::DESCRIPTION.into(), d.clone());
     }
+    let gpu = match &r.accelerator {
+        Accel::Gpu(g) => Some(g),
+        _ => None,
+    };
+    let fabric = gpu.and_then(|g| g.fabric.as_ref());
+    if let Some(g) = gpu {
+        if !g.machine_types.is_empty() {
+            annotations.insert(keys::MACHINE_TYPES.into(), g.machine_types.join(","));
+        }
+        if r.num_nodes > 1 {
+            annotations.insert(keys::INTERCONNECT.into(), fabric.map_or(keys::INTERCONNECT_NONE.to_string(), |f| f.name.clone()));
+        }
+    }
 
     let mut volumes = Vec::new();
     let mut mounts = Vec::new();
@@ -58,6 +74,30 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         });
         mounts.push(VolumeMount { name: SHM_VOLUME.into(), mount_path: "/dev/shm".into(), ..Default::default() });
     }
+    if let Some(f) = fabric {
+        volumes.extend(f.volumes.iter().cloned());
+        mounts.extend(f.node_mounts.iter().cloned());
+    }
+    let security_context = fabric.filter(|f| !f.capabilities.is_empty()).map(|f| SecurityContext {
+        capabilities: Some(Capabilities { add: Some(f.capabilities.clone()), drop: None }),
+        ..Default::default()
+    });
+    let affinity = gpu.and_then(|g| g.affinity.as_ref()).map(|a| Affinity {
+        node_affinity: Some(NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![NodeSelectorRequirement {
+                        key: a.key.clone(),
+                        operator: "In".into(),
+                        values: Some(a.values.clone()),
+                    }]),
+                    match_fields: None,
+                }],
+            }),
+            preferred_during_scheduling_ignored_during_execution: None,
+        }),
+        ..Default::default()
+    });
 
     let container = Container {
         name: NODE.into(),
@@ -67,10 +107,13 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         env: non_empty(r.env.clone()),
         resources: if r.resources.limits.is_some() || r.resources.requests.is_some() { Some(r.resources.clone()) } else { None },
         volume_mounts: non_empty(mounts),
+        security_context,
         ..Default::default()
     };
     let pod = PodSpec {
+        init_containers: fabric.and_then(|f| non_empty(f.sidecars.clone())),
         containers: vec![container],
+        affinity,
         node_selector: if r.node_selector.is_empty() { None } else { Some(r.node_selector.clone()) },
         tolerations: non_empty(r.tolerations.clone()),
         volumes: non_empty(volumes),
@@ -84,7 +127,15 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
             labels: Some(BTreeMap::from([(keys::TRAINER_ANCESTOR.to_string(), "trainer".to_string())])),
             ..Default::default()
         }),
-        spec: Some(JobSpec { template: PodTemplateSpec { metadata: None, spec: Some(pod) }, ..Default::default() }),
+        spec: Some(JobSpec {
+            template: PodTemplateSpec {
+                metadata: fabric
+                    .filter(|f| !f.pod_annotations.is_empty())
+                    .map(|f| ObjectMeta { annotations: Some(f.pod_annotations.clone()), ..Default::default() }),
+                spec: Some(pod),
+            },
+            ..Default::default()
+        }),
     };
     TrainingRuntime {
         api_version: API_VERSION.into(),

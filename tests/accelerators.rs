@@ -92,6 +92,7 @@ fn gpu_rows() -> Vec<GpuRow> {
             machine_type: opt(&r[4]),
             node_selector: r[5]
                 .split(';')
+                .filter(|kv| !kv.is_empty())
                 .map(|kv| {
                     let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("selector entry `{kv}`"));
                     (k.to_string(), v.to_string())
@@ -348,8 +349,22 @@ fn gpu_placement_matches_the_documented_shapes() {
         assert_eq!(shape.node_selector, r.node_selector, "{r:?}");
         let keys: BTreeSet<String> = shape.tolerations.iter().map(|t| t.key.clone().unwrap_or_default()).collect();
         assert_eq!(keys, r.toleration_keys, "{r:?}");
-        if let Some(mt) = &r.machine_type {
-            assert_eq!(shape.machine_type.as_ref(), Some(mt), "{r:?}");
+        match r.machine_type.as_deref().map(|m| m.split('|').collect::<Vec<_>>()) {
+            Some(several) if several.len() > 1 => {
+                assert_eq!(shape.machine_type, None, "{r:?}");
+                let a = shape.affinity.as_ref().unwrap_or_else(|| panic!("{r:?}: no node affinity"));
+                assert_eq!(
+                    (a.key.as_str(), a.values.clone()),
+                    ("node.kubernetes.io/instance-type", several.iter().map(|s| s.to_string()).collect()),
+                    "{r:?}"
+                );
+                assert_eq!(shape.machine_types, a.values, "{r:?}");
+            }
+            Some(one) => {
+                assert_eq!(shape.machine_type.as_deref(), Some(one[0]), "{r:?}");
+                assert!(shape.affinity.is_none(), "{r:?}");
+            }
+            None => assert!(shape.affinity.is_none(), "{r:?}"),
         }
     }
 }
@@ -380,9 +395,24 @@ fn rendered_gpu_runtimes_carry_the_documented_shape() {
         assert_eq!(toleration_keys(rt), r.toleration_keys, "{ctx}: tolerations");
         assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], 2, "{ctx}");
         assert!(!jobset_annotations(rt).contains_key(EXCLUSIVE), "{ctx}: exclusive placement is for TPU slices");
+        let affinity = &pod(rt)["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
         if let Some(mt) = &r.machine_type {
-            let summary = rt["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap();
-            assert!(summary.contains(mt.as_str()), "{ctx}: `{summary}`");
+            let annotations = &rt["metadata"]["annotations"];
+            let summary = annotations["jax-runtimes.dev/accelerator"].as_str().unwrap();
+            let several: Vec<&str> = mt.split('|').collect();
+            for m in &several {
+                assert!(summary.contains(m), "{ctx}: `{summary}`");
+            }
+            assert_eq!(annotations["jax-runtimes.dev/machine-types"], several.join(","), "{ctx}: the machine types it assumed");
+            if several.len() > 1 {
+                let e = &affinity[0]["matchExpressions"][0];
+                assert_eq!((e["key"].as_str(), e["operator"].as_str()), (Some("node.kubernetes.io/instance-type"), Some("In")), "{ctx}");
+                assert_eq!(e["values"], serde_json::json!(several), "{ctx}");
+            } else {
+                assert!(affinity.is_null(), "{ctx}: one machine type is a nodeSelector");
+            }
+        } else {
+            assert!(affinity.is_null(), "{ctx}");
         }
     }
 }
@@ -430,6 +460,13 @@ fn gpu_count_defaults_to_a_whole_machine() {
     assert_eq!((shape.count, shape.machine_type.as_deref()), (8, Some("p6-b200.48xlarge")));
     let shape = data.place(data.model("gb200").unwrap(), None, "gke", None).unwrap();
     assert_eq!(shape.count, 4);
+    // The usual machine, not the largest: a2-megagpu-16g is the only 16-GPU A100 machine, and the
+    // usual a2-highgpu-8g pools would leave every 16-GPU pod Pending.
+    for platform in ["gke", "generic"] {
+        let shape = data.place(data.model("a100-40gb").unwrap(), None, platform, None).unwrap();
+        assert_eq!(shape.count, 8, "{platform}");
+    }
+    assert_eq!(data.place(data.model("l4").unwrap(), None, "eks", None).unwrap().count, 1, "most L4 machines carry one");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,9 +539,14 @@ fn the_accelerators_command_lists_the_documented_shapes() {
     let eks = accelerators_json(&["--kind", "gpu", "--platform", "eks"]);
     assert!(eks.iter().all(|r| r["platform"] == "eks"));
     for r in gpu_rows().into_iter().filter(|r| r.platform == "eks") {
-        let mt = r.machine_type.clone().unwrap();
-        assert!(eks.iter().any(|row| row["name"] == r.model.as_str() && row["machineType"] == mt.as_str()), "eks listing lacks {mt}");
+        for mt in r.machine_type.as_deref().unwrap().split('|') {
+            assert!(eks.iter().any(|row| row["name"] == r.model.as_str() && row["machineType"] == mt), "eks listing lacks {mt}");
+        }
     }
+
+    let fabric = |machine: &str| eks.iter().find(|r| r["machineType"] == machine).and_then(|r| r["fabric"].as_str()).map(str::to_string);
+    assert_eq!(fabric("p5.48xlarge").as_deref(), Some("efa"), "the listing names the machine type's fabric");
+    assert_eq!(fabric("g6.48xlarge"), None);
 
     let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--generation", "v9"]).output().unwrap();
     assert!(!out.status.success());

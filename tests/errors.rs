@@ -197,3 +197,22 @@ fn unreadable_path_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/catalog.yaml"));
     assert!(out.stdout.is_empty());
 }
+
+/// A stream large enough to be parsed in pieces, full of multi-byte text, with one bad entry deep
+/// inside: the finding is at the same line as in one parse, and nothing panics where a cut falls.
+#[test]
+fn a_large_multibyte_stream_reports_the_line_of_a_single_parse() {
+    let mut text = String::new();
+    let mut bad_line = 0;
+    for i in 0..4000 {
+        text.push_str("---\n# Beschreibung: 日本語のテキスト 🎉 ü\n");
+        text.push_str(&format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: cpu-{i}\nspec:\n  description: \"Größe — {i} 🎉\"\n  accelerator: {{cpu: {{}}}}\n"));
+        if i == 2999 {
+            bad_line = text.lines().count() + 1;
+            text.push_str("  nodeSelectr: {a: b}\n");
+        }
+    }
+    assert!(text.len() > 600_000, "big enough to be cut: {}", text.len());
+    let err = fails_with("big.yaml", &text, &["error[catalog/unknown-field]", "`spec.nodeSelectr`"]);
+    assert!(err.contains(&format!("big.yaml:{bad_line}:")), "expected line {bad_line}:\n{}", &err[..err.len().min(2000)]);
+}

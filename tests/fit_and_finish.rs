@@ -169,3 +169,48 @@ fn trainjob_examples_match_the_trainjob_crd() {
     }
     assert!(checked > 20, "expected TrainJob examples in every runtime page; checked {checked}");
 }
+
+/// Every command ends quietly when its reader goes away (`jax-runtimes accelerators | head -1`):
+/// no panic, no backtrace, exit 0, as ripgrep does.
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = support::root().join("tests/validate/base/tpu.yaml");
+    let rt = runtime.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["render"],
+        vec!["accelerators"],
+        vec!["accelerators", "-o", "json"],
+        vec!["schema"],
+        vec!["validate", rt, "--format", "json"],
+        vec!["validate", "--list-rules"],
+        vec!["completions", "bash"],
+        vec!["--help"],
+        vec!["render", "--help"],
+    ];
+    for args in commands {
+        for read_first in [0usize, 1] {
+            let mut child = Command::new(support::bin())
+                .args(&args)
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Read nothing or one byte, then close the pipe, as `head` does.
+            let mut stdout = child.stdout.take().unwrap();
+            if read_first > 0 {
+                let mut b = [0u8; 1];
+                let _ = stdout.read(&mut b);
+            }
+            drop(stdout);
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?}: {err}");
+            assert_eq!(out.status.code(), Some(0), "{args:?}: exit {:?}\n{err}", out.status.code());
+        }
+    }
+}

@@ -141,38 +141,114 @@ fn kpt_render_prunes_runtimes_of_removed_entries_only() {
     }
 }
 
-#[test]
-fn kpt_passthrough_keeps_values_types_and_comments() {
-    let kpt = tool("kpt");
-    let golden = root().join("tests/krm/passthrough");
+/// A folder holding an executable `jax-runtimes` that is the `cat` function (echoes its input):
+/// the same Kptfile and commands then run the identity instead of the real function.
+fn cat_function() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("passthrough");
-    copy_dir(&golden, &pkg);
-    let original = tree(&golden);
-    let rendered = render_twice(&kpt, &pkg);
-    assert!(rendered.contains_key("runtimes/clustertrainingruntime_jax-cpu.yaml"), "{:?}", rendered.keys());
-    for (path, text) in &original {
-        let out = rendered.get(path).unwrap_or_else(|| panic!("{path} was removed"));
-        let before: Vec<Value> = docs(text);
-        let after: Vec<Value> = docs(out);
-        let after: Vec<Value> = if path.starts_with("catalog/") {
-            // The one change allowed: catalog objects become local config.
-            for v in &after {
-                assert_eq!(v.pointer("/metadata/annotations/config.kubernetes.io~1local-config"), Some(&Value::from("true")), "{path}");
-            }
-            after.into_iter().map(|v| without_annotation(v, "config.kubernetes.io/local-config")).collect()
-        } else {
-            after
-        };
-        assert_eq!(before, after, "{path} changed meaning:\n{out}");
-        for c in comments(text) {
-            assert!(out.contains(&c), "{path} lost the comment `{c}`:\n{out}");
-        }
+    let cat = dir.path().join("jax-runtimes");
+    std::fs::write(&cat, "#!/bin/sh\nexec cat\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cat, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// PATH with `first` in front.
+fn path_with(first: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(first.to_path_buf()).chain(std::env::split_paths(&rest))).unwrap()
+}
+
+/// Runs `kpt fn eval --exec jax-runtimes` (or, with `render`, `kpt fn render --allow-exec`) on
+/// `pkg` with PATH `path`; asserts success.
+fn kpt_run(kpt: &Path, pkg: &Path, path: &std::ffi::OsString, render: bool) {
+    let mut cmd = Command::new(kpt);
+    if render {
+        cmd.args(["fn", "render", "--allow-exec"]).arg(pkg);
+    } else {
+        cmd.args(["fn", "eval"]).arg(pkg).args(["--exec", "jax-runtimes"]);
     }
-    // The YAML 1.1 look-alikes are still quoted, so YAML 1.1 readers see strings.
-    let cm = &rendered["app/yaml11.yaml"];
-    for s in ["on", "yes", "n", "0777", "1:20", "2001-12-14", "1_000", ".inf", "~", "", "Off", "0x1F", "1e3", "null", "true"] {
-        assert!(cm.contains(&format!(": \"{s}\"\n")) || cm.contains(&format!(": '{s}'\n")), "`{s}` is not quoted:\n{cm}");
+    let out = cmd.env("PATH", path).output().unwrap();
+    assert!(out.status.success(), "kpt failed:\n{}", show(&out));
+}
+
+/// Every hand-written file comes out of `kpt fn eval` and `kpt fn render` byte for byte as a
+/// `cat` function leaves it: YAML 1.1 look-alikes unquoted, flow maps, comments, anchors and
+/// aliases, merge keys, block scalars, quoting styles, key order. Only the generated runtime is
+/// new, and a second run changes nothing.
+#[test]
+fn kpt_passthrough_is_byte_identical_to_a_cat_function() {
+    let kpt = tool("kpt");
+    let cat = cat_function();
+    for render in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (with_cat, with_us) = (dir.path().join("cat"), dir.path().join("ours"));
+        copy_dir(&root().join("tests/krm/passthrough"), &with_cat);
+        copy_dir(&root().join("tests/krm/passthrough"), &with_us);
+        kpt_run(&kpt, &with_cat, &path_with(cat.path()), render);
+        kpt_run(&kpt, &with_us, &path_with_bin(), render);
+        let (cat_tree, ours) = (support::tree(&with_cat), support::tree(&with_us));
+        for (path, bytes) in &cat_tree {
+            let got = ours.get(path).unwrap_or_else(|| panic!("{path} is gone"));
+            assert!(
+                got == bytes,
+                "{path} differs from what a cat function leaves (render: {render}):\n--- cat\n{}\n--- jax-runtimes\n{}",
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(got)
+            );
+        }
+        let new: Vec<&String> = ours.keys().filter(|k| !cat_tree.contains_key(*k)).collect();
+        assert_eq!(new, ["runtimes/clustertrainingruntime_jax-cpu.yaml"], "only the runtime is new");
+        // The unquoted look-alikes really are there to be lost (the fixture is not trivial).
+        let unquoted = String::from_utf8_lossy(&ours["app/unquoted.yaml"]).into_owned();
+        for line in ["mode: 0755", "flag: on", "exp: 1e3", "labels: {app: web, tier: \"1\"}", "small: *defaults", "<<: *defaults"] {
+            assert!(unquoted.contains(line), "`{line}` is not in:\n{unquoted}");
+        }
+        let first = ours;
+        kpt_run(&kpt, &with_us, &path_with_bin(), render);
+        assert!(support::tree(&with_us) == first, "a second run changed files (render: {render})");
+    }
+}
+
+/// A one-letter typo in a catalog object's kind or apiVersion, in a package that already holds
+/// the runtimes it generated: the pipeline fails with an error that names the spelling, and
+/// every file is left as it was (nothing is pruned).
+#[test]
+fn a_misspelt_catalog_object_fails_and_changes_nothing() {
+    let kpt = tool("kpt");
+    for (from, to, says) in [
+        (
+            "kind: JaxRuntime\nmetadata:\n  name: jax-cpu-small",
+            "kind: JaxRuntme\nmetadata:\n  name: jax-cpu-small",
+            "did you mean `JaxRuntime`",
+        ),
+        (
+            "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: jax-cpu-small",
+            "apiVersion: jax-runtimes.dev/v1alpha\nkind: JaxRuntime\nmetadata:\n  name: jax-cpu-small",
+            "did you mean `jax-runtimes.dev/v1alpha1`",
+        ),
+    ] {
+        for render in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let pkg = dir.path().join("example");
+            copy_dir(&root().join("functions/kpt/example"), &pkg);
+            assert!(pkg.join("runtimes/clustertrainingruntime_jax-cpu-small.yaml").exists(), "the example holds the generated runtime");
+            let catalog = pkg.join("catalog/runtimes.yaml");
+            let text = std::fs::read_to_string(&catalog).unwrap();
+            assert!(text.contains(from), "the fixture changed: {from}");
+            std::fs::write(&catalog, text.replacen(from, to, 1)).unwrap();
+            let before = support::tree(&pkg);
+            let mut cmd = Command::new(&kpt);
+            if render {
+                cmd.args(["fn", "render", "--allow-exec"]).arg(&pkg);
+            } else {
+                cmd.args(["fn", "eval"]).arg(&pkg).args(["--exec", "jax-runtimes"]);
+            }
+            let out = cmd.env("PATH", path_with_bin()).output().unwrap();
+            let all = show(&out);
+            assert!(!out.status.success(), "a misspelt catalog object must fail the pipeline:\n{all}");
+            assert!(all.contains(says), "the error names the spelling `{says}`:\n{all}");
+            assert!(support::tree(&pkg) == before, "files changed after the error (render: {render}):\n{all}");
+        }
     }
 }
 

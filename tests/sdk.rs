@@ -55,6 +55,10 @@ const BUILTIN: &[Expect] = &[
     e("jax-gpu-gke-h100", 1, "gpu", "8"),
     e("jax-gpu-gke-h100-2nodes", 2, "gpu", "8"),
     e("jax-gpu-gke-h100-4nodes", 4, "gpu", "8"),
+    // gpu-fabrics.yaml: the fabric's extra resources (EFA devices, rdma/ib) do not change the device.
+    e("jax-gpu-gke-a3mega-2nodes", 2, "gpu", "8"),
+    e("jax-gpu-eks-p5-2nodes", 2, "gpu", "8"),
+    e("jax-gpu-aks-ndh100v5-2nodes", 2, "gpu", "8"),
     // tpu-v5e.yaml
     e("jax-tpu-v5e-2x2", 1, "tpu", "4"),
     e("jax-tpu-v5e-2x4-1host", 1, "tpu", "8"),

@@ -1,7 +1,7 @@
 //! Accelerator knowledge, loaded once from the YAML tables in `catalog/accelerators/` (embedded
 //! in the binary): platforms, TPU generations with their topologies and machine shapes ([`tpu`]),
-//! GPU models with their labels and machine shapes per platform ([`gpu`]), CPU defaults, and how
-//! the Kubeflow SDK names devices ([`sdk`]). Resolve, validate and the docs all ask this module;
+//! GPU models with their labels and machine shapes per platform ([`gpu`]), the GPU fabrics of
+//! machine types ([`fabric`]), CPU defaults, and how the Kubeflow SDK names devices ([`sdk`]). Resolve, validate and the docs all ask this module;
 //! none keeps a copy of the data.
 
 use std::sync::OnceLock;
@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::EnvVar;
 use serde::{Deserialize, Serialize};
 
 mod error;
+pub mod fabric;
 pub mod gpu;
 pub mod sdk;
 pub mod tpu;
@@ -17,13 +18,15 @@ pub mod tpu;
 pub(crate) use error::quoted;
 pub use error::AcceleratorError;
 
-pub use gpu::{GpuData, GpuError, GpuMachineType, GpuModel, GpuOnPlatform, GpuPlatform, GpuShape, GpuVendor};
+pub use fabric::{Fabric, FabricData, FabricError, FabricMachine, FabricPatch, NetworkInterface, Overrides};
+pub use gpu::{GpuData, GpuError, GpuMachineType, GpuModel, GpuOnPlatform, GpuPlatform, GpuShape, GpuVendor, MachineAffinity};
 pub use sdk::SdkData;
 pub use tpu::{parse_topology, TpuData, TpuGeneration, TpuShape};
 
 const PLATFORMS_YAML: &str = include_str!("../../catalog/accelerators/platforms.yaml");
 const TPU_YAML: &str = include_str!("../../catalog/accelerators/tpu.yaml");
 const GPU_YAML: &str = include_str!("../../catalog/accelerators/gpu.yaml");
+const FABRICS_YAML: &str = include_str!("../../catalog/accelerators/fabrics.yaml");
 const CPU_YAML: &str = include_str!("../../catalog/accelerators/cpu.yaml");
 const SDK_YAML: &str = include_str!("../../catalog/accelerators/sdk.yaml");
 
@@ -33,6 +36,7 @@ pub struct Data {
     pub platforms: PlatformData,
     pub tpu: TpuData,
     pub gpu: GpuData,
+    pub fabrics: FabricData,
     pub cpu: CpuData,
     pub sdk: SdkData,
 }
@@ -42,12 +46,13 @@ pub struct Data {
 pub fn data() -> &'static Data {
     static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(|| {
-        Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, CPU_YAML, SDK_YAML).expect("the embedded accelerator data is valid (unit-tested)")
+        Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, FABRICS_YAML, CPU_YAML, SDK_YAML)
+            .expect("the embedded accelerator data is valid (unit-tested)")
     })
 }
 
 impl Data {
-    pub fn parse(platforms: &str, tpu: &str, gpu: &str, cpu: &str, sdk: &str) -> Result<Data, AcceleratorError> {
+    pub fn parse(platforms: &str, tpu: &str, gpu: &str, fabrics: &str, cpu: &str, sdk: &str) -> Result<Data, AcceleratorError> {
         fn table<T: serde::de::DeserializeOwned>(file: &'static str, text: &str) -> Result<T, AcceleratorError> {
             crate::yaml::from_str(text).map_err(|e| AcceleratorError::Data {
                 file,
@@ -57,6 +62,7 @@ impl Data {
         let platforms: PlatformData = table("platforms.yaml", platforms)?;
         let tpu: TpuData = table("tpu.yaml", tpu)?;
         let mut gpu: GpuData = table("gpu.yaml", gpu)?;
+        let fabrics: FabricData = table("fabrics.yaml", fabrics)?;
         let cpu: CpuData = table("cpu.yaml", cpu)?;
         let sdk: SdkData = table("sdk.yaml", sdk)?;
         let names: Vec<String> = platforms.platforms.iter().map(|p| p.name.clone()).collect();
@@ -79,8 +85,15 @@ impl Data {
                 check("gpu.yaml", p)?;
             }
             m.platform_order = names.iter().filter(|n| m.platforms.contains_key(*n)).cloned().collect();
+            for (p, on) in &m.platforms {
+                on.check()
+                    .map_err(|message| AcceleratorError::Data { file: "gpu.yaml", message: format!("{} on {p}: {message}", m.name) })?;
+            }
         }
-        Ok(Data { platforms, tpu, gpu, cpu, sdk })
+        for f in &fabrics.fabrics {
+            check("fabrics.yaml", &f.platform)?;
+        }
+        Ok(Data { platforms, tpu, gpu, fabrics, cpu, sdk })
     }
 
     /// The platform named `name`.
@@ -129,7 +142,7 @@ mod tests {
 
     #[test]
     fn embedded_data_parses() {
-        let d = Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, CPU_YAML, SDK_YAML).unwrap();
+        let d = Data::parse(PLATFORMS_YAML, TPU_YAML, GPU_YAML, FABRICS_YAML, CPU_YAML, SDK_YAML).unwrap();
         assert!(d.tpu.generations.len() >= 5);
         assert!(d.gpu.models.len() >= 9);
         assert!(d.platform(&d.platforms.default).is_ok());
@@ -139,7 +152,7 @@ mod tests {
     #[test]
     fn a_platform_missing_from_platforms_yaml_is_refused() {
         let gpu = GPU_YAML.replace("- name: generic\n  selectMachineType", "- name: oke\n  selectMachineType");
-        let err = Data::parse(PLATFORMS_YAML, TPU_YAML, &gpu, CPU_YAML, SDK_YAML).unwrap_err();
+        let err = Data::parse(PLATFORMS_YAML, TPU_YAML, &gpu, FABRICS_YAML, CPU_YAML, SDK_YAML).unwrap_err();
         assert!(err.to_string().contains("platform `oke` is not in platforms.yaml"), "{err}");
     }
 
@@ -152,7 +165,7 @@ mod tests {
             "  platforms:\n    gke:\n      modelLabel: nvidia-h100-80gb",
             "  platforms:\n    oke:\n      machineTypes: [{name: BM.GPU.H100.8, gpus: 8}]\n    gke:\n      modelLabel: nvidia-h100-80gb",
         );
-        let d = Data::parse(&platforms, TPU_YAML, &gpu, CPU_YAML, SDK_YAML).unwrap();
+        let d = Data::parse(&platforms, TPU_YAML, &gpu, FABRICS_YAML, CPU_YAML, SDK_YAML).unwrap();
         let h100 = d.gpu.model("h100-80gb").unwrap();
         assert_eq!(h100.platforms()[0], "oke");
         let shape = d.gpu.place(h100, None, "oke", None).unwrap();

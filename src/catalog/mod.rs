@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::accelerators::NetworkInterface;
 use crate::trainer::PodGroupPolicy;
 
 pub mod kinds;
@@ -177,8 +179,8 @@ pub struct CpuSpec {}
 pub struct GpuSpec {
     /// A model from `jax-runtimes accelerators --kind gpu`, e.g. `h100-80gb`.
     pub model: String,
-    /// GPUs per node (per pod). Default: as many as the largest machine shape of the model has
-    /// on the platform (or the pinned machine type's count).
+    /// GPUs per node (per pod). Default: as many as the model's most common machine shape on the
+    /// platform has (8 for H100, A100, H200, B200; 1 for L4), or the pinned machine type's count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
     /// `nvidia` (default) or `amd`; must match the model.
@@ -187,6 +189,57 @@ pub struct GpuSpec {
     /// Pin a machine (instance) type, e.g. `a3-highgpu-8g` or `p5.48xlarge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_type: Option<String>,
+    /// Several machine types the pods may land on (a required node affinity `In`), e.g.
+    /// `[g6.12xlarge, g6.24xlarge]`. Default: every machine type with at least `count` GPUs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_types: Vec<String>,
+    /// `auto` (default): a runtime with more than one node gets the fast interconnect (fabric) of
+    /// its machine type when each pod takes the whole machine. `none`: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<Interconnect>,
+    /// The fabric's cluster-specific values (network names, device counts, the daemon image), over
+    /// `JaxRuntimeDefaults.spec.fabric` and the data's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<FabricSpec>,
+}
+
+/// Whether a multi-node GPU runtime wires its machine type's fabric.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Interconnect {
+    /// The machine type's fabric when numNodes > 1 and each pod takes the whole machine.
+    #[default]
+    Auto,
+    /// No fabric: NCCL uses the pod network.
+    None,
+}
+
+/// A fabric's cluster-specific values. Each replaces the data's default; `env` is added after the
+/// fabric's own env. Which ones a fabric takes is listed on its docs page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FabricSpec {
+    /// GKE: the pod's interfaces and the names of the cluster's `Network` objects, as in the
+    /// `networking.gke.io/interfaces` annotation (eth0 on `default` included).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub networks: Vec<NetworkInterface>,
+    /// GKE TCPX/TCPXO: the image of the receive-data-path daemon sidecar; it must match the NCCL
+    /// plugin installer on the nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daemon_image: Option<String>,
+    /// EKS, AKS, or any cluster: the fabric's extended resources of the `node` container (requests
+    /// equal limits), instead of the data's, e.g. `{vpc.amazonaws.com/efa: 16}` or
+    /// `{rdma/shared_ib: 1}`. On a machine type without a known fabric these (with `env` and
+    /// `capabilities`) make one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<BTreeMap<String, Quantity>>,
+    /// Env of the `node` container, after the fabric's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
+    /// Capabilities of the `node` container for a fabric made from these settings (RDMA needs
+    /// `IPC_LOCK`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
 }
 
 /// A TPU slice (GKE).
@@ -253,6 +306,10 @@ pub struct DefaultsSpec {
     /// Default `podGroupPolicy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_group_policy: Option<PodGroupPolicy>,
+    /// Fabric values under every GPU runtime's own `spec.accelerator.gpu.fabric` (the cluster's
+    /// network names, device counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<FabricSpec>,
 }
 
 /// Images per accelerator kind: `cpu`, `tpu`, and one key per GPU vendor of the accelerator data

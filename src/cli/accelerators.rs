@@ -94,6 +94,9 @@ pub struct Row {
     pub per_host: u32,
     pub resource: String,
     pub node_selector: BTreeMap<String, String>,
+    /// The GPU fabric of the machine type (`catalog/accelerators/fabrics.yaml`), or empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fabric: String,
 }
 
 /// Every known shape, filtered.
@@ -123,6 +126,7 @@ pub fn table(kind: Option<&str>, name: Option<&str>, platform: Option<&str>) -> 
                         (d.tpu.accelerator_label.clone(), g.accelerator_label.clone()),
                         (d.tpu.topology_label.clone(), s.topology.clone()),
                     ]),
+                    fabric: String::new(),
                 });
             }
         }
@@ -146,6 +150,7 @@ pub fn table(kind: Option<&str>, name: Option<&str>, platform: Option<&str>) -> 
                 };
                 for (mt, gpus) in shapes {
                     let placed = d.gpu.place(m, Some(gpus), p, mt.as_deref()).map_err(|e| e.to_string())?;
+                    let fabric = mt.as_deref().and_then(|mt| d.fabrics.of_machine(p, mt)).map(|(f, _)| f.name.clone()).unwrap_or_default();
                     rows.push(Row {
                         kind: "gpu".into(),
                         name: m.name.clone(),
@@ -157,6 +162,7 @@ pub fn table(kind: Option<&str>, name: Option<&str>, platform: Option<&str>) -> 
                         per_host: gpus,
                         resource: placed.resource,
                         node_selector: placed.node_selector,
+                        fabric,
                     });
                 }
             }
@@ -174,6 +180,7 @@ pub fn table(kind: Option<&str>, name: Option<&str>, platform: Option<&str>) -> 
             per_host: 0,
             resource: "cpu".into(),
             node_selector: BTreeMap::new(),
+            fabric: String::new(),
         });
     }
     if rows.is_empty() {
@@ -184,8 +191,8 @@ pub fn table(kind: Option<&str>, name: Option<&str>, platform: Option<&str>) -> 
 
 /// Rows as an aligned text table.
 pub fn format_table(rows: &[Row]) -> String {
-    let header = ["KIND", "NAME", "PLATFORM", "TOPOLOGY", "TYPE", "MACHINE", "HOSTS", "PER-HOST", "RESOURCE", "NODE SELECTOR"];
-    let cells: Vec<[String; 10]> = rows
+    let header = ["KIND", "NAME", "PLATFORM", "TOPOLOGY", "TYPE", "MACHINE", "HOSTS", "PER-HOST", "RESOURCE", "NODE SELECTOR", "FABRIC"];
+    let cells: Vec<[String; 11]> = rows
         .iter()
         .map(|r| {
             [
@@ -199,6 +206,7 @@ pub fn format_table(rows: &[Row]) -> String {
                 r.per_host.to_string(),
                 r.resource.clone(),
                 r.node_selector.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","),
+                if r.fabric.is_empty() { "-".into() } else { r.fabric.clone() },
             ]
         })
         .collect();

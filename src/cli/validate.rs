@@ -12,7 +12,7 @@ use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::exit::Exit;
 use crate::read::{Document, Sources};
 use crate::report;
-use crate::resource_list::{self, Format as KrmFormat, ResourceList};
+use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::{self, Rule};
 use crate::trainjob::TrainerVersion;
@@ -154,7 +154,7 @@ fn print(diags: &[Diagnostic], format: Format, sources: &Sources) -> Exit {
     let text = match format {
         Format::Text | Format::Markdown => report::text_all(diags, sources),
         Format::Json => report::json(diags),
-        Format::Kpt => match resource_list::write(&ResourceList::default(), diags, KrmFormat::Yaml) {
+        Format::Kpt => match resource_list::write(&ResourceList::default(), diags) {
             Ok(t) => t,
             Err(e) => {
                 out::error(&format!("cannot write the findings: {e}"));

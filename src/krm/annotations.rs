@@ -1,47 +1,31 @@
 //! The kpt and kustomize annotation rules the function keeps: which items are ours, where an
-//! item lives (its file and index), what a replaced runtime inherits, and what never reaches the
-//! pipeline.
+//! item lives (its file and index), what a replaced runtime inherits, what never reaches the
+//! pipeline, and the `local-config` mark catalog objects should carry.
 
 use serde_json::{Map, Value};
 
-use crate::diag::{Diagnostic, ObjectRef};
-use crate::gvk::Gvk;
+use crate::diag::Diagnostic;
 use crate::keys::{self, INDEX, LEGACY_INDEX, LEGACY_PATH, LOCAL_CONFIG, MANAGED_BY, MANAGED_BY_VALUE, PATH, SOURCE};
+use crate::resource_list::Meta;
 use crate::rules::krm::KRM_LOCAL_CONFIG;
 
 /// (group, kind, namespace, name): what makes two objects the same object.
 pub type Key = (String, String, String, String);
 
-pub fn key(v: &Value) -> Key {
-    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or_default().to_string();
-    let gvk = Gvk::of(v);
-    (gvk.group.to_string(), gvk.kind.to_string(), s("/metadata/namespace"), s("/metadata/name"))
-}
-
-pub fn annotations(v: &Value) -> Option<&Map<String, Value>> {
-    v.pointer("/metadata/annotations").and_then(Value::as_object)
-}
-
-pub fn annotation<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
-    annotations(v).and_then(|a| a.get(name)).and_then(Value::as_str)
-}
-
-fn annotations_mut(v: &mut Value) -> Option<&mut Map<String, Value>> {
-    let metadata = v.as_object_mut()?.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-    let metadata = metadata.as_object_mut()?;
-    metadata.entry("annotations").or_insert_with(|| Value::Object(Map::new())).as_object_mut()
+pub fn key(meta: &Meta) -> Key {
+    let gvk = meta.gvk();
+    (gvk.group.to_string(), gvk.kind.to_string(), meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
 }
 
 /// True for a runtime this function generated: both marks present.
-pub fn is_owned(v: &Value) -> bool {
-    v.pointer("/metadata/labels").and_then(|l| l.get(MANAGED_BY)).and_then(Value::as_str) == Some(MANAGED_BY_VALUE)
-        && annotation(v, SOURCE).is_some()
+pub fn is_owned(meta: &Meta) -> bool {
+    meta.label(MANAGED_BY) == Some(MANAGED_BY_VALUE) && meta.annotation(SOURCE).is_some()
 }
 
 /// The item's file and index as the orchestrator gave them (new key first, then legacy).
-pub fn file_of(v: &Value) -> (Option<String>, Option<usize>) {
-    let path = annotation(v, PATH).or_else(|| annotation(v, LEGACY_PATH)).map(str::to_string);
-    let index = annotation(v, INDEX).or_else(|| annotation(v, LEGACY_INDEX)).and_then(|i| i.parse().ok());
+pub fn file_of(meta: &Meta) -> (Option<String>, Option<usize>) {
+    let path = meta.annotation(PATH).or_else(|| meta.annotation(LEGACY_PATH)).map(str::to_string);
+    let index = meta.annotation(INDEX).or_else(|| meta.annotation(LEGACY_INDEX)).and_then(|i| i.trim_matches(['\'', '"']).parse().ok());
     (path, index)
 }
 
@@ -68,18 +52,22 @@ pub fn strip_orchestrator_annotations(v: &mut Value) {
     }
 }
 
+fn annotations_mut(v: &mut Value) -> Option<&mut Map<String, Value>> {
+    let metadata = v.as_object_mut()?.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let metadata = metadata.as_object_mut()?;
+    metadata.entry("annotations").or_insert_with(|| Value::Object(Map::new())).as_object_mut()
+}
+
 /// A replaced runtime keeps the file, index and ids kpt gave it, so it stays in its file and
 /// kpt can restore its comments.
-pub fn carry_orchestrator_annotations(from: &Value, to: &mut Value) {
-    let Some(old) = annotations(from) else { return };
-    let carried: Vec<(String, Value)> =
-        old.iter().filter(|(k, _)| keys::is_orchestrator_annotation(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+pub fn carry_orchestrator_annotations(from: &Meta, to: &mut Value) {
+    let carried: Vec<(&String, &String)> = from.annotations.iter().filter(|(k, _)| keys::is_orchestrator_annotation(k)).collect();
     if carried.is_empty() {
         return;
     }
     if let Some(new) = annotations_mut(to) {
         for (k, v) in carried {
-            new.insert(k, v);
+            new.insert(k.clone(), Value::String(v.clone()));
         }
     }
 }
@@ -95,28 +83,27 @@ pub fn set_file(v: &mut Value, path: &str) {
 }
 
 /// Catalog objects must stay client-side: kpt keeps their files, kustomize drops them from its
-/// output, `kpt live apply` skips them. A value other than "true" is the user's choice: warn.
-pub fn mark_local_config(item: &mut Value, diagnostics: &mut Vec<Diagnostic>) {
-    match annotation(item, LOCAL_CONFIG) {
-        Some("true") => {}
-        Some(other) => {
-            let (path, index) = file_of(item);
-            let mut d = Diagnostic::new(
-                &KRM_LOCAL_CONFIG,
-                format!("`{LOCAL_CONFIG}` is \"{other}\"; catalog objects are not Kubernetes objects and should not be applied"),
-            )
-            .with_object(ObjectRef::of(item))
-            .with_field(format!("metadata.annotations.{LOCAL_CONFIG}"))
-            .with_help("set it to \"true\"");
-            if let Some(p) = path {
-                d = d.with_file(p, index, None);
-            }
-            diagnostics.push(d);
-        }
-        None => {
-            if let Some(a) = annotations_mut(item) {
-                a.insert(LOCAL_CONFIG.into(), Value::String("true".into()));
-            }
-        }
+/// output, `kpt live apply` skips them. The function never edits a file it did not generate, so
+/// a catalog object without `local-config: "true"` gets a warning that says how to mark it.
+pub fn local_config_warning(meta: &Meta) -> Option<Diagnostic> {
+    let value = meta.annotation(LOCAL_CONFIG).map(|v| v.trim_matches(['\'', '"']));
+    if value == Some("true") {
+        return None;
     }
+    let found = match value {
+        Some(other) => format!("`{LOCAL_CONFIG}` is \"{other}\""),
+        None => format!("no `{LOCAL_CONFIG}` annotation"),
+    };
+    let (path, index) = file_of(meta);
+    let d = Diagnostic::new(
+        &KRM_LOCAL_CONFIG,
+        format!("{found}: catalog objects are not Kubernetes objects, and `kpt live apply` would try to apply this one"),
+    )
+    .with_object(meta.object_ref())
+    .with_field(format!("metadata.annotations.{LOCAL_CONFIG}"))
+    .with_help(format!("add `{LOCAL_CONFIG}: \"true\"` to its metadata.annotations (the function does not edit your files)"));
+    Some(match path {
+        Some(p) => d.with_file(p, index, None),
+        None => d,
+    })
 }

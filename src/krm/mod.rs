@@ -19,8 +19,7 @@ use std::io::{Read, Write};
 use crate::catalog::{self, Identity, Kind};
 use crate::diag::Diagnostic;
 use crate::exit::Exit;
-use crate::gvk::Gvk;
-use crate::resource_list::{self, Format, ResourceList};
+use crate::resource_list::{self, ResourceList};
 use crate::rules::krm::{KRM_INPUT_TOO_LARGE, KRM_NOT_UTF8, KRM_UNREADABLE_INPUT, KRM_WRITE};
 use crate::yaml;
 
@@ -49,18 +48,16 @@ pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write)
             )),
         },
     };
-    let (out, format) = match parsed {
-        Ok((list, format)) => (process(list), format),
-        Err(d) => {
-            // Nothing can be passed through. The non-zero exit makes kpt and kustomize discard
-            // the (empty) items; the result says why.
-            (Output { list: ResourceList::default(), diagnostics: vec![d], exit: Exit::Usage }, Format::Yaml)
-        }
+    let out = match parsed {
+        Ok(list) => process(list),
+        // Nothing can be passed through. The non-zero exit makes kpt and kustomize discard the
+        // (empty) items; the result says why.
+        Err(d) => Output { list: ResourceList::default(), diagnostics: vec![d], exit: Exit::Usage },
     };
     for d in &out.diagnostics {
         let _ = writeln!(stderr, "{d}");
     }
-    let text = match resource_list::write(&out.list, &out.diagnostics, format) {
+    let text = match resource_list::write(&out.list, &out.diagnostics) {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(stderr, "{}", Diagnostic::new(&KRM_WRITE, format!("cannot serialize the ResourceList: {e}")));
@@ -76,10 +73,13 @@ pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write)
 
 /// The function itself: validates with a `JaxRuntimeValidation` functionConfig, else generates.
 pub fn process(list: ResourceList) -> Output {
-    let validation = list.function_config.as_ref().is_some_and(|fc| catalog::identify(Gvk::of(fc)) == Identity::Ours(Kind::Validation));
+    let validation = list.function_config.as_ref().is_some_and(|fc| catalog::identify(fc.meta.gvk()) == Identity::Ours(Kind::Validation));
     if validation {
         validate::process(list)
     } else {
         generate::process(list)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,18 +1,21 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
-//! runtime among the items is checked (CRDs among the items are used as `--crd`); the items come
-//! back unchanged, with the findings, and exit 1 on errors (or on warnings with
-//! `spec.failOnWarnings: true`).
+//! runtime among the items is checked, and every TrainJob against the runtime items (CRDs among
+//! the items are used as `--crd`); the items come
+//! back as the exact text they came as, with the findings, and exit 1 on errors (or on warnings
+//! with `spec.failOnWarnings: true`).
 
 use serde_json::Value;
 
 use super::annotations;
 use super::output::Output;
 use crate::catalog::{JaxRuntimeValidation, ValidationSpec};
-use crate::diag::{has_errors, Diagnostic, ObjectRef, Severity};
+use crate::diag::{has_errors, Diagnostic, Severity};
 use crate::exit::Exit;
+use crate::gvk::Gvk;
 use crate::read::{Document, Source};
-use crate::resource_list::ResourceList;
-use crate::rules::krm::KRM_FUNCTION_CONFIG;
+use crate::resource_list::{Item, ResourceList};
+use crate::rules::krm::{KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT};
+use crate::trainer;
 use crate::validate::{self, crd, Options};
 
 /// The validator: see the module docs.
@@ -23,9 +26,21 @@ pub fn process(list: ResourceList) -> Output {
         .items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let (path, index) = annotations::file_of(item);
-            Document::new(Source::named(path.unwrap_or_else(|| format!("<items[{i}]>"))), index.unwrap_or(0), item.clone())
+        .filter(|(_, item)| needed(item.meta.gvk()))
+        .filter_map(|(i, item)| {
+            let (path, index) = annotations::file_of(&item.meta);
+            let source = Source::named(path.unwrap_or_else(|| format!("<items[{i}]>")));
+            match item.value() {
+                Ok(v) => Some(Document::new(source, index.unwrap_or(0), v.clone())),
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the object cannot be read: {}", e.message))
+                            .with_object(item.meta.object_ref())
+                            .with_file(source.name.clone(), index, None),
+                    );
+                    None
+                }
+            }
         })
         .collect();
     let opts = match crd::from_documents(&docs) {
@@ -40,15 +55,29 @@ pub fn process(list: ResourceList) -> Output {
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
 
+/// The items the validator reads whole: runtimes, TrainJobs and CRDs. Every other item passes
+/// unread.
+fn needed(gvk: Gvk<'_>) -> bool {
+    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED | trainer::KIND_TRAINJOB))
+        || gvk.kind == "CustomResourceDefinition"
+}
+
 /// The config's spec; a config that does not read is an error, and the defaults apply.
-fn config(fc: Option<&Value>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
+fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
     let Some(fc) = fc else { return ValidationSpec::default() };
-    match serde_path_to_error::deserialize::<_, JaxRuntimeValidation>(fc) {
+    let value: Value = match fc.value() {
+        Ok(v) => v.clone(),
+        Err(e) => {
+            diags.push(Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the functionConfig cannot be read: {}", e.message)));
+            return ValidationSpec::default();
+        }
+    };
+    match serde_path_to_error::deserialize::<_, JaxRuntimeValidation>(&value) {
         Ok(c) => c.spec,
         Err(e) => {
             let path = e.path().to_string();
             let d = Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", e.inner()))
-                .with_object(ObjectRef::of(fc))
+                .with_object(fc.meta.object_ref())
                 .with_help("the only field is `spec.failOnWarnings` (a boolean); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()

@@ -35,7 +35,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
     check_names(entry, &mut f);
     let trainer = trainer_version(spec.trainer.as_deref().or(defaults.trainer.as_deref()), &mut f);
     let platform = platform(entry, defaults, &mut f);
-    let Some(mut plan) = accelerator(entry, &platform, &mut f) else { return Err(f.errors) };
+    let Some(mut plan) = accelerator(entry, defaults, &platform, &mut f) else { return Err(f.errors) };
     if plan.num_nodes < 1 {
         f.errors.push(
             Diagnostic::new(&CATALOG_NUM_NODES, format!("numNodes is {}; it must be at least 1", plan.num_nodes))
@@ -156,7 +156,7 @@ fn platform(entry: &JaxRuntime, defaults: &DefaultsSpec, f: &mut Findings) -> Pl
 }
 
 /// Exactly one accelerator, resolved on the platform. `None` when it cannot be resolved at all.
-fn accelerator(entry: &JaxRuntime, platform: &Platform, f: &mut Findings) -> Option<AcceleratorPlan> {
+fn accelerator(entry: &JaxRuntime, defaults: &DefaultsSpec, platform: &Platform, f: &mut Findings) -> Option<AcceleratorPlan> {
     let spec = &entry.spec;
     let acc = &spec.accelerator;
     let set: Vec<&str> = [("cpu", acc.cpu.is_some()), ("gpu", acc.gpu.is_some()), ("tpu", acc.tpu.is_some())]
@@ -182,7 +182,7 @@ fn accelerator(entry: &JaxRuntime, platform: &Platform, f: &mut Findings) -> Opt
     let result = if let Some(tpu) = &acc.tpu {
         super::tpu::plan(tpu, spec.num_nodes, platform, spec.platform.is_some())
     } else if let Some(gpu) = &acc.gpu {
-        super::gpu::plan(gpu, spec.num_nodes, platform)
+        super::gpu::plan(gpu, spec, defaults, platform)
     } else {
         let cpu = &data().cpu;
         let plan = AcceleratorPlan {
@@ -193,14 +193,17 @@ fn accelerator(entry: &JaxRuntime, platform: &Platform, f: &mut Findings) -> Opt
             env: cpu.env.clone(),
             jobset_annotations: BTreeMap::new(),
             limits: BTreeMap::new(),
+            fallback_requests: BTreeMap::new(),
             image_key: "cpu".into(),
             default_image: cpu.default_image.clone(),
         };
         Ok((plan, Vec::new()))
     };
     match result {
-        Ok((plan, errors)) => {
+        Ok((plan, findings)) => {
+            let (errors, others): (Vec<_>, Vec<_>) = findings.into_iter().partition(Diagnostic::is_error);
             f.errors.extend(errors);
+            f.warnings.extend(others);
             Some(plan)
         }
         Err(errors) => {
@@ -266,12 +269,21 @@ fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> Re
             }
         }
     }
+    let has_cpu_or_memory = [&resources.requests, &resources.limits]
+        .iter()
+        .any(|m| m.as_ref().is_some_and(|m| m.contains_key("cpu") || m.contains_key("memory")));
     if !plan.limits.is_empty() {
         let l = resources.limits.get_or_insert_with(BTreeMap::new);
         let r = resources.requests.get_or_insert_with(BTreeMap::new);
         for (k, v) in &plan.limits {
             l.insert(k.clone(), v.clone());
             r.insert(k.clone(), v.clone());
+        }
+    }
+    if !has_cpu_or_memory && !plan.fallback_requests.is_empty() {
+        let r = resources.requests.get_or_insert_with(BTreeMap::new);
+        for (k, v) in &plan.fallback_requests {
+            r.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
     resources

@@ -1,7 +1,7 @@
 //! Resolve stage: catalog documents -> fully specified runtimes. Sorts the documents by what they
 //! are ([`crate::catalog::identify`]), applies `JaxRuntimeDefaults`, expands `JaxRuntimeMatrix`
 //! objects ([`matrix`]), and resolves each entry ([`entry`]: accelerator lookup in [`tpu`] and
-//! [`gpu`], resources, env, selectors). Every problem in the input is collected, so one bad entry
+//! [`gpu`] with its interconnect in [`fabric`], resources, env, selectors). Every problem in the input is collected, so one bad entry
 //! does not hide the others.
 
 use std::collections::HashMap;
@@ -14,6 +14,7 @@ use crate::rules::catalog::{CATALOG_DUPLICATE_NAME, CATALOG_NOT_AN_OBJECT};
 
 mod defaults;
 pub mod entry;
+pub mod fabric;
 pub mod gpu;
 pub mod matrix;
 mod resolved;

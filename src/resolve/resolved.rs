@@ -112,6 +112,9 @@ pub struct AcceleratorPlan {
     pub jobset_annotations: BTreeMap<String, String>,
     /// Extended resources (requests equal limits).
     pub limits: BTreeMap<String, Quantity>,
+    /// Requests added only when the container requests and limits neither cpu nor memory
+    /// (hugepages need one of them beside them).
+    pub fallback_requests: BTreeMap<String, Quantity>,
     /// The key of `JaxRuntimeDefaults.spec.images` and the data's image for this accelerator.
     pub image_key: String,
     pub default_image: String,

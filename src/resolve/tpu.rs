@@ -74,6 +74,7 @@ pub(super) fn plan(
             env: data.env.clone(),
             jobset_annotations,
             limits,
+            fallback_requests: BTreeMap::new(),
             image_key: "tpu".into(),
             default_image: data.default_image.clone(),
             accel: Accel::Tpu(shape),

@@ -21,9 +21,6 @@ define_rules! {
     KRM_FUNCTION_CONFIG = "krm/function-config", Error, Krm,
         "The functionConfig is neither a catalog object nor a `JaxRuntimeValidation`, or a `JaxRuntimeValidation` has a field it does not know.",
         "Point the function's config at a JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix or JaxRuntimeValidation, or give none.";
-    KRM_DUPLICATE_RUNTIME = "krm/duplicate-runtime", Error, Krm,
-        "Two catalog entries generate a runtime of the same kind, namespace and name.",
-        "Give every runtime its own name.";
     KRM_NOT_OWNED = "krm/not-owned", Error, Krm,
         "A runtime would replace an object of the same kind and name that jax-runtimes did not generate (it lacks the `app.kubernetes.io/managed-by: jax-runtimes` label and the `jax-runtimes.dev/source` annotation). It is left untouched.",
         "Rename the catalog entry, or delete or rename the existing object.";
@@ -31,8 +28,8 @@ define_rules! {
         "A new runtime's file (`runtimes/<kind>_<name>.yaml`) already holds another object.",
         "Move the object that is in that file elsewhere.";
     KRM_LOCAL_CONFIG = "krm/local-config", Warning, Krm,
-        "A catalog object carries `config.kubernetes.io/local-config` with a value other than \"true\": kpt and kustomize would apply it to the cluster, which has no such kind.",
-        "Set `config.kubernetes.io/local-config: \"true\"` on catalog objects, or leave it out (the function adds it).";
+        "A catalog object in a kpt package without `config.kubernetes.io/local-config: \"true\"`: `kpt live apply` would try to apply it to the cluster, which has no such kind. The function never edits the files it did not generate, so it does not add the mark itself.",
+        "Add `config.kubernetes.io/local-config: \"true\"` to the catalog object's `metadata.annotations`.";
     KRM_WRITE = "krm/write", Error, Krm,
         "The output ResourceList could not be written to standard output.",
         "Check what reads the function's output (kpt, kustomize).";

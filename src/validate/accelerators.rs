@@ -6,7 +6,8 @@
 //!   limits (or no requests), as Kubernetes requires.
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
-//! (`In` with one value), the two ways a runtime pins a node pool.
+//! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from
+//! an `In` with several values (a runtime that may land on any of them).
 
 use std::collections::BTreeMap;
 
@@ -48,7 +49,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             for vendor in &data().gpu.vendors {
                 if let Some(q) = limits.get(&vendor.resource) {
                     let n = count(q);
-                    gpu_checks(&pod_path, &format!("{cpath}.resources.limits.{}", vendor.resource), &labels, n, &mut out);
+                    gpu_checks(&pod_path, &format!("{cpath}.resources.limits.{}", vendor.resource), &node_label_choices(pod), n, &mut out);
                     for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
                         out.push(Diagnostic::finding(
                             &ACCELERATOR_MISSING_TOLERATION,
@@ -88,6 +89,29 @@ fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
             if e.operator == "In" {
                 if let Some([v]) = e.values.as_deref() {
                     labels.entry(e.key.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+    labels
+}
+
+/// Every label a node must carry one of the values of: nodeSelector (one value) and the `In`
+/// expressions of a single required node-affinity term (any number of values).
+pub(crate) fn node_label_choices(pod: &PodSpec) -> BTreeMap<String, Vec<String>> {
+    let mut labels: BTreeMap<String, Vec<String>> = pod.node_selector.iter().flatten().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
+    let terms = pod
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+        .map(|r| r.node_selector_terms.as_slice())
+        .unwrap_or_default();
+    if let [term] = terms {
+        for e in term.match_expressions.iter().flatten() {
+            if e.operator == "In" {
+                if let Some(values) = e.values.as_ref().filter(|v| !v.is_empty()) {
+                    labels.entry(e.key.clone()).or_insert_with(|| values.clone());
                 }
             }
         }
@@ -206,15 +230,31 @@ fn nearest(generation: &TpuGeneration, topo: &str) -> String {
     generation.nearest_topologies(topo, 4).iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
 }
 
-fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String>, gpus: Option<u32>, out: &mut Vec<Diagnostic>) {
+fn gpu_checks(pod_path: &str, limit_path: &str, choices: &BTreeMap<String, Vec<String>>, gpus: Option<u32>, out: &mut Vec<Diagnostic>) {
     let gpu = &data().gpu;
+    // One value per label where there is exactly one (the selector-style checks below).
+    let labels: BTreeMap<String, String> = choices
+        .iter()
+        .filter_map(|(k, v)| match v.as_slice() {
+            [one] => Some((k.clone(), one.clone())),
+            _ => None,
+        })
+        .collect();
     // (what was selected, the most GPUs it has)
     let mut found: Option<(String, u32)> = None;
     for platform in &gpu.platforms {
-        if let Some(mt) = platform.machine_type_label.as_ref().and_then(|k| labels.get(k)) {
+        let Some(values) = platform.machine_type_label.as_ref().and_then(|k| choices.get(k)) else { continue };
+        for mt in values {
             for model in &gpu.models {
                 if let Some(m) = model.on(&platform.name).and_then(|on| on.machine_types.iter().find(|m| &m.name == mt)) {
-                    found = Some((format!("machine type `{mt}` ({})", model.description), m.gpus));
+                    if found.as_ref().is_none_or(|(_, most)| m.gpus > *most) {
+                        let what = if values.len() == 1 {
+                            format!("machine type `{mt}`")
+                        } else {
+                            format!("the largest of the machine types, `{mt}`")
+                        };
+                        found = Some((format!("{what} ({})", model.description), m.gpus));
+                    }
                 }
             }
         }
@@ -248,9 +288,9 @@ fn gpu_checks(pod_path: &str, limit_path: &str, labels: &BTreeMap<String, String
     }
     let selects_something =
         gpu.platforms.iter().any(|p| {
-            p.model_label.as_ref().is_some_and(|k| labels.contains_key(k))
-                || p.machine_type_label.as_ref().is_some_and(|k| labels.contains_key(k))
-        }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| labels.contains_key(k)));
+            p.model_label.as_ref().is_some_and(|k| choices.contains_key(k))
+                || p.machine_type_label.as_ref().is_some_and(|k| choices.contains_key(k))
+        }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| choices.contains_key(k)));
     match found {
         Some((what, max)) => {
             if let Some(n) = gpus {

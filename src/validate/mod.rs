@@ -6,7 +6,8 @@
 //! 2. the CRD's `x-kubernetes-validations` CEL rules ([`cel`]);
 //! 3. Trainer admission webhook rules ([`admission`]);
 //! 4. what the Kubeflow SDK, the JAX plugin and the JobSet controller need ([`ecosystem`]);
-//! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]).
+//! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]),
+//!    and the GPU fabric of the machine type ([`interconnect`]).
 //!
 //! TrainJobs among the documents are checked against the runtimes they reference ([`trainjob`]):
 //! those among the documents and those in [`Options::runtimes`].
@@ -31,6 +32,7 @@ pub mod admission;
 pub mod cel;
 pub mod crd;
 pub mod ecosystem;
+pub mod interconnect;
 pub mod structure;
 pub mod trainjob;
 
@@ -143,6 +145,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         out.extend(admission::check(rt));
         out.extend(ecosystem::check(rt));
         out.extend(accelerators::check(rt));
+        out.extend(interconnect::check(rt));
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()

@@ -4,8 +4,9 @@
 //!
 //! Pages are minijinja templates (`src/templates/*.md.j2`, embedded) over data taken from the
 //! resolved runtime ([`crate::resolve`]) and the rendered object ([`crate::render`]): what the
-//! runtime requests, where it schedules, what Kubeflow Trainer injects, and how to use it from
-//! a TrainJob and from the Kubeflow Python SDK. YAML in the pages is serialized from typed
+//! runtime requests, where it schedules, the GPU fabric it wires and what the node pool must
+//! provide for it, what Kubeflow Trainer injects, and how to use it from a TrainJob and from the
+//! Kubeflow Python SDK. YAML in the pages is serialized from typed
 //! values, never templated text.
 //!
 //! Facts used:
@@ -95,6 +96,10 @@ struct Page {
     totals: String,
     resources: Vec<ResourceRow>,
     node_selector: Vec<KeyValue>,
+    machine_types: Vec<String>,
+    machine_affinity: Option<Value>,
+    interconnect: Option<Value>,
+    no_interconnect: Option<String>,
     tolerations: Vec<String>,
     jobset_annotations: Vec<KeyValue>,
     labels: Vec<KeyValue>,
@@ -247,6 +252,17 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         ),
     };
     let (sdk_device, sdk_problem) = sdk_device(&limits, r.num_nodes);
+    let gpu_shape = match &r.accelerator {
+        Accel::Gpu(g) => Some(g),
+        _ => None,
+    };
+    let interconnect = gpu_shape.and_then(|g| g.fabric.as_ref()).map(fabric_view).transpose()?;
+    let no_interconnect = match gpu_shape {
+        Some(g) if r.num_nodes > 1 && g.fabric.is_none() => Some(
+            "No fast interconnect is wired: NCCL between the nodes uses the pod network (one ordinary NIC per node). `render` says why (`interconnect/not-wired`) unless the runtime sets `interconnect: none`.".to_string(),
+        ),
+        _ => None,
+    };
     let trainjob = example_trainjob(r);
     Ok(Page {
         file: page_name(r),
@@ -269,6 +285,10 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         totals,
         resources: resource_rows,
         node_selector: kv(&r.node_selector),
+        machine_types: gpu_shape.map(|g| g.machine_types.clone()).unwrap_or_default(),
+        machine_affinity: gpu_shape.and_then(|g| g.affinity.as_ref()).map(|a| json!({"key": a.key, "values": a.values})),
+        interconnect,
+        no_interconnect,
         tolerations: r.tolerations.iter().map(toleration_text).collect(),
         jobset_annotations: kv(&r.jobset_annotations),
         labels: kv(&labels),
@@ -287,6 +307,55 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         trainjob_yaml: yaml::to_string(&trainjob)?,
         trainjob_namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
     })
+}
+
+/// What a wired fabric adds, for the page: its pieces by kind, and the node pool's part.
+fn fabric_view(f: &crate::accelerators::FabricPatch) -> Result<Value, PagesError> {
+    let volume = |v: &k8s_openapi::api::core::v1::Volume| match (&v.host_path, &v.empty_dir) {
+        (Some(h), _) => format!("`{}`: host path `{}`", v.name, h.path),
+        (_, Some(_)) => format!("`{}`: an emptyDir", v.name),
+        _ => format!("`{}`", v.name),
+    };
+    let annotations: Vec<Value> = f
+        .pod_annotations
+        .iter()
+        .map(|(k, v)| {
+            let shown = if k == crate::accelerators::fabric::GKE_INTERFACES {
+                "the interfaces listed below".to_string()
+            } else if v.contains('\n') || v.len() > 60 {
+                if k.starts_with(crate::accelerators::fabric::GKE_DEVICES_PREFIX) {
+                    format!("{} device paths", v.lines().count())
+                } else {
+                    "see the manifest".to_string()
+                }
+            } else {
+                format!("`{v}`")
+            };
+            json!({"key": k, "value": shown})
+        })
+        .collect();
+    let interfaces = f
+        .pod_annotations
+        .get(crate::accelerators::fabric::GKE_INTERFACES)
+        .map(|text| serde_json::from_str::<Vec<crate::accelerators::NetworkInterface>>(text))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(json!({
+        "name": f.name,
+        "title": f.title,
+        "description": f.description,
+        "annotations": annotations,
+        "interfaces": interfaces.iter().map(|i| json!({"interface": i.interface_name, "network": i.network})).collect::<Vec<_>>(),
+        "sidecars": f.sidecars.iter().map(|c| json!({"name": c.name, "image": c.image.clone().unwrap_or_default()})).collect::<Vec<_>>(),
+        "volumes": f.volumes.iter().map(volume).collect::<Vec<_>>(),
+        "mounts": f.node_mounts.iter().map(|m| format!("`{}` at `{}`", m.name, m.mount_path)).collect::<Vec<_>>(),
+        "capabilities": f.capabilities,
+        "resources": f.resources.iter().map(|(k, q)| format!("`{k}: {}`", q.0)).collect::<Vec<_>>(),
+        "env": f.env.len(),
+        "settings": f.settings,
+        "requires": f.requires,
+        "sources": f.sources,
+    }))
 }
 
 fn environment() -> Result<Environment<'static>, PagesError> {

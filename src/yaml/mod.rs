@@ -81,11 +81,19 @@ impl MessageFormatter for Messages {
                 // are the parser's counters, not the user's.
                 let which = format!("{breach:?}");
                 let which = which.split([' ', '{', '(']).next().unwrap_or_default().to_string();
+                if which == "Depth" {
+                    return too_deep_message().into();
+                }
                 format!("the YAML is too large or too complex to read: it is over the reader's budget for {}", budget_words(&which)).into()
             }
             other => serde_saphyr::UserMessageFormatter.format_message(other),
         }
     }
+}
+
+/// What a text nested deeper than [`MAX_DEPTH`] is told, wherever it is read.
+pub fn too_deep_message() -> String {
+    format!("the input is nested deeper than {MAX_DEPTH} levels, the most the reader accepts")
 }
 
 /// A budget's name in words: `RecordedAnchorEvents` -> `recorded anchor events`.
@@ -98,7 +106,6 @@ fn budget_words(name: &str) -> String {
         out.extend(c.to_lowercase());
     }
     match out.as_str() {
-        "depth" => format!("nesting depth (at most {MAX_DEPTH} levels)"),
         "aliases" => format!("aliases (at most {MAX_ALIASES})"),
         _ => out,
     }
@@ -141,10 +148,15 @@ pub fn write_options() -> SerializerOptions {
 /// pieces are parsed on every core; if any piece does not parse, the whole stream is parsed again
 /// in one go, so errors (and their line numbers) are exactly those of a single parse.
 pub fn parse_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(text.len() / split::PARALLEL_MIN_BYTES);
+    parse_stream_in(text, threads)
+}
+
+/// [`parse_stream`] cut in at most `threads` pieces (1: no cut).
+pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, YamlError> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
     }
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(text.len() / split::PARALLEL_MIN_BYTES);
     let pieces = split::documents(text, threads);
     if pieces.len() > 1 {
         let parsed: Vec<Result<Vec<Value>, YamlError>> = std::thread::scope(|s| {
@@ -257,7 +269,7 @@ mod tests {
         // The reader recurses to the limit before it refuses: give it the stack the parsing
         // threads get (a test thread has 2 MiB).
         let err = std::thread::scope(|s| spawn_scoped(s, || parse_stream(&deep)).unwrap().join().unwrap()).unwrap_err();
-        assert!(err.message.contains("nesting depth (at most 128 levels)"), "{}", err.message);
+        assert!(err.message.contains("nested deeper than 128 levels"), "{}", err.message);
     }
 
     #[test]

@@ -46,7 +46,8 @@ pub fn documents(text: &str, n: usize) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::{parse_stream, parse_whole};
+    use crate::yaml::{parse_stream, parse_stream_in, parse_whole};
+    use proptest::prelude::*;
     use serde_json::Value;
 
     /// Documents whose text looks like a marker where YAML says it is not one, or that end at
@@ -118,5 +119,59 @@ mod tests {
         text.push_str(&"---\nc: 2\n".repeat(PARALLEL_MIN_BYTES / 4));
         assert!(documents(&text, 2).len() > 1);
         assert_eq!(parse_stream(&text).unwrap_err(), parse_whole(&text).unwrap_err());
+    }
+
+    /// Pieces of documents that trap a cut: markers inside block scalars and quotes, CRLF,
+    /// multi-byte characters right at the cut, directives, comments, flow collections broken
+    /// over lines, and mistakes (an unclosed flow map, a duplicate key, a tab).
+    fn fragment() -> impl Strategy<Value = String> {
+        let fixed = prop::sample::select(vec![
+            "---\n",
+            "--- \n",
+            "---\r\n",
+            "...\n",
+            "a: 1\n",
+            "b: |\n  --- not a marker\n  ---\n",
+            "c: '--- quoted'\n",
+            "d: \"x ---\"\n",
+            "e: >-\n  folded\n\n  more\n",
+            "f: [1,\n  2]\n",
+            "g: &x {k: v}\nh: *x\n",
+            "# comment\n",
+            "crlf: 1\r\n",
+            "ü: 日本語 🎉\n",
+            "k: {open\n",
+            "dup: 1\ndup: 2\n",
+            "\tbad: tab\n",
+            "%YAML 1.2\n",
+            "---foo: 1\n",
+            "- item\n",
+            "x\n",
+        ]);
+        let unicode = "[\\PC\\n]{0,12}";
+        prop::collection::vec(prop_oneof![4 => fixed.prop_map(str::to_string), 1 => unicode.prop_map(|s: String| s)], 0..60)
+            .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Whatever the text: the pieces add up to it, every cut is at a document marker at the
+        /// start of a line, and the stream parses to exactly what one parse gives, errors
+        /// (message and line) included.
+        #[test]
+        fn cuts_are_at_markers_and_parse_like_the_whole(text in fragment(), n in 2usize..9) {
+            let pieces = documents(&text, n);
+            prop_assert_eq!(pieces.concat(), text.clone());
+            let mut at = 0;
+            for (i, p) in pieces.iter().enumerate() {
+                if i > 0 {
+                    prop_assert!(at == 0 || text.as_bytes()[at - 1] == b'\n', "a cut not at a line start");
+                    prop_assert!(p.starts_with("---") && matches!(p.as_bytes().get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t')), "a cut not at a marker: {:?}", p);
+                }
+                at += p.len();
+            }
+            prop_assert_eq!(parse_stream_in(&text, n), parse_whole(&text));
+        }
     }
 }
