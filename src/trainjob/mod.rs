@@ -12,5 +12,5 @@ pub mod version;
 
 pub use merge::{build, Effective, Policy, Steps};
 pub use pod::{predict, Predicted};
-pub use reference::{find, RefError};
+pub use reference::{find, Missing, RefError};
 pub use version::TrainerVersion;

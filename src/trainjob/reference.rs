@@ -23,20 +23,25 @@ pub enum RefError {
     #[error("unsupported runtime: `{kind}.{group}`; Trainer resolves only `ClusterTrainingRuntime.{GROUP}` and `TrainingRuntime.{GROUP}`")]
     Unsupported { kind: String, group: String },
     /// No runtime of that kind and name (in that namespace) among those given.
-    #[error("{}", not_found(kind, name, namespace.as_deref(), nearest, elsewhere, *given))]
-    NotFound {
-        kind: String,
-        name: String,
-        /// The TrainJob's namespace, for a TrainingRuntime.
-        namespace: Option<String>,
-        /// The nearest names of that kind.
-        nearest: Vec<String>,
-        /// Where a runtime of that name does exist: `TrainingRuntime in namespace x`, or the
-        /// other kind.
-        elsewhere: Vec<String>,
-        /// How many runtimes were given at all.
-        given: usize,
-    },
+    #[error("{0}")]
+    NotFound(Box<Missing>),
+}
+
+/// What a runtimeRef names that is not among the runtimes given, and what is near it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", not_found(kind, name, namespace.as_deref(), nearest, elsewhere, *given))]
+pub struct Missing {
+    pub kind: String,
+    pub name: String,
+    /// The TrainJob's namespace, for a TrainingRuntime.
+    pub namespace: Option<String>,
+    /// The nearest names of that kind.
+    pub nearest: Vec<String>,
+    /// Where a runtime of that name does exist: `TrainingRuntime in namespace x`, or the other
+    /// kind.
+    pub elsewhere: Vec<String>,
+    /// How many runtimes were given at all.
+    pub given: usize,
 }
 
 fn not_found(kind: &str, name: &str, namespace: Option<&str>, nearest: &[String], elsewhere: &[String], given: usize) -> String {
@@ -97,14 +102,14 @@ pub fn find<'a>(tj: &TrainJob, runtimes: &'a [TrainingRuntime]) -> Result<&'a Tr
         .collect();
     elsewhere.sort();
     elsewhere.dedup();
-    Err(RefError::NotFound {
+    Err(RefError::NotFound(Box::new(Missing {
         kind: kind.to_string(),
         name: name.to_string(),
         namespace: tj_ns.filter(|_| kind == KIND_NAMESPACED).map(str::to_string),
         nearest,
         elsewhere,
         given: runtimes.len(),
-    })
+    })))
 }
 
 #[cfg(test)]

@@ -121,7 +121,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
             let field = match &e {
                 RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
                 RefError::Unsupported { .. } => "spec.runtimeRef.kind",
-                RefError::NotFound { .. } => "spec.runtimeRef.name",
+                RefError::NotFound(_) => "spec.runtimeRef.name",
             };
             out.push(Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string()));
             return out;
