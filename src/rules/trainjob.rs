@@ -29,8 +29,11 @@ define_rules! {
         "With Trainer's merge, the `node` container no longer requests the accelerator the runtime requests (v2.2 replaces the runtime's resources with `resourcesPerNode`; a zero count drops it in both): the pod lands on an accelerator node without using it, or on a node without one.",
         "Add the runtime's accelerator limit to `resourcesPerNode` (or remove the zero).";
     TRAINJOB_RESOURCES = "trainjob/resources", Error, TrainJob,
-        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit; Kubernetes rejects every pod (\"must be less than or equal to limit\").",
-        "Set the request next to the limit in `resourcesPerNode` (or raise the limit).";
+        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit, or an accelerator's request differs from its limit (v2.3 merges per resource key, so a TrainJob that sets only the limit keeps the runtime's request); Kubernetes rejects every pod.",
+        "Set `requests` and `limits` of that resource together in `resourcesPerNode` (the same value for an accelerator), or raise the limit.";
+    TRAINJOB_EMPTY_IMAGE = "trainjob/empty-image", Error, TrainJob,
+        "`spec.trainer.image` is an empty string: Trainer replaces the `node` container's image whenever the field is set, and Kubernetes rejects the Job JobSet creates from it (`spec.template.spec.containers[0].image: Required value`), so no pod starts.",
+        "Remove `image` to keep the runtime's, or name an image.";
     TRAINJOB_NODE_POD = "trainjob/node-pod", Error, TrainJob,
         "The TrainJob's overrides make the `node` pod break a runtime rule that the runtime alone passes (the message names it; the finding has that rule's severity).",
         "Fix the override the message names; the finding's help is the named rule's.";

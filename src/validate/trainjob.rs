@@ -34,7 +34,10 @@ use crate::gvk::Gvk;
 use crate::k8s::names::is_dns1123_subdomain;
 use crate::keys::TRAINER_SUPPORT;
 use crate::rules::trainjob::*;
-use crate::rules::validate::{CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, TPU_CHIPS_PER_HOST, TPU_HOSTS};
+use crate::rules::validate::{
+    CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, RESOURCES_REQUESTS_LIMITS, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
+    TPU_CHIPS_PER_HOST, TPU_HOSTS,
+};
 use crate::rules::Layer;
 use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
 use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
@@ -151,6 +154,15 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
             } else {
                 format!("numNodes is {n}: Trainer sets the `node` Job's parallelism and completions to it, and Kubernetes rejects a negative count")
             },
+        ));
+    }
+    // kubernetes `pkg/apis/core/validation/validation.go` `validateContainers`: an image of
+    // length 0 is `Required value`, in pod templates too (a blank one is allowed).
+    if trainer.and_then(|t| t.image.as_deref()).is_some_and(str::is_empty) {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_EMPTY_IMAGE,
+            "spec.trainer.image",
+            "`image` is empty: Trainer sets the `node` container's image to it (plugins/jobset/builder.go `Trainer` replaces the image whenever the field is set), and Kubernetes rejects the `node` Job JobSet creates (`spec.template.spec.containers[0].image: Required value`)",
         ));
     }
     out.extend(name_length(tj, &all));
@@ -284,7 +296,7 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             continue;
         }
         let effect = match e.name.as_str() {
-            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes get that same process id", eff.num_nodes()),
+            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
             "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
             "JAX_NUM_PROCESSES" => format!("the job runs {} processes", eff.num_nodes()),
             _ => format!("process 0 is reachable as {plugin_says}"),
@@ -293,7 +305,7 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             &TRAINJOB_JAX_ENV,
             field,
             format!(
-                "`{}` is set to {yours}, but the JAX plugin sets {plugin_says}; Trainer {version} upserts the TrainJob's env after the plugin's (builder.go `Trainer`), so the pods get {yours} while {effect}: `jax.distributed.initialize()` hangs or fails",
+                "`{}` is set to {yours}, but the JAX plugin sets {plugin_says}; Trainer {version} upserts the TrainJob's env after the plugin's (builder.go `Trainer`), so every pod gets {yours}: {effect}, and `jax.distributed.initialize()` hangs or fails",
                 e.name
             ),
         ));
@@ -433,9 +445,11 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     let count = |r: Option<&ResourceRequirements>, k: &str| {
         r.and_then(|r| r.limits.as_ref()).and_then(|l| l.get(k)).and_then(|q| quantity(&q.0)).unwrap_or(0.0)
     };
+    let mut dropped = Vec::new();
     for key in data().accelerator_resources() {
         let had = count(before.as_ref(), key);
         if had > 0.0 && count(after.as_ref(), key) <= 0.0 {
+            dropped.push(key.to_string());
             let why = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2 replaces the runtime's resources with `resourcesPerNode`",
                 TrainerVersion::V2_3 => "`resourcesPerNode` sets it to 0",
@@ -450,20 +464,25 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     if let Some(r) = &after {
         for (key, req) in r.requests.iter().flatten() {
             let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else { continue };
-            if is_extended(key) {
-                continue; // `resources/requests-limits` reports those (as `trainjob/node-pod`).
+            if dropped.contains(key) {
+                continue; // one finding per key: `trainjob/accelerator-dropped` says it
             }
-            if let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) {
-                if a > b {
-                    out.push(Diagnostic::finding(
-                        &TRAINJOB_RESOURCES,
-                        resource_field(tj, "limits", key),
-                        format!(
-                            "after Trainer {}'s merge the `node` container requests `{key}: {}` with a limit of `{}`: Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")",
-                            over.version, req.0, lim.0
-                        ),
-                    ));
-                }
+            let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) else { continue };
+            let merge = match over.version {
+                TrainerVersion::V2_2 => "Trainer v2.2's replacement",
+                TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
+            };
+            let problem = if is_extended(key) {
+                (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
+            } else {
+                (a > b).then(|| format!("Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")"))
+            };
+            if let Some(problem) = problem {
+                out.push(Diagnostic::finding(
+                    &TRAINJOB_RESOURCES,
+                    resource_field(tj, "limits", key),
+                    format!("after {merge} the `node` container requests `{key}: {}` with a limit of `{}`: {problem}", req.0, lim.0),
+                ));
             }
         }
     }
@@ -524,6 +543,11 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
     for d in semantic(&effective) {
         // The TrainJob's own JAX variables are `trainjob/jax-env*`'s.
         if d.rule == &JAX_PLUGIN_ENV || known.contains(&(d.rule.id, d.field.clone())) {
+            continue;
+        }
+        // The Kubeflow SDK reads the runtime object, which a TrainJob does not change; the
+        // merged resources are [`resources`]'s (in the TrainJob's terms).
+        if [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER, &SDK_UNKNOWN_DEVICE, &RESOURCES_REQUESTS_LIMITS].contains(&d.rule) {
             continue;
         }
         let inner_field = d.field.clone().unwrap_or_default();
