@@ -9,8 +9,8 @@
 //!
 //! Shared by the stages: the catalog API ([`catalog`]), the rule registry ([`rules`]) and the
 //! findings built from it ([`diag`]), label and annotation keys ([`keys`]), exit codes ([`exit`]),
-//! YAML in and out ([`yaml`]), Kubernetes' own rules ([`k8s`]), apiVersion parsing ([`gvk`]) and
-//! nearest spellings ([`spelling`]). Stages never import a front door.
+//! YAML in and out ([`yaml`]), Kubernetes' own rules ([`k8s`]), apiVersion parsing ([`gvk`]),
+//! nearest spellings ([`spelling`]) and counted nouns for messages ([`words`]). Stages never import a front door.
 
 pub mod accelerators;
 pub mod catalog;
@@ -32,6 +32,7 @@ pub mod spelling;
 pub mod trainer;
 pub mod trainjob;
 pub mod validate;
+pub mod words;
 pub mod write;
 pub mod yaml;
 

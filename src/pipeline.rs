@@ -119,8 +119,10 @@ fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
         None => format!("in the generated runtime: {}", d.message),
     };
     let d = origin.locate(Diagnostic { message, field: None, ..d.with_object(origin.object.clone()) });
-    let line = origin.name_line().or(d.line);
-    Diagnostic { line, ..d }
+    match origin.name_position() {
+        Some(p) => Diagnostic { line: Some(p.line), column: p.column.map(|c| c.0), width: p.column.map(|c| c.1), ..d },
+        None => d,
+    }
 }
 
 /// The runtimes TrainJobs may reference, from documents that hold catalog objects and runtimes

@@ -183,8 +183,8 @@ fn validate_checks_trainjobs_against_a_catalog_rendered_first() {
     let f = findings.iter().find(|f| f["rule"] == "trainjob/tpu-num-nodes").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.numNodes");
     assert_eq!(f["line"], 7);
-    assert!(f["message"].as_str().unwrap().contains("4 host(s)"), "{f}");
-    assert!(r.stderr.contains("0 runtime(s) and 1 TrainJob(s) checked"), "{}", r.stderr);
+    assert!(f["message"].as_str().unwrap().contains("4 hosts"), "{f}");
+    assert!(r.stderr.contains("0 runtimes and 1 TrainJob checked"), "{}", r.stderr);
     let good = write(dir.path(), "good.yaml", &TPU_JOB.replace("NODES", "4"));
     let r = run(&["validate", &good, "--runtimes", &catalog], None);
     assert_eq!(r.code, 0, "{}", r.all());
@@ -206,7 +206,7 @@ fn validate_takes_runtimes_from_the_same_input_and_a_list() {
     let f = findings.iter().find(|f| f["rule"] == "trainjob/jax-env").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.env[0]");
     assert!(f["line"].as_u64().is_some(), "{f}");
-    assert!(r.stderr.contains("1 runtime(s) and 1 TrainJob(s) checked"), "{}", r.stderr);
+    assert!(r.stderr.contains("1 runtime and 1 TrainJob checked"), "{}", r.stderr);
 }
 
 #[test]
@@ -412,7 +412,7 @@ fn preview_refuses_what_it_cannot_show() {
     let file = write(dir.path(), "job.yaml", &TPU_JOB.replace("NODES", "4"));
     let r = run(&["preview", &file, "--runtimes", &catalog, "--process", "4"], None);
     assert_eq!(r.code, 2, "{}", r.all());
-    assert!(r.stderr.contains("process 4 does not exist: the TrainJob runs 4 process(es), 0 to 3"), "{}", r.stderr);
+    assert!(r.stderr.contains("process 4 does not exist: the TrainJob runs 4 processes, 0 to 3"), "{}", r.stderr);
     let r = run(&["preview", &file], None);
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("trainjob/runtime-ref") && r.stdout.is_empty(), "{}", r.all());

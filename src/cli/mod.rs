@@ -28,6 +28,10 @@ pub mod validate;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Color and frames of text findings: `auto` (color on a terminal, unless NO_COLOR is set),
+    /// `always`, or `never` (plain ASCII for logs).
+    #[arg(long, global = true, value_enum, default_value_t = out::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: out::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -42,7 +46,7 @@ pub enum Command {
     Schema,
     /// List the accelerator shapes jax-runtimes knows.
     #[command(
-        after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json"
+        after_help = "Examples:\n  jax-runtimes accelerators                       # one row per TPU generation and GPU model\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
     )]
     Accelerators(accelerators::AcceleratorsArgs),
     /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
@@ -80,6 +84,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
             return if e.use_stderr() { Exit::Usage } else { Exit::Ok };
         }
     };
+    out::set_color(cli.color);
     match cli.command {
         None => {
             out::error("no command given; try `jax-runtimes --help`, or pipe a ResourceList to run as a KRM function");

@@ -6,10 +6,11 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{load_runtimes, print_findings, FindingsFormat};
-use crate::diag::{has_errors, ObjectRef};
+use super::shared::load_runtimes;
+use crate::diag::{has_errors, Diagnostic, ObjectRef};
 use crate::exit::Exit;
-use crate::read::{self, Document};
+use crate::read::{self, Document, Sources};
+use crate::report;
 use crate::trainer::TrainingRuntime;
 use crate::trainjob::{self, pod, Steps, TrainerVersion};
 use crate::validate::{self, is_runtime, is_trainjob, structure};
@@ -41,14 +42,14 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            print_findings(&diags, FindingsFormat::Text, &sources);
+            show(&diags, &sources);
             return Exit::after_read_errors(&diags);
         }
     };
     let (mut runtimes, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
         Ok(r) => (r.runtimes, r.diagnostics),
         Err((diags, code)) => {
-            print_findings(&diags, FindingsFormat::Text, &sources);
+            show(&diags, &sources);
             return code;
         }
     };
@@ -65,12 +66,12 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let ctx = validate::trainjob::Context { runtimes: &all, version: a.trainer_version };
     diags.extend(validate::trainjob::check(&doc.value, None, false, &ctx).into_iter().map(|d| doc.locate(d)));
     let Some(tj) = structure::typed_trainjob(&doc.value) else {
-        print_findings(&diags, FindingsFormat::Text, &sources);
+        show(&diags, &sources);
         out::note("no preview: the TrainJob does not read (see the errors above)");
         return Exit::Findings;
     };
     let Ok(rt) = trainjob::find(&tj, &all) else {
-        print_findings(&diags, FindingsFormat::Text, &sources);
+        show(&diags, &sources);
         out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
         return Exit::Findings;
     };
@@ -79,7 +80,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let predicted = match trainjob::predict(&eff, a.process) {
         Ok(p) => p,
         Err(e) => {
-            print_findings(&diags, FindingsFormat::Text, &sources);
+            show(&diags, &sources);
             out::error(&format!("no preview: {e}"));
             return match e {
                 pod::PodError::NoSuchProcess { .. } => Exit::Usage,
@@ -95,7 +96,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
         }
     };
     let header: String = pod::header(&eff, &tj, rt, &predicted).iter().map(|l| format!("# {l}\n")).collect();
-    print_findings(&diags, FindingsFormat::Text, &sources);
+    show(&diags, &sources);
     let code = out::stdout(&format!("{header}{body}"));
     if code != Exit::Ok {
         return code;
@@ -119,5 +120,12 @@ fn pick<'a>(docs: &'a [Document], name: Option<&str>) -> Result<&'a Document, St
         (Some(n), _) => {
             jobs.iter().copied().find(|d| name_of(d) == n).ok_or_else(|| format!("no TrainJob named `{n}`; the input has {}", names()))
         }
+    }
+}
+
+/// Findings on stderr, as text (the pod is what stdout holds).
+fn show(diags: &[Diagnostic], sources: &Sources) {
+    if !diags.is_empty() {
+        out::stderr(&report::text_all_styled(diags, sources, out::style(out::Stream::Stderr)));
     }
 }

@@ -17,6 +17,7 @@ use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::{self, Rule};
 use crate::trainjob::TrainerVersion;
 use crate::validate::{is_runtime, is_trainjob, objects, Options};
+use crate::words;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -106,8 +107,16 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
     let trainjobs = docs.iter().filter(|d| is_trainjob(&d.value)).count();
-    let what = if trainjobs > 0 { format!("{runtimes} runtime(s) and {trainjobs} TrainJob(s)") } else { format!("{runtimes} runtime(s)") };
-    out::note(&format!("{what} checked: {} error(s), {} warning(s)", count(Severity::Error), count(Severity::Warning)));
+    let what = if trainjobs > 0 {
+        format!("{} and {}", words::count(runtimes, "runtime"), words::count(trainjobs, "TrainJob"))
+    } else {
+        words::count(runtimes, "runtime")
+    };
+    out::note(&format!(
+        "{what} checked: {}, {}",
+        words::count(count(Severity::Error), "error"),
+        words::count(count(Severity::Warning), "warning")
+    ));
     if code != Exit::Ok {
         return code;
     }
@@ -133,7 +142,7 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value);
     for doc in docs {
-        if !checked(doc) {
+        if !checked(doc) && !written_by_render(doc) {
             diags.push(
                 doc.locate(
                     Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")
@@ -149,10 +158,17 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     diags
 }
 
+/// The `kustomization.yaml` that `render -o` writes next to the runtimes (it opens with the
+/// ownership header): part of the folder `validate DIR` is pointed at, skipped without a word.
+fn written_by_render(doc: &Document) -> bool {
+    doc.value.get("kind").and_then(|k| k.as_str()) == Some("Kustomization")
+        && doc.source.text().is_some_and(|t| t.starts_with(crate::write::HEADER))
+}
+
 /// The findings on stdout, in the chosen format.
 fn print(diags: &[Diagnostic], format: Format, sources: &Sources) -> Exit {
     let text = match format {
-        Format::Text | Format::Markdown => report::text_all(diags, sources),
+        Format::Text | Format::Markdown => report::text_all_styled(diags, sources, out::style(out::Stream::Stdout)),
         Format::Json => report::json(diags),
         Format::Kpt => match resource_list::write(&ResourceList::default(), diags) {
             Ok(t) => t,

@@ -76,9 +76,12 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
         Ok(c) => c.spec,
         Err(e) => {
             let path = e.path().to_string();
-            let d = Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", e.inner()))
-                .with_object(fc.meta.object_ref())
-                .with_help("the only field is `spec.failOnWarnings` (a boolean); `jax-runtimes schema` describes the kind");
+            let d = Diagnostic::new(
+                &KRM_FUNCTION_CONFIG,
+                format!("the JaxRuntimeValidation config does not read: {}", crate::words::serde_message(&e.inner().to_string())),
+            )
+            .with_object(fc.meta.object_ref())
+            .with_help("the only field is `spec.failOnWarnings` (a boolean); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }

@@ -92,7 +92,8 @@ impl<'a> Walker<'a> {
             match self.events.next() {
                 None => return Ok(None),
                 Some(Err(e)) => {
-                    let message = e.to_string();
+                    // The scanner's words without its location (the line is kept apart).
+                    let message = e.info().replace('\n', "; ");
                     // The parser's own nesting guard: said as the reader says it.
                     let message = if message.contains("recursion limit") { crate::yaml::too_deep_message() } else { message };
                     return Err(Unsupported::Invalid { message, line: Some(e.marker().line()) });

@@ -28,6 +28,7 @@ impl std::fmt::Display for Severity {
 pub enum Layer {
     Input,
     Catalog,
+    Output,
     Krm,
     Schema,
     Crd,
@@ -39,9 +40,10 @@ pub enum Layer {
 }
 
 impl Layer {
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 11] = [
         Layer::Input,
         Layer::Catalog,
+        Layer::Output,
         Layer::Krm,
         Layer::Schema,
         Layer::Crd,
@@ -57,6 +59,7 @@ impl Layer {
         match self {
             Layer::Input => "Inputs: files, folders, stdin",
             Layer::Catalog => "Catalog objects (`render`, `docs` and the KRM function)",
+            Layer::Output => "Output directories (`render -o`, `docs -o`, `--check`)",
             Layer::Krm => "The KRM function (kpt, kustomize)",
             Layer::Schema => "Structure against the project's typed Trainer, JobSet and Pod model (no `--crd`)",
             Layer::Crd => "Structure against the `openAPIV3Schema` of the CRD files given with `--crd`",

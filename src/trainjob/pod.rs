@@ -28,6 +28,7 @@ use crate::keys::{
     JOBSET_RESTART_ATTEMPT, JOB_COMPLETION_INDEX, JOB_NAME, LEGACY_JOB_NAME,
 };
 use crate::trainer::{names, TrainJob, TrainingRuntime, COORDINATOR_PORT};
+use crate::words;
 
 /// The env variable the Job controller adds.
 pub const JOB_COMPLETION_INDEX_ENV: &str = "JOB_COMPLETION_INDEX";
@@ -41,7 +42,7 @@ pub enum PodError {
     NoTrainerJob,
     #[error("the trainer replicated job `{0}` has no pod template")]
     NoPodTemplate(String),
-    #[error("process {process} does not exist: the TrainJob runs {num_nodes} process(es), 0 to {last}", last = num_nodes - 1)]
+    #[error("process {process} does not exist: the TrainJob runs {}, 0 to {last}", words::count_of(*num_nodes, "process", "processes"), last = num_nodes - 1)]
     NoSuchProcess { process: i64, num_nodes: i32 },
     #[error("the TrainJob runs no process (numNodes is {0})")]
     NoProcesses(i32),

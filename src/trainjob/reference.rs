@@ -12,6 +12,7 @@
 
 use crate::spelling;
 use crate::trainer::{TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_NAMESPACED};
+use crate::words;
 
 /// How many near names an error lists.
 const NEAREST: usize = 3;
@@ -49,7 +50,7 @@ fn not_found(kind: &str, name: &str, namespace: Option<&str>, nearest: &[String]
         (KIND_NAMESPACED, Some(ns)) => format!(" in namespace `{ns}`"),
         _ => String::new(),
     };
-    let mut s = format!("no {kind} named `{name}`{place} among the {given} runtime(s) given");
+    let mut s = format!("no {kind} named `{name}`{place} among the {} given", words::count(given, "runtime"));
     if given == 0 {
         s = format!("no {kind} named `{name}`: no runtime was given to check it against");
     }

@@ -41,6 +41,7 @@ use crate::rules::validate::{
 use crate::rules::Layer;
 use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
 use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
+use crate::words;
 
 /// True for a `TrainJob` of `trainer.kubeflow.org`.
 pub fn is_trainjob(value: &Value) -> bool {
@@ -218,8 +219,13 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
             &TRAINJOB_TPU_NUM_NODES,
             "spec.trainer.numNodes",
             format!(
-                "numNodes is {n}, but the runtime runs on {slice}, which has {hosts} host(s) of {rt_chips} chips: a slice is scheduled whole, so {}",
-                if n < hosts { "a part of it never starts and `jax.distributed.initialize()` waits for processes that do not exist" } else { "the extra pods stay Pending" }
+                "numNodes is {n}, but the runtime runs on {slice}, which has {} of {rt_chips} chips: a slice is scheduled whole, so {}",
+                words::count(hosts, "host"),
+                if n < hosts {
+                    "a part of it never starts and `jax.distributed.initialize()` waits for processes that do not exist"
+                } else {
+                    "the extra pods stay Pending"
+                }
             ),
         ));
     }
@@ -254,8 +260,9 @@ fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
         &TRAINJOB_NAME_LENGTH,
         "metadata.name",
         format!(
-            "`{name}` is {} characters: the last pod of replicated job `{job}` ({pods} pod(s)) would be named like `{last}` ({} characters, at most 63), and JobSet rejects the JobSet (\"JobSet name is too long\"); the longest name that fits is {max} characters",
+            "`{name}` is {} characters: the last pod of replicated job `{job}` ({}) would be named like `{last}` ({} characters, at most 63), and JobSet rejects the JobSet (\"JobSet name is too long\"); the longest name that fits is {max} characters",
             name.len(),
+            words::count(pods, "pod"),
             last.len()
         ),
     ))
@@ -288,17 +295,18 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
                 &TRAINJOB_JAX_ENV_REDUNDANT,
                 field,
                 format!(
-                    "`{}` set to {yours} gives the pods what the JAX plugin gives them anyway ({plugin_says}, with {} process(es)); kubeflow/trainer#3670 proposes to reject TrainJobs that set it",
+                    "`{}` set to {yours} gives the pods what the JAX plugin gives them anyway ({plugin_says}, with {}); kubeflow/trainer#3670 proposes to reject TrainJobs that set it",
                     e.name,
-                    eff.num_nodes()
+                    words::count_of(eff.num_nodes(), "process", "processes")
                 ),
             ));
             continue;
         }
         let effect = match e.name.as_str() {
+            "JAX_PROCESS_ID" if ours.value.is_some() && eff.num_nodes() == 1 => "the only process gets an id other than 0".to_string(),
             "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
             "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
-            "JAX_NUM_PROCESSES" => format!("the job runs {} processes", eff.num_nodes()),
+            "JAX_NUM_PROCESSES" => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
             _ => format!("process 0 is reachable as {plugin_says}"),
         };
         out.push(Diagnostic::finding(
