@@ -2,7 +2,8 @@
 //!
 //! Data flows one way, and the modules are its stages:
 //! [`read`] (files, stdin, the built-in catalog) -> [`resolve`] (defaults, matrix expansion,
-//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects) -> [`validate`] -> [`write`]
+//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
+//! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
 //! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format.
 //!
@@ -29,6 +30,7 @@ pub mod resource_list;
 pub mod rules;
 pub mod spelling;
 pub mod trainer;
+pub mod trainjob;
 pub mod validate;
 pub mod words;
 pub mod write;

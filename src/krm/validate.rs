@@ -1,5 +1,6 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
-//! runtime among the items is checked (CRDs among the items are used as `--crd`); the items come
+//! runtime among the items is checked, and every TrainJob against the runtime items (CRDs among
+//! the items are used as `--crd`); the items come
 //! back as the exact text they came as, with the findings, and exit 1 on errors (or on warnings
 //! with `spec.failOnWarnings: true`).
 
@@ -43,7 +44,7 @@ pub fn process(list: ResourceList) -> Output {
         })
         .collect();
     let opts = match crd::from_documents(&docs) {
-        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect() },
+        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect(), ..Options::default() },
         Err(mut e) => {
             diags.append(&mut e);
             Options::default()
@@ -54,9 +55,10 @@ pub fn process(list: ResourceList) -> Output {
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
 
-/// The items the validator reads whole: runtimes and CRDs. Every other item passes unread.
+/// The items the validator reads whole: runtimes, TrainJobs and CRDs. Every other item passes
+/// unread.
 fn needed(gvk: Gvk<'_>) -> bool {
-    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED))
+    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED | trainer::KIND_TRAINJOB))
         || gvk.kind == "CustomResourceDefinition"
 }
 

@@ -36,10 +36,11 @@ pub enum Layer {
     Admission,
     Ecosystem,
     Accelerators,
+    TrainJob,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 11] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -50,6 +51,7 @@ impl Layer {
         Layer::Admission,
         Layer::Ecosystem,
         Layer::Accelerators,
+        Layer::TrainJob,
     ];
 
     /// The section title on the docs page.
@@ -65,6 +67,7 @@ impl Layer {
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
+            Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
         }
     }
 }
