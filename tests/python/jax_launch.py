@@ -311,15 +311,7 @@ def launch(a) -> int:
     log(f"runtime env: {runtime_env_names or '(none)'}")
     log(f"JAX_COORDINATOR_ADDRESS {logical_coordinator} -> {local_coordinator} (port {port} stands in for 29500)")
 
-    venv_bin = str(Path(sys.executable).parent)
-    base = {
-        "PATH": os.pathsep.join([venv_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "LANG": "C.UTF-8",
-        "PYTHONUNBUFFERED": "1",
-    }
-    if "TMPDIR" in os.environ:
-        base["TMPDIR"] = os.environ["TMPDIR"]
+    base = clean_env()
 
     logdir = Path(tempfile.mkdtemp(prefix=f"jax-launch-{name}-"))
     procs = []
