@@ -69,6 +69,12 @@ pub struct Diagnostic {
     /// 1-based line in `file`, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// 1-based column (in characters) on `line` of the value the finding is about, where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// How many characters from `column` the value takes: what the text report underlines.
+    #[serde(skip)]
+    pub width: Option<usize>,
     /// Index of the YAML document in `file` (0-based), where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
@@ -92,6 +98,8 @@ impl Diagnostic {
             field: None,
             file: None,
             line: None,
+            column: None,
+            width: None,
             index: None,
             help: None,
         }
@@ -127,6 +135,8 @@ impl Diagnostic {
         self.file = Some(file.into());
         self.index = index;
         self.line = line;
+        self.column = None;
+        self.width = None;
         self
     }
     /// Prefixes the field path, for findings made on a sub-object.

@@ -27,12 +27,11 @@ pub fn accelerator_summary(r: &Resolved) -> String {
         Accel::Gpu(g) if g.machine_types.is_empty() => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
         Accel::Gpu(g) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, g.machine_types.join(" | ")),
         Accel::Tpu(t) => format!(
-            "tpu {} {} ({} host{} x {} chips, {})",
+            "tpu {} {} ({} x {}, {})",
             t.generation,
             t.topology,
-            t.hosts,
-            if t.hosts == 1 { "" } else { "s" },
-            t.chips_per_host,
+            crate::words::count(t.hosts, "host"),
+            crate::words::count(t.chips_per_host, "chip"),
             t.machine_type
         ),
     }

@@ -511,14 +511,14 @@ fn shared_memory_is_on_for_accelerators_and_host_network_is_opt_in() {
 // `jax-runtimes accelerators`
 
 fn accelerators_json(args: &[&str]) -> Vec<Value> {
-    let out = Command::cargo_bin("jax-runtimes").unwrap().arg("accelerators").args(args).args(["-o", "json"]).output().unwrap();
+    let out = Command::cargo_bin("jax-runtimes").unwrap().arg("accelerators").args(args).args(["--format", "json"]).output().unwrap();
     assert!(out.status.success(), "accelerators {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
 }
 
 #[test]
 fn the_accelerators_command_lists_the_documented_shapes() {
-    let v5e = accelerators_json(&["--kind", "tpu", "--generation", "v5e"]);
+    let v5e = accelerators_json(&["--kind", "tpu", "--type", "v5e"]);
     assert!(v5e.iter().all(|r| r["kind"] == "tpu" && r["name"] == "v5e"));
     let two_by_four: BTreeSet<(u64, u64)> =
         v5e.iter().filter(|r| r["topology"] == "2x4").map(|r| (r["hosts"].as_u64().unwrap(), r["perHost"].as_u64().unwrap())).collect();
@@ -548,7 +548,7 @@ fn the_accelerators_command_lists_the_documented_shapes() {
     assert_eq!(fabric("p5.48xlarge").as_deref(), Some("efa"), "the listing names the machine type's fabric");
     assert_eq!(fabric("g6.48xlarge"), None);
 
-    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--generation", "v9"]).output().unwrap();
+    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--type", "v9"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("v5e"), "an unknown generation should list the known ones");
 }

@@ -182,7 +182,8 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let commands: Vec<Vec<&str>> = vec![
         vec!["render"],
         vec!["accelerators"],
-        vec!["accelerators", "-o", "json"],
+        vec!["accelerators", "--format", "json"],
+        vec!["accelerators", "--all"],
         vec!["schema"],
         vec!["validate", rt, "--format", "json"],
         vec!["validate", "--list-rules"],

@@ -5,7 +5,8 @@
 //!   in `\` continues it), run with `bash -o pipefail -c` and asserted to exit 0; a command that
 //!   is meant to fail is written so the shell succeeds (`... || echo "rejected"`). The lines
 //!   after a command, up to the next `$ `, are expected output: each non-blank line, with runs
-//!   of spaces collapsed, must occur in the command's stdout+stderr (`...` lines are skipped).
+//!   of spaces collapsed, must be a whole line of the command's stdout+stderr (`...` lines are
+//!   skipped; a line that ends in `...` is the start of an output line the guide cuts short).
 //! - A block right after a line `<!-- file: PATH -->` is written to PATH before the commands
 //!   that follow it run (so a guide shows a catalog file and then renders it).
 //! - A ```` ```text ```` block is shown, never run: commands that need a cluster
@@ -83,7 +84,7 @@ fn steps(text: &str) -> Vec<Step> {
                     j += 1;
                     let mut expected = Vec::new();
                     while j < body.len() && !body[j].starts_with("$ ") {
-                        let e = body[j].split_whitespace().collect::<Vec<_>>().join(" ");
+                        let e = collapse(body[j]);
                         if !e.is_empty() && e != "..." {
                             expected.push(e);
                         }
@@ -99,6 +100,20 @@ fn steps(text: &str) -> Vec<Step> {
         i = end + 1;
     }
     out
+}
+
+/// A line with runs of whitespace made one space, and no leading or trailing space.
+fn collapse(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether output lines (collapsed) show the guide's line `e`: one of them is `e`, or, for a
+/// line the guide cuts short with a trailing `...`, starts with what comes before it.
+fn shows(lines: &[String], e: &str) -> bool {
+    match e.strip_suffix("...") {
+        Some(cut) => lines.iter().any(|l| l.starts_with(cut.trim_end())),
+        None => lines.iter().any(|l| l == e),
+    }
 }
 
 fn guides() -> Vec<PathBuf> {
@@ -148,9 +163,9 @@ fn run_guide(guide: &Path) -> Vec<String> {
                     failures.push(format!("{name}:{line}: `{command}` exited {:?}:\n{all}", o.status.code()));
                     continue;
                 }
-                let flat = all.split_whitespace().collect::<Vec<_>>().join(" ");
+                let lines: Vec<String> = all.lines().map(collapse).collect();
                 for e in expected {
-                    if !flat.contains(&e) {
+                    if !shows(&lines, &e) {
                         failures.push(format!("{name}:{line}: `{command}`: the guide shows `{e}`, the output was:\n{all}"));
                     }
                 }
@@ -190,7 +205,15 @@ fn every_command_in_the_guides_runs() {
 #[test]
 fn the_expected_guides_exist_and_the_index_links_them() {
     let index = fs::read_to_string(root().join("docs/README.md")).unwrap();
-    for g in ["getting-started.md", "jax-single-node.md", "jax-multi-node-gpu.md", "jax-tpu.md", "catalog-guide.md", "pipelines.md"] {
+    for g in [
+        "getting-started.md",
+        "jax-single-node.md",
+        "jax-multi-node-gpu.md",
+        "jax-tpu.md",
+        "catalog-guide.md",
+        "pipelines.md",
+        "trainjobs.md",
+    ] {
         assert!(root().join("docs").join(g).exists(), "docs/{g} missing");
         assert!(index.contains(&format!("]({g})")), "docs/README.md does not link {g}");
     }
@@ -217,6 +240,20 @@ fn relative_links_in_the_guides_resolve() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn shown_output_is_whole_lines_of_the_real_output() {
+    let out: Vec<String> =
+        "gpu  l4  gke  g2-standard-48  4  nvidia.com/gpu  cloud.google.com/gke-accelerator=nvidia-l4\n  wrote 2 runtimes\n"
+            .lines()
+            .map(collapse)
+            .collect();
+    assert!(shows(&out, "wrote 2 runtimes"));
+    assert!(!shows(&out, "gpu l4 gke g2-standard-48 4 nvidia.com/gpu"), "a cut line must say so with `...`");
+    assert!(shows(&out, "gpu l4 gke g2-standard-48 4 nvidia.com/gpu ..."));
+    assert!(!shows(&out, "wrote 2"), "part of a line is not the line");
+    assert!(!shows(&out, "runtimes"));
 }
 
 #[test]

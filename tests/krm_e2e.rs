@@ -54,21 +54,6 @@ fn without_annotation(mut v: Value, key: &str) -> Value {
     v
 }
 
-/// Comments of a file: the text after `#` on each line that has one outside quotes (good
-/// enough for the files used here, which have no `#` inside strings).
-fn comments(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| {
-            let t = l.trim_start();
-            if t.starts_with('#') {
-                Some(t.to_string())
-            } else {
-                l.find(" #").map(|i| l[i + 1..].trim().to_string())
-            }
-        })
-        .collect()
-}
-
 fn runtimes_of(values: Vec<Value>) -> BTreeMap<String, Value> {
     values
         .into_iter()
@@ -473,4 +458,54 @@ fn flux_example_is_rendered_and_builds_without_plugins() {
     assert!(out.status.success(), "{}", show(&out));
     let built = runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()));
     assert_eq!(built, cli_render(&[flux.join("catalog")]));
+}
+
+/// `kpt fn eval --fn-config` (functions/kpt/README.md): the config is read together with the
+/// package's own catalog objects. Runtimes of entries in either are kept; a runtime the function
+/// generated from an entry that is in neither is pruned.
+#[test]
+fn kpt_eval_with_fn_config_keeps_the_package_catalog_and_prunes_only_entries_seen_nowhere() {
+    let kpt = tool("kpt");
+    let example = root().join("functions/kpt/example");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("extra.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: jax-cpu-extra\nspec:\n  accelerator: {cpu: {}}\n  resources: {requests: {cpu: \"2\"}}\n",
+    )
+    .unwrap();
+    let eval = |pkg: &Path| {
+        let out = Command::new(&kpt)
+            .args(["fn", "eval"])
+            .arg(pkg)
+            .args(["--exec", "jax-runtimes", "--fn-config"])
+            .arg(&config)
+            .env("PATH", path_with_bin())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "kpt fn eval failed:\n{}", show(&out));
+        let mut files: Vec<String> =
+            std::fs::read_dir(pkg.join("runtimes")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        files.sort();
+        files
+    };
+    let before: Vec<String> = {
+        let mut f: Vec<String> =
+            std::fs::read_dir(example.join("runtimes")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        f.sort();
+        f
+    };
+    assert!(before.len() >= 2, "{before:?}");
+    // The catalog stays in the package: its runtimes are kept, the config's is added.
+    let with_catalog = dir.path().join("with-catalog");
+    copy_dir(&example, &with_catalog);
+    let mut want = before.clone();
+    want.push("clustertrainingruntime_jax-cpu-extra.yaml".into());
+    want.sort();
+    assert_eq!(eval(&with_catalog), want);
+    // The catalog is gone from the package: only the config's entry is seen, the rest is pruned.
+    let without_catalog = dir.path().join("without-catalog");
+    copy_dir(&example, &without_catalog);
+    std::fs::remove_dir_all(without_catalog.join("catalog")).unwrap();
+    assert_eq!(eval(&without_catalog), vec!["clustertrainingruntime_jax-cpu-extra.yaml".to_string()]);
 }

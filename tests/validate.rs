@@ -513,7 +513,7 @@ fn a_list_as_kubectl_get_prints_it_is_unpacked_and_every_item_checked() {
     ] {
         let (code, out, err) = cli(&["-", "--format", "json"], Some(&text));
         assert_eq!(code, 1, "{format}: {err}");
-        assert!(err.contains("2 runtime(s) checked"), "{format}: {err}");
+        assert!(err.contains("2 runtimes checked"), "{format}: {err}");
         let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
         let hosts = findings.iter().find(|f| f["rule"] == "tpu/hosts").unwrap_or_else(|| panic!("{format}: {out}"));
         let line = hosts["line"].as_u64().unwrap() as usize;

@@ -29,6 +29,8 @@ pub struct GpuVendor {
     /// Extended resource name, e.g. `nvidia.com/gpu`.
     pub resource: String,
     pub tolerations: Vec<Toleration>,
+    /// From `images.yaml` (this vendor's `image_key`).
+    #[serde(default, skip_deserializing)]
     pub default_image: String,
 }
 
@@ -218,7 +220,7 @@ impl GpuData {
             available: model.platforms().to_vec(),
         })?;
         let plat = self.platform(platform).ok_or_else(|| GpuError::Data(format!("no GPU platform entry for `{platform}`")))?;
-        let shapes = || on.machine_types.iter().map(|m| format!("{} ({} GPUs)", m.name, m.gpus)).collect::<Vec<_>>();
+        let shapes = || on.machine_types.iter().map(|m| format!("{} ({})", m.name, crate::words::count(m.gpus, "GPU"))).collect::<Vec<_>>();
         let lookup = |name: &str| {
             on.machine(name).ok_or_else(|| GpuError::UnknownMachineType {
                 name: name.to_string(),
@@ -300,7 +302,7 @@ pub enum GpuError {
     NotOnPlatform { model: String, platform: String, available: Vec<String> },
     #[error("machine type `{name}` does not have `{model}` GPUs on `{platform}`; expected one of: {}", .known.join(", "))]
     UnknownMachineType { name: String, model: String, platform: String, known: Vec<String> },
-    #[error("{count} GPUs per node is more than any `{model}` machine on `{platform}` has (at most {limit}; shapes: {})", if .shapes.is_empty() { "none listed".to_string() } else { .shapes.join(", ") })]
+    #[error("{} per node is more than any `{model}` machine on `{platform}` has (at most {limit}; shapes: {})", crate::words::count(*.count, "GPU"), if .shapes.is_empty() { "none listed".to_string() } else { .shapes.join(", ") })]
     TooMany { count: u32, limit: u32, model: String, platform: String, shapes: Vec<String> },
     #[error("a GPU count of 0 requests no GPU; use `accelerator: {{cpu: {{}}}}` for a CPU runtime")]
     Zero,

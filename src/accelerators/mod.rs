@@ -1,10 +1,12 @@
 //! Accelerator knowledge, loaded once from the YAML tables in `catalog/accelerators/` (embedded
 //! in the binary): platforms, TPU generations with their topologies and machine shapes ([`tpu`]),
 //! GPU models with their labels and machine shapes per platform ([`gpu`]), the GPU fabrics of
-//! machine types ([`fabric`]), CPU defaults, how the Kubeflow SDK names devices ([`sdk`]), and
-//! what a cluster's nodes look like ([`nodes`]). Resolve, validate, fit and the docs all ask this
-//! module; none keeps a copy of the data.
+//! machine types ([`fabric`]), CPU defaults, the default image of each accelerator kind
+//! (`images.yaml`), how the Kubeflow SDK names devices ([`sdk`]), and what a cluster's nodes look
+//! like ([`nodes`]). Resolve, validate, fit and the docs all ask this module; none keeps a copy of
+//! the data.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use k8s_openapi::api::core::v1::EnvVar;
@@ -31,6 +33,7 @@ const GPU_YAML: &str = include_str!("../../catalog/accelerators/gpu.yaml");
 const FABRICS_YAML: &str = include_str!("../../catalog/accelerators/fabrics.yaml");
 const CPU_YAML: &str = include_str!("../../catalog/accelerators/cpu.yaml");
 const SDK_YAML: &str = include_str!("../../catalog/accelerators/sdk.yaml");
+const IMAGES_YAML: &str = include_str!("../../catalog/accelerators/images.yaml");
 
 /// Every table, parsed.
 #[derive(Debug, Clone, Serialize)]
@@ -41,6 +44,7 @@ pub struct Data {
     pub fabrics: FabricData,
     pub cpu: CpuData,
     pub sdk: SdkData,
+    pub images: ImageData,
 }
 
 /// The embedded tables, parsed once. They are part of the binary, not input: the unit tests
@@ -54,7 +58,22 @@ pub fn data() -> &'static Data {
 }
 
 impl Data {
+    /// The tables, with the default images of the embedded `images.yaml`.
     pub fn parse(platforms: &str, tpu: &str, gpu: &str, fabrics: &str, cpu: &str, sdk: &str) -> Result<Data, AcceleratorError> {
+        Data::parse_with_images(platforms, tpu, gpu, fabrics, cpu, sdk, IMAGES_YAML)
+    }
+
+    /// The tables and the default images: every image key (`cpu`, `tpu`, each GPU vendor's)
+    /// has exactly one image, and every image a key.
+    pub fn parse_with_images(
+        platforms: &str,
+        tpu: &str,
+        gpu: &str,
+        fabrics: &str,
+        cpu: &str,
+        sdk: &str,
+        images: &str,
+    ) -> Result<Data, AcceleratorError> {
         fn table<T: serde::de::DeserializeOwned>(file: &'static str, text: &str) -> Result<T, AcceleratorError> {
             crate::yaml::from_str(text).map_err(|e| AcceleratorError::Data {
                 file,
@@ -62,11 +81,12 @@ impl Data {
             })
         }
         let platforms: PlatformData = table("platforms.yaml", platforms)?;
-        let tpu: TpuData = table("tpu.yaml", tpu)?;
+        let mut tpu: TpuData = table("tpu.yaml", tpu)?;
         let mut gpu: GpuData = table("gpu.yaml", gpu)?;
         let fabrics: FabricData = table("fabrics.yaml", fabrics)?;
-        let cpu: CpuData = table("cpu.yaml", cpu)?;
+        let mut cpu: CpuData = table("cpu.yaml", cpu)?;
         let sdk: SdkData = table("sdk.yaml", sdk)?;
+        let images: ImageData = table("images.yaml", images)?;
         let names: Vec<String> = platforms.platforms.iter().map(|p| p.name.clone()).collect();
         let check = |file: &'static str, name: &str| {
             if names.iter().any(|n| n == name) {
@@ -95,7 +115,30 @@ impl Data {
         for f in &fabrics.fabrics {
             check("fabrics.yaml", &f.platform)?;
         }
-        Ok(Data { platforms, tpu, gpu, fabrics, cpu, sdk })
+        let image = |key: &str| {
+            images.images.get(key).map(|i| i.image.clone()).ok_or_else(|| AcceleratorError::Data {
+                file: "images.yaml",
+                message: format!("no image for `{key}`; every accelerator kind needs its default image"),
+            })
+        };
+        cpu.default_image = image(IMAGE_KEY_CPU)?;
+        tpu.default_image = image(IMAGE_KEY_TPU)?;
+        for v in &mut gpu.vendors {
+            v.default_image = image(&v.image_key)?;
+        }
+        let keys: Vec<&str> = [IMAGE_KEY_CPU, IMAGE_KEY_TPU].into_iter().chain(gpu.vendors.iter().map(|v| v.image_key.as_str())).collect();
+        for (key, i) in &images.images {
+            if !keys.contains(&key.as_str()) {
+                return Err(AcceleratorError::Data {
+                    file: "images.yaml",
+                    message: format!("`{key}` is not an image key; expected one of {}", keys.join(", ")),
+                });
+            }
+            if let Err(why) = pinned(&i.image) {
+                return Err(AcceleratorError::Data { file: "images.yaml", message: format!("`{key}`: {why}") });
+            }
+        }
+        Ok(Data { platforms, tpu, gpu, fabrics, cpu, sdk, images })
     }
 
     /// The platform named `name`.
@@ -128,10 +171,55 @@ pub struct Platform {
     pub description: String,
 }
 
+/// The image keys of CPU and TPU runtimes (GPU vendors name theirs in `gpu.yaml`).
+pub const IMAGE_KEY_CPU: &str = "cpu";
+pub const IMAGE_KEY_TPU: &str = "tpu";
+
+/// `images.yaml`: the default image of each accelerator kind, by image key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageData {
+    pub images: BTreeMap<String, DefaultImage>,
+}
+
+/// One default image.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefaultImage {
+    pub image: String,
+    /// pip packages a job installs before it imports JAX (an image without JAX); empty when the
+    /// image has JAX.
+    #[serde(default)]
+    pub install: Vec<String>,
+}
+
+impl ImageData {
+    /// What a job in `image` must pip-install first, when `image` is a default image without JAX.
+    pub fn install_for(&self, image: &str) -> &[String] {
+        self.images.values().find(|i| i.image == image).map(|i| i.install.as_slice()).unwrap_or_default()
+    }
+}
+
+/// An image reference pinned to a version: a digest, or a tag other than `latest`.
+pub fn pinned(image: &str) -> Result<(), String> {
+    if image.contains("@sha256:") {
+        return Ok(());
+    }
+    // The tag follows the last `:` after the last `/` (a registry may have a port).
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.split_once(':') {
+        Some((_, tag)) if !tag.is_empty() && tag != "latest" => Ok(()),
+        Some(_) => Err(format!("`{image}` uses the `latest` tag; pin a version so that an image change is a change in the runtimes")),
+        None => Err(format!("`{image}` has no tag (it means `latest`); pin a version")),
+    }
+}
+
 /// `cpu.yaml`: CPU-only runtimes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CpuData {
+    /// From `images.yaml` (key `cpu`).
+    #[serde(default, skip_deserializing)]
     pub default_image: String,
     #[serde(default)]
     pub env: Vec<EnvVar>,
@@ -149,6 +237,31 @@ mod tests {
         assert!(d.gpu.models.len() >= 9);
         assert!(d.platform(&d.platforms.default).is_ok());
         assert!(!d.tpu.platforms.is_empty());
+    }
+
+    #[test]
+    fn default_images_are_pinned_and_one_per_image_key() {
+        let d = data();
+        assert_eq!(d.cpu.default_image, d.images.images["cpu"].image);
+        assert_eq!(d.tpu.default_image, d.images.images["tpu"].image);
+        for v in &d.gpu.vendors {
+            assert_eq!(v.default_image, d.images.images[&v.image_key].image, "{}", v.name);
+        }
+        assert_ne!(d.cpu.default_image, d.gpu.vendors[0].default_image, "CPU runtimes do not get the CUDA image");
+        for (key, i) in &d.images.images {
+            assert_eq!(pinned(&i.image), Ok(()), "{key}");
+        }
+        assert!(pinned("rocm/jax:latest").is_err());
+        assert!(pinned("rocm/jax").is_err());
+        assert!(pinned("localhost:5000/jax").is_err(), "a registry port is not a tag");
+        assert!(pinned("localhost:5000/jax:0.8").is_ok());
+        assert!(pinned("python@sha256:abc").is_ok());
+        let latest = IMAGES_YAML.replace("rocm/jax:rocm7.2.4-jax0.8.2-py3.12", "rocm/jax:latest");
+        let err = Data::parse_with_images(PLATFORMS_YAML, TPU_YAML, GPU_YAML, FABRICS_YAML, CPU_YAML, SDK_YAML, &latest).unwrap_err();
+        assert!(err.to_string().contains("`latest` tag"), "{err}");
+        let missing = IMAGES_YAML.replace("  amdGpu:", "  amd:");
+        let err = Data::parse_with_images(PLATFORMS_YAML, TPU_YAML, GPU_YAML, FABRICS_YAML, CPU_YAML, SDK_YAML, &missing).unwrap_err();
+        assert!(err.to_string().contains("no image for `amdGpu`"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct TpuData {
     /// Annotations on the JobSet template of multi-host slices.
     pub multi_host_annotations: BTreeMap<String, String>,
     pub env: Vec<EnvVar>,
+    /// From `images.yaml` (key `tpu`).
+    #[serde(default, skip_deserializing)]
     pub default_image: String,
     pub generations: Vec<TpuGeneration>,
 }

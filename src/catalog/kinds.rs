@@ -6,7 +6,7 @@
 
 use crate::diag::Diagnostic;
 use crate::gvk::Gvk;
-use crate::rules::catalog::{CATALOG_API_VERSION, CATALOG_UNKNOWN_KIND};
+use crate::rules::catalog::{CATALOG_API_VERSION, CATALOG_MISSING_FIELD, CATALOG_UNKNOWN_KIND};
 use crate::spelling;
 
 pub const GROUP: &str = "jax-runtimes.dev";
@@ -92,8 +92,21 @@ pub fn identify(gvk: Gvk<'_>) -> Identity {
         }
         return match exact_kind {
             Some(k) => Identity::Ours(k),
+            None if gvk.kind.is_empty() => Identity::Misspelt(Box::new(
+                Diagnostic::new(
+                    &CATALOG_MISSING_FIELD,
+                    format!(
+                        "the object has no `kind`; a `{API_VERSION}` object is a `{}`, `{}` or `{}`",
+                        Kind::Runtime,
+                        Kind::Defaults,
+                        Kind::Matrix
+                    ),
+                )
+                .with_field("kind")
+                .with_help("add `kind: JaxRuntime` (one runtime), `kind: JaxRuntimeDefaults` or `kind: JaxRuntimeMatrix`"),
+            )),
             None => {
-                let found = if gvk.kind.is_empty() { "no `kind`".to_string() } else { format!("`kind: {}`", gvk.kind) };
+                let found = format!("`kind: {}`", gvk.kind);
                 let hint = match near_kind {
                     Some(k) => format!("did you mean `{k}`?"),
                     None => format!("expected one of {}", Kind::ALL.map(|k| format!("`{k}`")).join(", ")),
@@ -154,7 +167,13 @@ mod tests {
             assert_eq!(rule(&i), "catalog/api-version", "{api} {kind}");
             assert!(matches!(&i, Identity::Misspelt(d) if d.message.contains(API_VERSION)), "{api}");
         }
-        assert_eq!(rule(&id(API_VERSION, "")), "catalog/unknown-kind");
+        // No kind at all is a missing field, not a kind named ``.
+        let none = id(API_VERSION, "");
+        assert_eq!(rule(&none), "catalog/missing-field");
+        assert!(
+            matches!(&none, Identity::Misspelt(d) if d.message == "the object has no `kind`; a `jax-runtimes.dev/v1alpha1` object is a `JaxRuntime`, `JaxRuntimeDefaults` or `JaxRuntimeMatrix`" && d.field.as_deref() == Some("kind")),
+            "{none:?}"
+        );
         assert_eq!(rule(&id(API_VERSION, "Deployment")), "catalog/unknown-kind");
     }
 

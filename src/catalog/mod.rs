@@ -171,7 +171,14 @@ pub struct Accelerator {
 /// Kubeflow SDK reports the device as `cpu` with that count.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CpuSpec {}
+pub struct CpuSpec {
+    /// Copy the `cpu` request into a `cpu` limit. Default true: the Kubeflow SDK reads a
+    /// runtime's device from its limits only, and lists this one as `cpu` with that count. The
+    /// limit also caps the JAX process at that many cores. `false` leaves the limit out; the SDK
+    /// then lists the device and count as `Unknown` (a `catalog/cpu-limit-off` warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_from_request: Option<bool>,
+}
 
 /// GPUs per node.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -438,7 +445,9 @@ pub struct Choice<'a> {
 /// Any catalog object, for the JSON Schema.
 #[derive(schemars::JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
+// Only the schema generator reads it: never built, so its size does not matter, and its variants
+// are named after the kinds they describe.
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 enum CatalogObject {
     JaxRuntime(JaxRuntime),
     JaxRuntimeDefaults(JaxRuntimeDefaults),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{print_findings, read_catalog, sync_dir, FindingsFormat};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
 use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::pipeline;
@@ -22,20 +22,24 @@ pub struct DocsArgs {
     /// Write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long)]
     pub check: bool,
-    /// How to print findings on stderr.
+    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
 }
 
 /// `jax-runtimes docs`.
 pub fn run(a: &DocsArgs) -> Exit {
+    if let Err(e) = check_output_dir(&a.output_dir) {
+        out::error(&e);
+        return Exit::Usage;
+    }
     let input = read_catalog(&a.paths);
-    let sources = input.sources.clone();
+    let mut report = Reporter::new(a.format, input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            print_findings(&diags, a.format, &sources);
-            return Exit::after_read_errors(&diags);
+            report.findings(&diags);
+            return report.finish(Exit::after_read_errors(&diags));
         }
     };
     // The same gate as `render`: a catalog that does not render is not documented. The pages are
@@ -48,26 +52,24 @@ pub fn run(a: &DocsArgs) -> Exit {
                 .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
         );
     }
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    print_findings(&diags, a.format, &sources);
-    if errors > 0 {
-        out::note(&format!("nothing written: {errors} error(s)"));
-        return Exit::Findings;
+    report.findings(&diags);
+    if report.refused(&diags) {
+        return report.finish(Exit::Findings);
     }
     let dir = &a.output_dir;
     let files = match pages::pages(generated.runtimes.iter().map(|(r, o)| (r, o))) {
         Ok(f) => f,
         Err(e) => {
             out::error(&e.to_string());
-            return Exit::Usage;
+            return report.finish(Exit::Usage);
         }
     };
-    let plan = match write::plan_for(dir, &files, &write::MARKDOWN) {
-        Ok(p) => p,
+    let code = match write::plan_for(dir, &files, &write::MARKDOWN) {
+        Ok(plan) => sync_dir(dir, &plan, a.check, "docs", &a.paths, generated.runtimes.len(), &mut report),
         Err(e) => {
-            out::error(&e.to_string());
-            return Exit::Usage;
+            report.unwritable(dir, &e.to_string());
+            Exit::Usage
         }
     };
-    sync_dir(dir, &plan, a.check, "docs", &a.paths, generated.runtimes.len())
+    report.finish(code)
 }

@@ -9,7 +9,9 @@ use crate::exit::Exit;
 pub mod accelerators;
 pub mod docs;
 pub mod fit;
+pub mod install;
 pub mod out;
+pub mod preview;
 pub mod render;
 pub mod schema;
 mod shared;
@@ -28,6 +30,10 @@ pub mod validate;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Color and frames of text findings: `auto` (color on a terminal, unless NO_COLOR is set),
+    /// `always`, or `never` (plain ASCII for logs).
+    #[arg(long, global = true, value_enum, default_value_t = out::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: out::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -42,7 +48,7 @@ pub enum Command {
     Schema,
     /// List the accelerator shapes jax-runtimes knows.
     #[command(
-        after_help = "Examples:\n  jax-runtimes accelerators\n  jax-runtimes accelerators --kind tpu --generation v5e\n  jax-runtimes accelerators --kind gpu --platform eks -o json"
+        after_help = "Examples:\n  jax-runtimes accelerators                       # one row per TPU generation and GPU model\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
     )]
     Accelerators(accelerators::AcceleratorsArgs),
     /// Write a Markdown reference of every runtime in a catalog: one page per runtime and an index.
@@ -50,11 +56,16 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale"
     )]
     Docs(docs::DocsArgs),
-    /// Check ClusterTrainingRuntime / TrainingRuntime files: schema (or --crd), CEL, admission, SDK and accelerator rules.
+    /// Check ClusterTrainingRuntime / TrainingRuntime / TrainJob files: schema (or --crd), CEL, admission, SDK and accelerator rules; TrainJobs against their runtimes.
     #[command(
-        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
+        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n  jax-runtimes validate jobs/ --runtimes catalog/     # TrainJobs against the catalog's runtimes\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
     )]
     Validate(validate::ValidateArgs),
+    /// Print the pod Kubeflow Trainer will create for a TrainJob's process (a prediction, as YAML).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes preview job.yaml --runtimes catalog/\n  jax-runtimes preview job.yaml --runtimes runtimes/ --process 3\n  jax-runtimes preview job.yaml --runtimes runtimes/ --trainer-version v2.2\n\nExit codes: 0 printed, 1 the TrainJob has errors (printed when it can be), 2 usage or I/O problem."
+    )]
+    Preview(preview::PreviewArgs),
     /// Will each runtime's pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
     #[command(
         after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
@@ -69,6 +80,11 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Copy this binary to a path (for an init container that puts jax-runtimes on another container's PATH).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes install-binary /custom-tools            # writes /custom-tools/jax-runtimes\n  jax-runtimes install-binary ~/.local/bin/jax-runtimes\n\nThe container image has no shell and no `cp`: functions/argocd/repo-server-patch.yaml runs this in an init container."
+    )]
+    InstallBinary(install::InstallArgs),
 }
 
 /// Parses arguments and runs the command.
@@ -80,6 +96,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
             return if e.use_stderr() { Exit::Usage } else { Exit::Ok };
         }
     };
+    out::set_color(cli.color);
     match cli.command {
         None => {
             out::error("no command given; try `jax-runtimes --help`, or pipe a ResourceList to run as a KRM function");
@@ -91,6 +108,8 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
         Some(Command::Fit(a)) => fit::run(&a),
+        Some(Command::InstallBinary(a)) => install::run(&a),
+        Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             let mut buf = Vec::new();

@@ -1,10 +1,61 @@
-//! Where the command line writes: stdout for results, stderr for findings and notes. A closed
-//! stdout (`jax-runtimes accelerators | head -1`) ends the command quietly with exit 0, as
-//! ripgrep does; a closed stderr is ignored. Nothing here panics.
+//! Where the command line writes: stdout for results, stderr for findings and notes, and how
+//! text findings look there (`--color`, `NO_COLOR`). A closed stdout (`jax-runtimes
+//! accelerators | head -1`) ends the command quietly with exit 0, as ripgrep does; a closed
+//! stderr is ignored. Nothing here panics.
 
-use std::io::{ErrorKind, Write};
+use std::io::{ErrorKind, IsTerminal, Write};
+use std::sync::OnceLock;
 
 use crate::exit::Exit;
+use crate::report::Style;
+
+/// `--color`: when text findings are colored, and whether their source frames use box drawing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Color on a terminal unless `NO_COLOR` is set; ASCII frames when `TERM=dumb`.
+    #[default]
+    Auto,
+    /// Always color (for CI logs that show ANSI colors).
+    Always,
+    /// Plain text for logs: no color, ASCII instead of box drawing.
+    Never,
+}
+
+/// The stream findings are written to (its being a terminal decides `auto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The `--color` of this run, set once by [`crate::cli::main`] before the command runs.
+static COLOR: OnceLock<ColorChoice> = OnceLock::new();
+
+/// Records the `--color` choice of this run (the first one counts).
+pub fn set_color(choice: ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
+/// How text findings written to `stream` look, from `--color`, `NO_COLOR` and `TERM`.
+pub fn style(stream: Stream) -> Style {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let terminal = match stream {
+        Stream::Stdout => std::io::stdout().is_terminal(),
+        Stream::Stderr => std::io::stderr().is_terminal(),
+    };
+    let dumb = var("TERM").is_some_and(|t| t == "dumb");
+    style_for(COLOR.get().copied().unwrap_or_default(), terminal, var("NO_COLOR").is_some(), dumb)
+}
+
+/// The style for a choice, whether the stream is a terminal, whether `NO_COLOR` is set (not
+/// empty, as no-color.org says) and whether `TERM=dumb`.
+pub fn style_for(choice: ColorChoice, terminal: bool, no_color: bool, dumb: bool) -> Style {
+    match choice {
+        ColorChoice::Always => Style { color: true, ascii: false },
+        ColorChoice::Never => Style::PLAIN,
+        ColorChoice::Auto => Style { color: terminal && !no_color && !dumb, ascii: dumb },
+    }
+}
 
 /// Writes `text` to stdout: `Ok` when written or when the reader went away, `Usage` on any
 /// other write error (said on stderr).
@@ -34,4 +85,20 @@ pub fn note(text: &str) {
 /// `jax-runtimes: <error>` on stderr.
 pub fn error(text: &str) {
     note(text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_follows_the_choice_the_terminal_and_no_color() {
+        use ColorChoice::*;
+        assert_eq!(style_for(Auto, true, false, false), Style { color: true, ascii: false });
+        assert_eq!(style_for(Auto, false, false, false), Style { color: false, ascii: false }, "a pipe gets no color");
+        assert_eq!(style_for(Auto, true, true, false), Style { color: false, ascii: false }, "NO_COLOR wins over a terminal");
+        assert_eq!(style_for(Auto, true, false, true), Style::PLAIN, "TERM=dumb gets plain text");
+        assert_eq!(style_for(Always, false, true, false), Style { color: true, ascii: false }, "--color always wins over NO_COLOR");
+        assert_eq!(style_for(Never, true, false, false), Style::PLAIN);
+    }
 }

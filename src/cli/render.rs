@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{print_findings, read_catalog, sync_dir, FindingsFormat};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
@@ -21,19 +21,25 @@ pub struct RenderArgs {
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// How to print findings on stderr.
+    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
 }
 
 pub fn run(a: &RenderArgs) -> Exit {
+    if let Some(dir) = &a.output_dir {
+        if let Err(e) = check_output_dir(dir) {
+            out::error(&e);
+            return Exit::Usage;
+        }
+    }
     let input = read_catalog(&a.paths);
-    let sources = input.sources.clone();
+    let mut report = Reporter::new(a.format, input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            print_findings(&diags, a.format, &sources);
-            return Exit::after_read_errors(&diags);
+            report.findings(&diags);
+            return report.finish(Exit::after_read_errors(&diags));
         }
     };
     // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
@@ -53,32 +59,28 @@ pub fn run(a: &RenderArgs) -> Exit {
                 .with_help("check the paths; `jax-runtimes render` with no path renders the built-in catalog"),
         );
     }
-    print_findings(&diags, a.format, &sources);
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    if errors > 0 {
-        out::note(&format!("nothing written: {errors} error(s)"));
-        return Exit::Findings;
+    report.findings(&diags);
+    if report.refused(&diags) {
+        return report.finish(Exit::Findings);
     }
     let texts = match generated.runtimes.into_iter().collect::<Result<Vec<_>, _>>() {
         Ok(t) => t,
         Err(e) => {
             out::error(&e.to_string());
-            return Exit::Usage;
+            return report.finish(Exit::Usage);
         }
     };
-    match &a.output_dir {
+    let code = match &a.output_dir {
         None => out::stdout(&write::stream(&texts)),
         Some(dir) => {
-            let plan =
-                match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string()))
-                {
-                    Ok(p) => p,
-                    Err(e) => {
-                        out::error(&e);
-                        return Exit::Usage;
-                    }
-                };
-            sync_dir(dir, &plan, a.check, "render", &a.paths, texts.len())
+            match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string())) {
+                Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, texts.len(), &mut report),
+                Err(e) => {
+                    report.unwritable(dir, &e);
+                    Exit::Usage
+                }
+            }
         }
-    }
+    };
+    report.finish(code)
 }

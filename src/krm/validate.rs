@@ -1,5 +1,6 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
-//! runtime among the items is checked (CRDs among the items are used as `--crd`); the items come
+//! runtime among the items is checked, and every TrainJob against the runtime items (CRDs among
+//! the items are used as `--crd`); the items come
 //! back as the exact text they came as, with the findings, and exit 1 on errors (or on warnings
 //! with `spec.failOnWarnings: true`). With `spec.nodes` the runtimes are also fitted to the
 //! Nodes (and `spec.pods` Pods) of those files of the package.
@@ -47,7 +48,7 @@ pub fn process(list: ResourceList) -> Output {
         })
         .collect();
     let opts = match crd::from_documents(&docs) {
-        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect() },
+        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect(), ..Options::default() },
         Err(mut e) => {
             diags.append(&mut e);
             Options::default()
@@ -61,10 +62,10 @@ pub fn process(list: ResourceList) -> Output {
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
 
-/// The items the validator reads whole: runtimes and CRDs, and the items of the node and pod
-/// files the config names (filtered by file above). Every other item passes unread.
+/// The items the validator reads whole: runtimes, TrainJobs and CRDs, and the items of the node
+/// and pod files the config names (filtered by file above). Every other item passes unread.
 fn needed(gvk: Gvk<'_>) -> bool {
-    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED))
+    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED | trainer::KIND_TRAINJOB))
         || gvk.kind == "CustomResourceDefinition"
 }
 
@@ -82,9 +83,12 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
         Ok(c) => c.spec,
         Err(e) => {
             let path = e.path().to_string();
-            let d = Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", e.inner()))
-                .with_object(fc.meta.object_ref())
-                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind");
+            let d = Diagnostic::new(
+                &KRM_FUNCTION_CONFIG,
+                format!("the JaxRuntimeValidation config does not read: {}", crate::words::serde_message(&e.inner().to_string())),
+            )
+            .with_object(fc.meta.object_ref())
+            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }

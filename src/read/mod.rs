@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_TOO_LARGE, INPUT_UNREADABLE};
-use crate::yaml::{self, LineIndex};
+use crate::yaml::{self, LineIndex, Position};
 
 mod builtin;
 
@@ -40,8 +40,14 @@ impl Source {
 
     /// 1-based line of a field path in document `doc`, where the text is known.
     pub fn line(&self, doc: usize, path: &str) -> Option<usize> {
+        self.position(doc, path).map(|p| p.line)
+    }
+
+    /// Where a finding at a field path of document `doc` points (line, and the characters to
+    /// underline), where the text is known.
+    pub fn position(&self, doc: usize, path: &str) -> Option<Position> {
         let text = self.text.as_deref()?;
-        self.lines.get_or_init(|| LineIndex::new(text)).line(doc, path)
+        self.lines.get_or_init(|| LineIndex::new(text)).position(doc, path)
     }
 }
 
@@ -53,6 +59,13 @@ impl Sources {
     pub fn add(&mut self, source: &Arc<Source>) {
         if !self.0.iter().any(|s| Arc::ptr_eq(s, source)) {
             self.0.push(source.clone());
+        }
+    }
+
+    /// Adds every source of `other`.
+    pub fn extend(&mut self, other: &Sources) {
+        for s in &other.0 {
+            self.add(s);
         }
     }
 
@@ -114,20 +127,27 @@ impl Place {
 
     /// The line of a field path of the object, where the text is known.
     pub fn line(&self, field: &str) -> Option<usize> {
+        self.position(field).map(|p| p.line)
+    }
+
+    /// Where a finding at a field path of the object points, where the text is known.
+    pub fn position(&self, field: &str) -> Option<Position> {
         let path = match (self.within.is_empty(), field.is_empty()) {
             (true, _) => field.to_string(),
             (false, true) => self.within.clone(),
             (false, false) => format!("{}.{field}", self.within),
         };
-        self.source.line(self.index, &path)
+        self.source.position(self.index, &path)
     }
 
-    /// Places a diagnostic here: file, document index and the line of its field.
+    /// Places a diagnostic here: file, document index, and the line and columns of its field.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
-        let line = self.line(d.field.as_deref().unwrap_or(""));
+        let position = self.position(d.field.as_deref().unwrap_or(""));
         d.file = Some(self.source.name.clone());
         d.index = Some(self.index);
-        d.line = line;
+        d.line = position.map(|p| p.line);
+        d.column = position.and_then(|p| p.column).map(|c| c.0);
+        d.width = position.and_then(|p| p.column).map(|c| c.1);
         d
     }
 }
@@ -246,9 +266,11 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
 pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
     let text = source.text().unwrap_or_default();
     let values = yaml::parse_stream(text).map_err(|e| {
-        Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+        let d = Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
             .with_file(source.name.clone(), None, e.line)
-            .with_help("fix the YAML syntax at that line")
+            .with_help("fix the YAML syntax at that line");
+        // The parser's column is where it gave up: one character is underlined there.
+        Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }
     })?;
     let mut docs = Vec::with_capacity(values.len());
     for (index, value) in values.into_iter().enumerate() {

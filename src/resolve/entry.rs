@@ -42,7 +42,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
                 .with_field("spec.numNodes"),
         );
     }
-    let resources = resources(entry, &plan, &mut f);
+    let (resources, cpu_limit_from_request) = resources(entry, &plan, &mut f);
     let env = env(entry, defaults, std::mem::take(&mut plan.env), &mut f);
     let (node_selector, tolerations) = scheduling(entry, defaults, &plan);
     let (labels, annotations) = metadata(entry, defaults);
@@ -71,6 +71,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             args: spec.args.clone(),
             env,
             resources,
+            cpu_limit_from_request,
             node_selector,
             tolerations,
             pod_group_policy: spec.pod_group_policy.clone().or_else(|| defaults.pod_group_policy.clone()),
@@ -214,8 +215,9 @@ fn accelerator(entry: &JaxRuntime, defaults: &DefaultsSpec, platform: &Platform,
 }
 
 /// The entry's non-accelerator resources plus the accelerator's (requests equal limits), and
-/// the cpu limit the Kubeflow SDK needs to read the device.
-fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> ResourceRequirements {
+/// the cpu limit the Kubeflow SDK needs to read the device; true when that limit was copied from
+/// the request.
+fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> (ResourceRequirements, bool) {
     let d = data();
     let mut resources = entry.spec.resources.clone().unwrap_or_default();
     for (section, map) in [("requests", &resources.requests), ("limits", &resources.limits)] {
@@ -247,10 +249,15 @@ fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> Re
         Accel::Gpu(g) if !d.sdk.reads(&g.resource) => Some(g.resource.clone()),
         _ => None,
     };
-    if matches!(plan.accel, Accel::Cpu) || unreadable.is_some() {
+    // `accelerator.cpu.limitFromRequest: false` opts a CPU runtime out of the copy.
+    let opted_out = entry.spec.accelerator.cpu.as_ref().and_then(|c| c.limit_from_request) == Some(false);
+    let has_cpu_limit = |r: &ResourceRequirements| r.limits.as_ref().is_some_and(|l| l.contains_key("cpu"));
+    let mut copied = false;
+    if (matches!(plan.accel, Accel::Cpu) && !opted_out) || unreadable.is_some() {
         let cpu_request = resources.requests.as_ref().and_then(|r| r.get("cpu")).cloned();
         match cpu_request {
             Some(cpu) => {
+                copied = !has_cpu_limit(&resources);
                 resources.limits.get_or_insert_with(BTreeMap::new).entry("cpu".into()).or_insert(cpu);
             }
             None => {
@@ -272,6 +279,22 @@ fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> Re
     let has_cpu_or_memory = [&resources.requests, &resources.limits]
         .iter()
         .any(|m| m.as_ref().is_some_and(|m| m.contains_key("cpu") || m.contains_key("memory")));
+    if opted_out && !has_cpu_limit(&resources) {
+        let limits: Vec<&str> = resources.limits.iter().flat_map(|l| l.keys()).map(String::as_str).collect();
+        let shows = if limits.is_empty() {
+            "lists its device and device count as `Unknown`".to_string()
+        } else {
+            format!("cannot read its limits ({}): `get_runtime()` and `list_runtimes()` raise \"Unknown device type\"", limits.join(", "))
+        };
+        f.warnings.push(
+            Diagnostic::new(
+                &CATALOG_CPU_LIMIT_OFF,
+                format!("`limitFromRequest: false` leaves the runtime without a `cpu` limit; the Kubeflow SDK reads the device from limits only and {shows}"),
+            )
+            .with_field("spec.accelerator.cpu.limitFromRequest")
+            .with_help(CATALOG_CPU_LIMIT_OFF.fix),
+        );
+    }
     if !plan.limits.is_empty() {
         let l = resources.limits.get_or_insert_with(BTreeMap::new);
         let r = resources.requests.get_or_insert_with(BTreeMap::new);
@@ -286,7 +309,7 @@ fn resources(entry: &JaxRuntime, plan: &AcceleratorPlan, f: &mut Findings) -> Re
             r.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
-    resources
+    (resources, copied)
 }
 
 /// The accelerator's env, then the defaults', then the entry's; a later same name replaces an
@@ -402,8 +425,36 @@ mod tests {
     fn cpu_runtimes_get_their_request_as_a_cpu_limit() {
         let (r, w) = resolve(serde_json::json!({"accelerator": {"cpu": {}}, "resources": {"requests": {"cpu": "4"}}})).unwrap();
         assert!(w.is_empty());
+        assert!(r.cpu_limit_from_request);
         assert_eq!(r.resources.limits.unwrap()["cpu"].0, "4");
         assert!(r.shared_memory.is_none(), "no /dev/shm by default on CPU");
+    }
+
+    #[test]
+    fn the_cpu_limit_can_be_turned_off_with_a_warning_that_says_what_the_sdk_shows() {
+        let off = |resources: serde_json::Value| {
+            resolve(serde_json::json!({"accelerator": {"cpu": {"limitFromRequest": false}}, "resources": resources})).unwrap()
+        };
+        let (r, w) = off(serde_json::json!({"requests": {"cpu": "4"}}));
+        assert!(!r.cpu_limit_from_request);
+        assert!(r.resources.limits.is_none(), "{:?}", r.resources);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].rule, &CATALOG_CPU_LIMIT_OFF);
+        assert_eq!(w[0].field.as_deref(), Some("spec.accelerator.cpu.limitFromRequest"));
+        assert!(w[0].message.contains("`Unknown`"), "{}", w[0].message);
+        // Other limits without cpu: the SDK cannot read the runtime at all.
+        let (_, w) = off(serde_json::json!({"requests": {"cpu": "4"}, "limits": {"memory": "8Gi"}}));
+        let off_warning = w.iter().find(|d| d.rule == &CATALOG_CPU_LIMIT_OFF).expect("warned");
+        assert!(off_warning.message.contains("Unknown device type"), "{}", off_warning.message);
+        // A cpu limit of the user's own: the SDK reads it, nothing to warn about.
+        let (r, w) = off(serde_json::json!({"requests": {"cpu": "4"}, "limits": {"cpu": "8"}}));
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(r.resources.limits.unwrap()["cpu"].0, "8");
+        // `true` is the default.
+        let (r, w) =
+            resolve(serde_json::json!({"accelerator": {"cpu": {"limitFromRequest": true}}, "resources": {"requests": {"cpu": "2"}}}))
+                .unwrap();
+        assert!(w.is_empty() && r.cpu_limit_from_request);
     }
 
     #[test]

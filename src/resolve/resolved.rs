@@ -39,13 +39,20 @@ impl Origin {
 
     /// The line of the entry's `metadata.name`: where findings about the whole runtime point.
     pub fn name_line(&self) -> Option<usize> {
+        self.name_position().map(|p| p.line)
+    }
+
+    /// Where the entry's `metadata.name` is (its line and the name's columns).
+    pub fn name_position(&self) -> Option<crate::yaml::Position> {
         let path = if self.field_prefix.is_empty() { "metadata.name".to_string() } else { format!("{}.metadata.name", self.field_prefix) };
-        self.doc.line(&path)
+        self.doc.position(&path)
     }
 }
 
 /// The accelerator a runtime ended up with.
+// One per resolved runtime, moved rather than copied: the GPU variant's size costs nothing.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Accel {
     Cpu,
     Gpu(GpuShape),
@@ -80,6 +87,9 @@ pub struct Resolved {
     pub args: Vec<String>,
     pub env: Vec<EnvVar>,
     pub resources: ResourceRequirements,
+    /// The `cpu` limit was copied from the `cpu` request (CPU runtimes by default, GPUs the SDK
+    /// cannot read), so that the Kubeflow SDK can name the device.
+    pub cpu_limit_from_request: bool,
     pub node_selector: BTreeMap<String, String>,
     pub tolerations: Vec<Toleration>,
     pub pod_group_policy: Option<PodGroupPolicy>,

@@ -51,7 +51,7 @@ fn shape_error(e: &serde_path_to_error::Error<serde_json::Error>) -> Diagnostic 
     } else {
         help
     };
-    let d = Diagnostic::new(rule, inner).with_help(help);
+    let d = Diagnostic::new(rule, crate::words::serde_message(&inner)).with_help(help);
     if field.is_empty() {
         d
     } else {
@@ -79,5 +79,41 @@ mod tests {
         assert_eq!((d.rule.id, d.field.as_deref()), ("catalog/wrong-type", Some("spec.numNodes")));
         let d = err(base(serde_json::json!({"accelerator": {"cpu": {}}, "image": true})));
         assert!(d.help.as_deref().unwrap().contains("YAML 1.1"), "{d:?}");
+    }
+
+    #[test]
+    fn serde_type_names_become_the_users_words() {
+        let base = |spec: Value| serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec});
+        let msg = |spec: Value| err(base(spec)).message;
+        let gpu = |count: Value| msg(serde_json::json!({"accelerator": {"gpu": {"model": "h100-80gb", "count": count}}}));
+        assert_eq!(gpu(serde_json::json!("three")), "expected a whole number from 0 to 4294967295, found the string \"three\"");
+        assert_eq!(gpu(serde_json::json!(-1)), "expected a whole number from 0 to 4294967295, found the number -1");
+        assert_eq!(gpu(serde_json::json!(1.5)), "expected a whole number from 0 to 4294967295, found the number 1.5");
+        assert_eq!(gpu(serde_json::json!([1])), "expected a whole number from 0 to 4294967295, found a list");
+        assert_eq!(
+            msg(serde_json::json!({"accelerator": {"cpu": {}}, "numNodes": "two"})),
+            "expected a whole number from -2147483648 to 2147483647, found the string \"two\""
+        );
+        assert_eq!(msg(serde_json::json!({"accelerator": {"cpu": {}}, "env": {"A": "b"}})), "expected a list, found a mapping");
+        assert_eq!(msg(serde_json::json!({"accelerator": {"cpu": {}}, "image": ["a"]})), "expected a string, found a list");
+        assert_eq!(
+            msg(serde_json::json!({"accelerator": {"cpu": {}}, "hostNetwork": "yes"})),
+            "expected `true` or `false`, found the string \"yes\""
+        );
+        assert_eq!(msg(serde_json::json!({"accelerator": "tpu"})), "expected a mapping (`key: value` pairs), found the string \"tpu\"");
+        // Not a Rust type name in sight, whatever the field.
+        for spec in [
+            serde_json::json!({"accelerator": {"cpu": {}}, "tolerations": 3}),
+            serde_json::json!({"accelerator": {"cpu": {}}, "resources": {"limits": {"cpu": [1]}}}),
+            serde_json::json!({"accelerator": {"cpu": {}}, "env": [{"name": 1}]}),
+            serde_json::json!({"accelerator": {"cpu": {}}, "sharedMemory": {"enabled": "on"}}),
+            serde_json::json!({"accelerator": {"tpu": {"type": "v5e", "topology": "2x2", "chipsPerHost": "four"}}}),
+            serde_json::json!({"accelerator": {"cpu": {}}, "nodeSelector": {"a": 1}}),
+        ] {
+            let m = msg(spec.clone());
+            for word in ["i32", "u32", "u64", "i64", "struct ", "a sequence", "a map", "Option", "IntOrString", "Vec<", "Quantity"] {
+                assert!(!m.contains(word), "{spec}: {m}");
+            }
+        }
     }
 }

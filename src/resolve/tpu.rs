@@ -191,7 +191,7 @@ pub fn shape(tpu: &TpuSpec) -> Result<TpuShape, Diagnostic> {
                 "TPU {} {topology} fits {} machine shapes with identical node labels ({}); the pod's `google.com/tpu` and the host count depend on which node pool you created",
                 generation.name,
                 shapes.len(),
-                shapes.iter().map(|s| format!("{} host{} x {} chips on {}", s.hosts, if s.hosts == 1 { "" } else { "s" }, s.chips_per_host, s.machine_type)).collect::<Vec<_>>().join(", or ")
+                shapes.iter().map(|s| format!("{} x {} on {}", crate::words::count(s.hosts, "host"), crate::words::count(s.chips_per_host, "chip"), s.machine_type)).collect::<Vec<_>>().join(", or ")
             ),
         )
         .with_field(format!("{field}.chipsPerHost"))

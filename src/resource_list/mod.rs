@@ -253,8 +253,13 @@ fn parse_json(text: &str) -> Result<ResourceList, Diagnostic> {
         function_config: Option<&'a RawValue>,
     }
     let bad = |e: serde_json::Error| {
-        Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the input is not valid JSON: {e}"))
-            .with_help("send a ResourceList as YAML or JSON on standard input")
+        // serde_json ends its message with the location; the line is said once, before it.
+        let text = e.to_string();
+        let message = match text.rsplit_once(" at line ") {
+            Some((m, _)) if e.line() > 0 => format!("the input is not valid JSON (line {}): {}", e.line(), crate::words::serde_message(m)),
+            _ => format!("the input is not valid JSON: {}", crate::words::serde_message(&text)),
+        };
+        Diagnostic::new(&KRM_MALFORMED_INPUT, message).with_help("send a ResourceList as YAML or JSON on standard input")
     };
     let list: Json = serde_json::from_str(text).map_err(|e| {
         if serde_json::from_str::<Value>(text).is_ok_and(|v| !v.is_object()) {
@@ -417,6 +422,22 @@ fn write_json(list: &ResourceList, results: &[KrmResult]) -> Result<String, Yaml
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn malformed_input_says_its_line_once_in_words() {
+        for (text, line) in [
+            ("a: [\n", "(line 1)"),
+            ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [\n", "(line 4)"),
+            ("{\"kind\": \"ResourceList\", \"items\": [\n", "(line 2)"),
+            ("{\"kind\": 3, \"items\": []}", "(line 1)"),
+        ] {
+            let m = parse(text).unwrap_err().message;
+            assert!(m.contains(line), "{text:?}: {m}");
+            for leak in ["at char", "column", "at line", "expected a string at", "i32", "u64"] {
+                assert!(!m.contains(leak), "{text:?}: {m}");
+            }
+        }
+    }
 
     #[test]
     fn input_that_is_not_a_resource_list_is_refused() {

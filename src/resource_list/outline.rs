@@ -62,12 +62,15 @@ struct Spanned {
 
 /// Which paths below the root the outline keeps (everything else is skipped unread).
 fn wanted(path: &[&str]) -> bool {
-    let meta = |rest: &[&str]| match rest {
-        [] => true,
-        ["apiVersion"] | ["kind"] | ["metadata"] => true,
-        ["metadata", "name" | "namespace" | "labels" | "annotations"] => true,
-        ["metadata", "labels" | "annotations", _] => true,
-        _ => false,
+    let meta = |rest: &[&str]| {
+        matches!(
+            rest,
+            [] | ["apiVersion"]
+                | ["kind"]
+                | ["metadata"]
+                | ["metadata", "name" | "namespace" | "labels" | "annotations"]
+                | ["metadata", "labels" | "annotations", _]
+        )
     };
     match path {
         [] => true,
@@ -92,7 +95,8 @@ impl<'a> Walker<'a> {
             match self.events.next() {
                 None => return Ok(None),
                 Some(Err(e)) => {
-                    let message = e.to_string();
+                    // The scanner's words without its location (the line is kept apart).
+                    let message = e.info().replace('\n', "; ");
                     // The parser's own nesting guard: said as the reader says it.
                     let message = if message.contains("recursion limit") { crate::yaml::too_deep_message() } else { message };
                     return Err(Unsupported::Invalid { message, line: Some(e.marker().line()) });

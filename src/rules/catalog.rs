@@ -80,6 +80,9 @@ define_rules! {
     CATALOG_SDK_UNREADABLE_DEVICE = "catalog/sdk-unreadable-device", Error, Catalog,
         "A GPU whose resource the Kubeflow SDK cannot read (`amd.com/gpu`) without a `cpu` limit: `list_runtimes()` fails for every runtime of the cluster.",
         "Set `spec.resources.requests.cpu`; it becomes the cpu limit too.";
+    CATALOG_CPU_LIMIT_OFF = "catalog/cpu-limit-off", Warning, Catalog,
+        "A CPU runtime with `accelerator.cpu.limitFromRequest: false` and no `cpu` limit: the Kubeflow SDK reads the device from limits only, so `list_runtimes()` shows its device and count as `Unknown` (and with a memory limit alone it cannot read the runtime at all).",
+        "Leave `limitFromRequest` unset (the `cpu` request becomes the limit), set `spec.resources.limits.cpu`, or accept `Unknown` in the SDK.";
     CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
         "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
         "Remove it; Trainer sets all three for every pod.";

@@ -11,15 +11,17 @@ pub mod fit;
 pub mod input;
 pub mod interconnect;
 pub mod krm;
+pub mod output;
 pub mod rule;
+pub mod trainjob;
 pub mod validate;
 
 pub use rule::{Layer, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 6] =
-        [input::RULES, catalog::RULES, krm::RULES, validate::RULES, interconnect::RULES, fit::RULES];
+    let families: [&'static [&'static Rule]; 8] =
+        [input::RULES, catalog::RULES, output::RULES, krm::RULES, validate::RULES, interconnect::RULES, trainjob::RULES, fit::RULES];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);
     rules.into_iter()

@@ -28,6 +28,7 @@ impl std::fmt::Display for Severity {
 pub enum Layer {
     Input,
     Catalog,
+    Output,
     Krm,
     Schema,
     Crd,
@@ -35,13 +36,15 @@ pub enum Layer {
     Admission,
     Ecosystem,
     Accelerators,
+    TrainJob,
     Fit,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 12] = [
         Layer::Input,
         Layer::Catalog,
+        Layer::Output,
         Layer::Krm,
         Layer::Schema,
         Layer::Crd,
@@ -49,6 +52,7 @@ impl Layer {
         Layer::Admission,
         Layer::Ecosystem,
         Layer::Accelerators,
+        Layer::TrainJob,
         Layer::Fit,
     ];
 
@@ -57,6 +61,7 @@ impl Layer {
         match self {
             Layer::Input => "Inputs: files, folders, stdin",
             Layer::Catalog => "Catalog objects (`render`, `docs` and the KRM function)",
+            Layer::Output => "Output directories (`render -o`, `docs -o`, `--check`)",
             Layer::Krm => "The KRM function (kpt, kustomize)",
             Layer::Schema => "Structure against the project's typed Trainer, JobSet and Pod model (no `--crd`)",
             Layer::Crd => "Structure against the `openAPIV3Schema` of the CRD files given with `--crd`",
@@ -64,6 +69,7 @@ impl Layer {
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
+            Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
             Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
         }
     }

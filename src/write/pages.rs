@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime, COORDINATOR_PORT};
-use crate::{render, write, yaml};
+use crate::{render, words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
 const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.j2");
@@ -110,6 +110,11 @@ struct Page {
     service_account_name: Option<String>,
     sdk_device: String,
     sdk_problem: Option<String>,
+    /// Why the `cpu` limit equals the request, when jax-runtimes copied it.
+    cpu_limit_note: Option<String>,
+    /// pip packages a job installs first (a default image without JAX), and them as a Python list.
+    install: Vec<String>,
+    install_python: String,
     fixed_num_nodes: bool,
     coordinator_port: u16,
     trainjob_yaml: String,
@@ -124,7 +129,7 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
 /// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
     let total = |per: &str| match per.parse::<i64>() {
-        Ok(n) => format!("{} ({per} per node x {num_nodes} nodes)", n * num_nodes as i64),
+        Ok(n) => format!("{} ({per} per node x {})", n * num_nodes as i64, words::count(num_nodes, "node")),
         Err(_) => format!("{per} per node"),
     };
     match data().sdk.device_of(limits) {
@@ -175,7 +180,23 @@ fn env_text(e: &k8s_openapi::api::core::v1::EnvVar) -> String {
     }
 }
 
-/// The example TrainJob for a runtime (serialized to YAML for the page).
+/// Why the `cpu` limit is the request: for the page of a runtime whose limit jax-runtimes copied.
+fn cpu_limit_note(r: &Resolved) -> Option<String> {
+    if !r.cpu_limit_from_request {
+        return None;
+    }
+    let cpu = r.resources.limits.as_ref().and_then(|l| l.get("cpu")).map(|q| q.0.clone())?;
+    let opt_out = match r.accelerator {
+        Accel::Cpu => " `accelerator: {cpu: {limitFromRequest: false}}` leaves it out; the SDK then lists the device as `Unknown`.",
+        _ => " It is required here: without it the SDK cannot read this GPU's resource and `list_runtimes()` fails for every runtime of the cluster.",
+    };
+    Some(format!(
+        "The `cpu` limit is the `cpu` request, copied by jax-runtimes: the Kubeflow SDK reads a runtime's device from its limits only, and lists this one as `cpu` with count {cpu} per node. The limit also caps the JAX process at {cpu} cores (the kubelet's CPU quota), which a request alone does not.{opt_out}"
+    ))
+}
+
+/// The example TrainJob for a runtime (serialized to YAML for the page). In an image without
+/// JAX (the default CPU image), the command installs it first.
 pub fn example_trainjob(r: &Resolved) -> TrainJob {
     let script = "import os\n\
                   import jax\n\
@@ -195,10 +216,21 @@ pub fn example_trainjob(r: &Resolved) -> TrainJob {
                 kind: Some(if r.namespace.is_some() { trainer::KIND_NAMESPACED } else { trainer::KIND_CLUSTER }.into()),
                 name: r.name.clone(),
             },
-            trainer: Some(trainer::Trainer { command: Some(vec!["python".into(), "-c".into(), script.into()]), ..Default::default() }),
+            trainer: Some(trainer::Trainer { command: Some(trainjob_command(&r.image, script)), ..Default::default() }),
             ..Default::default()
         },
+        status: None,
     }
+}
+
+/// `python -c SCRIPT`, or in an image without JAX `bash -c "pip install ... && exec python -c '...'"`
+/// (the script holds no single quote).
+fn trainjob_command(image: &str, script: &str) -> Vec<String> {
+    let install = data().images.install_for(image);
+    if install.is_empty() || script.contains('\'') {
+        return vec!["python".into(), "-c".into(), script.into()];
+    }
+    vec!["bash".into(), "-c".into(), format!("pip install --quiet {}\nexec python -c '\n{script}'\n", install.join(" "))]
 }
 
 fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<Page, PagesError> {
@@ -222,31 +254,27 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
     let kv = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect::<Vec<_>>();
     let labels = object.metadata.labels.clone().unwrap_or_default();
     let (tpu, gpu, totals) = match &r.accelerator {
-        Accel::Cpu => {
-            (None, None, format!("{} node{} (one JAX process each), CPU only", r.num_nodes, if r.num_nodes == 1 { "" } else { "s" }))
-        }
+        Accel::Cpu => (None, None, format!("{} (one JAX process each), CPU only", words::count(r.num_nodes, "node"))),
         Accel::Gpu(g) => (
             None,
             Some(json!({ "model": g.model, "vendor": g.vendor, "resource": g.resource, "count": g.count, "machineType": g.machine_type })),
             format!(
-                "{} GPUs: {} x {} per node on {} node{}",
-                g.count as i64 * r.num_nodes as i64,
+                "{}: {} x {} per node on {}",
+                words::count(g.count as i64 * r.num_nodes as i64, "GPU"),
                 g.count,
                 g.model,
-                r.num_nodes,
-                if r.num_nodes == 1 { "" } else { "s" }
+                words::count(r.num_nodes, "node")
             ),
         ),
         Accel::Tpu(t) => (
             Some(serde_json::to_value(t)?),
             None,
             format!(
-                "one TPU {} slice of {} chips: {} host{} x {} chips",
+                "one TPU {} slice of {}: {} x {}",
                 t.generation,
-                t.chips,
-                t.hosts,
-                if t.hosts == 1 { "" } else { "s" },
-                t.chips_per_host
+                words::count(t.chips, "chip"),
+                words::count(t.hosts, "host"),
+                words::count(t.chips_per_host, "chip")
             ),
         ),
     };
@@ -301,6 +329,9 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         service_account_name: r.service_account_name.clone(),
         sdk_device,
         sdk_problem,
+        cpu_limit_note: cpu_limit_note(r),
+        install: data().images.install_for(&r.image).to_vec(),
+        install_python: serde_json::to_string(data().images.install_for(&r.image))?,
         fixed_num_nodes: matches!(r.accelerator, Accel::Tpu(_)),
         coordinator_port: COORDINATOR_PORT,
         trainjob_yaml: yaml::to_string(&trainjob)?,

@@ -12,7 +12,7 @@ mod json;
 pub mod lines;
 pub mod split;
 
-pub use lines::{parent_path, LineIndex};
+pub use lines::{parent_path, LineIndex, Position};
 
 /// Stack of the threads that parse and check: deep (but allowed) nesting recurses in the reader
 /// and in serde, and the default 2 MiB of a spawned thread is less than the main thread has.
@@ -86,6 +86,12 @@ impl MessageFormatter for Messages {
                     return too_deep_message().into();
                 }
                 format!("the YAML is too large or too complex to read: it is over the reader's budget for {}", budget_words(&which)).into()
+            }
+            serde_saphyr::Error::UnknownAnchor { .. } => {
+                "an alias (`*name`) refers to an anchor (`&name`) that is not defined before it".into()
+            }
+            serde_saphyr::Error::Unexpected { expected: "string scalar", .. } => {
+                "a mapping key must be a plain string here (a list or a mapping is not a key)".into()
             }
             other => serde_saphyr::UserMessageFormatter.format_message(other),
         }
@@ -274,6 +280,23 @@ mod tests {
         // threads get (a test thread has 2 MiB).
         let err = std::thread::scope(|s| spawn_scoped(s, || parse_stream(&deep)).unwrap().join().unwrap()).unwrap_err();
         assert!(err.message.contains("nested deeper than 128 levels"), "{}", err.message);
+    }
+
+    #[test]
+    fn parser_messages_read_in_the_users_terms() {
+        let err = parse_stream("a: 1\nb: *nowhere\n").unwrap_err();
+        assert_eq!(err.message, "an alias (`*name`) refers to an anchor (`&name`) that is not defined before it");
+        assert_eq!(err.line, Some(2));
+        let err = parse_stream("? [1, 2]\n: 3\n").unwrap_err();
+        assert!(err.message.starts_with("a mapping key must be a plain string"), "{}", err.message);
+        // No advice meant for programmers (serde-saphyr's `Options`, Rust types) reaches users.
+        for text in ["a: 1\na: 2\n", "a: !!float x\n", "a: !!binary aGk=\n", "x: &x 3\nc:\n  <<: *x\n", "a: .nan\n", "a: !!map [1]\n"] {
+            if let Err(e) = parse_stream(text) {
+                for word in ["Options", "Policy", "Option<", "String", "serde", "budget breached"] {
+                    assert!(!e.message.contains(word), "{text:?}: {}", e.message);
+                }
+            }
+        }
     }
 
     #[test]
