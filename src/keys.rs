@@ -1,6 +1,6 @@
 //! Every label and annotation key jax-runtimes reads or writes, in one place: the marks on the
-//! runtimes it generates, the Kubeflow Trainer keys it relies on, and the kpt and kustomize
-//! annotations it must keep or never copy.
+//! runtimes it generates, the Kubeflow Trainer and JobSet keys it relies on, and the kpt and
+//! kustomize annotations it must keep or never copy.
 
 // --- Written on every generated runtime -------------------------------------------------------
 
@@ -61,6 +61,12 @@ pub const JOBSET_EXCLUSIVE_TOPOLOGY: &str = "alpha.jobset.sigs.k8s.io/exclusive-
 /// `PodGroupLabel`) and the Volcano group annotation, both set to the TrainJob's name.
 pub const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
 pub const VOLCANO_GROUP_ANNOTATION: &str = "scheduling.k8s.io/group-name";
+/// Annotation choosing the node-selector strategy for exclusive placement (nodes labelled beforehand).
+pub const JOBSET_NODE_SELECTOR_STRATEGY: &str = "alpha.jobset.sigs.k8s.io/node-selector";
+/// Label on every pod of a JobSet's Job: a hash of the Job's namespace and name.
+pub const JOBSET_JOB_KEY: &str = "jobset.sigs.k8s.io/job-key";
+/// Label the JobSet pod webhook sets to the pod's priority; exclusive placement holds within one.
+pub const JOBSET_PRIORITY: &str = "jobset.sigs.k8s.io/priority";
 
 // --- kpt and kustomize (kustomize `kyaml/kio/kioutil/kioutil.go`) ------------------------------
 

@@ -5,7 +5,8 @@
 //! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
 //! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
-//! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format.
+//! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format. [`fit`]
+//! takes runtimes and a cluster's node and pod lists to the verdict the scheduler would reach.
 //!
 //! Shared by the stages: the catalog API ([`catalog`]), the rule registry ([`rules`]) and the
 //! findings built from it ([`diag`]), label and annotation keys ([`keys`]), exit codes ([`exit`]),
@@ -17,6 +18,7 @@ pub mod catalog;
 pub mod cli;
 pub mod diag;
 pub mod exit;
+pub mod fit;
 pub mod gvk;
 pub mod k8s;
 pub mod keys;

@@ -420,6 +420,15 @@ pub struct ValidationSpec {
     /// Fail (exit 1) on warnings too, not only on errors.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fail_on_warnings: bool,
+    /// A file of the package holding the cluster's nodes (what `kubectl get nodes -o yaml`
+    /// prints), relative to the package root. Set: every runtime is also checked to fit on
+    /// those nodes (`fit/does-not-fit`), as `jax-runtimes fit` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
+    /// With `nodes`: a file of the package holding the pods in use (`kubectl get pods -A -o
+    /// yaml`). Without it the nodes are taken as empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pods: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod fit;
 pub mod install;
 pub mod out;
 pub mod preview;
@@ -65,6 +66,11 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes preview job.yaml --runtimes catalog/\n  jax-runtimes preview job.yaml --runtimes runtimes/ --process 3\n  jax-runtimes preview job.yaml --runtimes runtimes/ --trainer-version v2.2\n\nExit codes: 0 printed, 1 the TrainJob has errors (printed when it can be), 2 usage or I/O problem."
     )]
     Preview(preview::PreviewArgs),
+    /// Will each runtime's pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
+    #[command(
+        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
+    )]
+    Fit(fit::FitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -101,6 +107,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::Completions { shell }) => {

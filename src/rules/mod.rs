@@ -7,6 +7,7 @@
 //! family's table; [`all`] walks every family in docs order.
 
 pub mod catalog;
+pub mod fit;
 pub mod input;
 pub mod interconnect;
 pub mod krm;
@@ -19,8 +20,8 @@ pub use rule::{Layer, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 7] =
-        [input::RULES, catalog::RULES, output::RULES, krm::RULES, validate::RULES, interconnect::RULES, trainjob::RULES];
+    let families: [&'static [&'static Rule]; 8] =
+        [input::RULES, catalog::RULES, output::RULES, krm::RULES, validate::RULES, interconnect::RULES, trainjob::RULES, fit::RULES];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);
     rules.into_iter()

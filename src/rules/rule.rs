@@ -37,10 +37,11 @@ pub enum Layer {
     Ecosystem,
     Accelerators,
     TrainJob,
+    Fit,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 11] = [
+    pub const ALL: [Layer; 12] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -52,6 +53,7 @@ impl Layer {
         Layer::Ecosystem,
         Layer::Accelerators,
         Layer::TrainJob,
+        Layer::Fit,
     ];
 
     /// The section title on the docs page.
@@ -68,6 +70,7 @@ impl Layer {
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
             Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
+            Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
         }
     }
 }
