@@ -34,7 +34,7 @@ fn main() {
     }
     // `JAX_BENCH_READ_FLOOR=CRD,RUNTIMES cargo bench --bench render`: what reading the inputs of
     // `validate --crd` costs before any check (the floor of validate's time).
-    if let Some(files) = std::env::var("JAX_BENCH_READ_FLOOR").ok() {
+    if let Ok(files) = std::env::var("JAX_BENCH_READ_FLOOR") {
         read_floor(&files.split(',').map(PathBuf::from).collect::<Vec<_>>());
         return;
     }

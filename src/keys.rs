@@ -1,6 +1,6 @@
 //! Every label and annotation key jax-runtimes reads or writes, in one place: the marks on the
-//! runtimes it generates, the Kubeflow Trainer keys it relies on, and the kpt and kustomize
-//! annotations it must keep or never copy.
+//! runtimes it generates, the Kubeflow Trainer and JobSet keys it relies on, and the kpt and
+//! kustomize annotations it must keep or never copy.
 
 // --- Written on every generated runtime -------------------------------------------------------
 
@@ -31,6 +31,42 @@ pub const TRAINER_FRAMEWORK: &str = "trainer.kubeflow.org/framework";
 pub const TRAINER_ANCESTOR: &str = "trainer.kubeflow.org/trainjob-ancestor-step";
 /// Label that makes the Trainer webhook skip a runtime (value `disabled`).
 pub const TRAINER_WEBHOOK_VALIDATION: &str = "trainer.kubeflow.org/webhook-validation";
+
+/// Label marking a runtime deprecated (value `deprecated`): TrainJobs using it get a warning.
+pub const TRAINER_SUPPORT: &str = "trainer.kubeflow.org/support";
+
+// --- What a TrainJob's pods carry (for `preview`) ----------------------------------------------
+
+/// Job controller (k8s.io/api `batch/v1/types.go`): the completion index of an Indexed Job's pod,
+/// an annotation and (feature gate `PodIndexLabel`, on by default since Kubernetes 1.28) a label.
+pub const JOB_COMPLETION_INDEX: &str = "batch.kubernetes.io/job-completion-index";
+/// Job controller: the Job's name on its pods, and the older key it also writes.
+pub const JOB_NAME: &str = "batch.kubernetes.io/job-name";
+pub const LEGACY_JOB_NAME: &str = "job-name";
+/// JobSet v0.12.0 (`api/jobset/v1alpha2/jobset_types.go`, `pkg/constants`): labels and
+/// annotations on every Job and pod of a JobSet.
+pub const JOBSET_NAME: &str = "jobset.sigs.k8s.io/jobset-name";
+pub const JOBSET_REPLICATED_JOB_NAME: &str = "jobset.sigs.k8s.io/replicatedjob-name";
+pub const JOBSET_REPLICATED_JOB_REPLICAS: &str = "jobset.sigs.k8s.io/replicatedjob-replicas";
+pub const JOBSET_JOB_INDEX: &str = "jobset.sigs.k8s.io/job-index";
+pub const JOBSET_GLOBAL_REPLICAS: &str = "jobset.sigs.k8s.io/global-replicas";
+pub const JOBSET_JOB_GLOBAL_INDEX: &str = "jobset.sigs.k8s.io/job-global-index";
+pub const JOBSET_GROUP_NAME: &str = "jobset.sigs.k8s.io/group-name";
+pub const JOBSET_GROUP_REPLICAS: &str = "jobset.sigs.k8s.io/group-replicas";
+pub const JOBSET_JOB_GROUP_INDEX: &str = "jobset.sigs.k8s.io/job-group-index";
+pub const JOBSET_RESTART_ATTEMPT: &str = "jobset.sigs.k8s.io/restart-attempt";
+/// JobSet exclusive placement: copied onto pods, whose webhook then adds pod (anti-)affinity.
+pub const JOBSET_EXCLUSIVE_TOPOLOGY: &str = "alpha.jobset.sigs.k8s.io/exclusive-topology";
+/// Trainer's scheduler plugins: the coscheduling pod-group label (scheduler-plugins
+/// `PodGroupLabel`) and the Volcano group annotation, both set to the TrainJob's name.
+pub const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
+pub const VOLCANO_GROUP_ANNOTATION: &str = "scheduling.k8s.io/group-name";
+/// Annotation choosing the node-selector strategy for exclusive placement (nodes labelled beforehand).
+pub const JOBSET_NODE_SELECTOR_STRATEGY: &str = "alpha.jobset.sigs.k8s.io/node-selector";
+/// Label on every pod of a JobSet's Job: a hash of the Job's namespace and name.
+pub const JOBSET_JOB_KEY: &str = "jobset.sigs.k8s.io/job-key";
+/// Label the JobSet pod webhook sets to the pod's priority; exclusive placement holds within one.
+pub const JOBSET_PRIORITY: &str = "jobset.sigs.k8s.io/priority";
 
 // --- kpt and kustomize (kustomize `kyaml/kio/kioutil/kioutil.go`) ------------------------------
 

@@ -2,9 +2,11 @@
 //!
 //! Data flows one way, and the modules are its stages:
 //! [`read`] (files, stdin, the built-in catalog) -> [`resolve`] (defaults, matrix expansion,
-//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects) -> [`validate`] -> [`write`]
+//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
+//! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
-//! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format.
+//! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format. [`fit`]
+//! takes runtimes and a cluster's node and pod lists to the verdict the scheduler would reach.
 //!
 //! Shared by the stages: the catalog API ([`catalog`]), the rule registry ([`rules`]) and the
 //! findings built from it ([`diag`]), label and annotation keys ([`keys`]), exit codes ([`exit`]),
@@ -16,6 +18,7 @@ pub mod catalog;
 pub mod cli;
 pub mod diag;
 pub mod exit;
+pub mod fit;
 pub mod gvk;
 pub mod k8s;
 pub mod keys;
@@ -29,6 +32,7 @@ pub mod resource_list;
 pub mod rules;
 pub mod spelling;
 pub mod trainer;
+pub mod trainjob;
 pub mod validate;
 pub mod words;
 pub mod write;

@@ -136,3 +136,29 @@ fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
         None => d,
     }
 }
+
+/// The runtimes TrainJobs may reference, from documents that hold catalog objects and runtimes
+/// (what `--runtimes` reads): every runtime the catalog objects generate, and every runtime
+/// document as it is; the findings of the catalog, and the errors of a runtime document that
+/// does not read into the typed model. Other documents are left out.
+#[derive(Debug, Default)]
+pub struct Runtimes {
+    pub runtimes: Vec<TrainingRuntime>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// See [`Runtimes`].
+pub fn runtimes(docs: &[Document]) -> Runtimes {
+    let generated = generate(docs);
+    let mut out = Runtimes { diagnostics: generated.diagnostics, ..Runtimes::default() };
+    out.runtimes.extend(generated.runtimes.into_iter().map(|r| r.runtime));
+    for doc in generated.ignored.iter().filter(|d| validate::is_runtime(&d.value)) {
+        match validate::structure::typed(&doc.value) {
+            Some(rt) => out.runtimes.push(rt),
+            None => out.diagnostics.extend(
+                validate::object(&doc.value, &validate::Options::default()).into_iter().filter(Diagnostic::is_error).map(|d| doc.locate(d)),
+            ),
+        }
+    }
+    out
+}

@@ -7,6 +7,10 @@
 //! `jax.distributed.initialize()` and a psum across all devices with real JAX (CPU build).
 //! GPU and TPU runtimes run with JAX_PLATFORMS forced to cpu and one CPU device per accelerator.
 //!
+//! The same proof runs from a TrainJob: `jax-runtimes preview --process N` prints the pod of each
+//! process, and jax_launch.py --pods starts one process per printed pod with nothing but that
+//! pod's env and command (the coordinator host, which must be pod 0's, mapped to localhost).
+//!
 //! Needs JAX_RUNTIMES_PYTHON (set by tests/run); fails without it.
 //! The numbers asserted here come from the catalog entries, not from the rendered output.
 
@@ -174,4 +178,126 @@ fn small_builtin_multi_node_runtimes_launch() {
     }
     assert!(!launched.is_empty(), "the built-in catalog has no runtime with 2-4 nodes of at most 8 devices; widen the filter");
     eprintln!("launched built-in runtimes: {launched:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// From a TrainJob: the pods `jax-runtimes preview` prints, launched as they are.
+
+/// Previews processes 0..n-1 of a TrainJob on the test catalog (and checks that process n does
+/// not exist); returns the files.
+fn previewed_pods(dir: &Path, trainjob: &str, n: usize) -> Vec<PathBuf> {
+    let job = dir.join("trainjob.yaml");
+    std::fs::write(&job, trainjob).unwrap();
+    let catalog = fixture_catalog();
+    let preview = |i: usize| {
+        support::run(&["preview", job.to_str().unwrap(), "--runtimes", catalog.to_str().unwrap(), "--process", &i.to_string()], None)
+    };
+    let files: Vec<PathBuf> = (0..n)
+        .map(|i| {
+            let r = preview(i);
+            assert_eq!(r.code, 0, "preview --process {i}:\n{}", r.all());
+            let file = dir.join(format!("pod-{i}.yaml"));
+            std::fs::write(&file, &r.stdout).unwrap();
+            file
+        })
+        .collect();
+    let r = preview(n);
+    assert_eq!(r.code, 2, "process {n} must not exist:\n{}", r.all());
+    files
+}
+
+fn launch_pods(py: &Path, pods: &[PathBuf], extra: &[&str]) -> (bool, String) {
+    let mut args: Vec<&str> = vec!["--pods"];
+    args.extend(pods.iter().map(|p| p.to_str().unwrap()));
+    args.extend_from_slice(extra);
+    let out = run_python(py, "jax_launch.py", &args);
+    (out.status.success(), text(&out))
+}
+
+#[test]
+fn previewed_pods_of_a_trainjob_on_the_cpu_runtime_run_jax() {
+    let py = python();
+    let dir = tempfile::tempdir().unwrap();
+    // numNodes 2 over the runtime's 3, 3 CPU devices over the runtime's 2, a command of its own.
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: psum, namespace: ml}
+spec:
+  runtimeRef: {name: e2e-cpu}
+  trainer:
+    numNodes: 2
+    image: python:3.11
+    command: [python, jax_psum_job.py]
+    env: [{name: JAX_NUM_CPU_DEVICES, value: '3'}]
+";
+    let pods = previewed_pods(dir.path(), job, 2);
+    let (ok, out) = launch_pods(&py, &pods, &[]);
+    assert!(ok, "{out}");
+    assert!(out.contains("PASSED: TrainJob psum: 2 processes initialised JAX from the previewed pod env"), "{out}");
+    for i in 0..2 {
+        let line = format!("psum-node-0-{i}: ok: process {i}/2, 3 local / 6 global devices, psum 21");
+        assert!(out.contains(&line), "missing `{line}`:\n{out}");
+    }
+}
+
+#[test]
+fn previewed_pods_of_a_trainjob_on_more_gpu_nodes_run_jax() {
+    let py = python();
+    let dir = tempfile::tempdir().unwrap();
+    // The GPU runtime has 2 nodes of 8 GPUs; the TrainJob asks for 3.
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: gpt}
+spec:
+  runtimeRef: {name: e2e-gpu}
+  trainer:
+    numNodes: 3
+    command: [python, jax_psum_job.py]
+    env: [{name: XLA_FLAGS, value: --xla_cpu_enable_fast_math=false}]
+";
+    let pods = previewed_pods(dir.path(), job, 3);
+    let (ok, out) = launch_pods(&py, &pods, &[]);
+    assert!(ok, "{out}");
+    assert!(out.contains("JAX_PLATFORMS forced to cpu"), "{out}");
+    for i in 0..3 {
+        let line = format!("gpt-node-0-{i}: ok: process {i}/3, 8 local / 24 global devices, psum 300");
+        assert!(out.contains(&line), "missing `{line}`:\n{out}");
+    }
+}
+
+#[test]
+fn previewed_pods_with_a_hand_set_process_id_fail_as_validate_says() {
+    let py = python();
+    let dir = tempfile::tempdir().unwrap();
+    // `validate` reports trainjob/jax-env here; the pods show why: every process is process 0.
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: same}
+spec:
+  runtimeRef: {name: e2e-cpu}
+  trainer:
+    command: [python, jax_psum_job.py]
+    env: [{name: JAX_PROCESS_ID, value: '0'}]
+";
+    let file = dir.path().join("trainjob.yaml");
+    std::fs::write(&file, job).unwrap();
+    let r = support::run(&["validate", file.to_str().unwrap(), "--runtimes", fixture_catalog().to_str().unwrap()], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.contains("error[trainjob/jax-env]"), "{}", r.all());
+    let catalog = fixture_catalog();
+    let pods: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            let r = support::run(
+                &["preview", file.to_str().unwrap(), "--runtimes", catalog.to_str().unwrap(), "--process", &i.to_string()],
+                None,
+            );
+            assert_eq!(r.code, 1, "the preview is printed, with the error:\n{}", r.all());
+            let f = dir.path().join(format!("pod-{i}.yaml"));
+            std::fs::write(&f, &r.stdout).unwrap();
+            f
+        })
+        .collect();
+    let (ok, out) = launch_pods(&py, &pods, &["--init-timeout", "10"]);
+    assert!(!ok, "three processes that all say JAX_PROCESS_ID=0 must not form a job:\n{out}");
+    assert!(out.contains("FAILED: TrainJob same"), "{out}");
 }

@@ -205,7 +205,15 @@ fn every_command_in_the_guides_runs() {
 #[test]
 fn the_expected_guides_exist_and_the_index_links_them() {
     let index = fs::read_to_string(root().join("docs/README.md")).unwrap();
-    for g in ["getting-started.md", "jax-single-node.md", "jax-multi-node-gpu.md", "jax-tpu.md", "catalog-guide.md", "pipelines.md"] {
+    for g in [
+        "getting-started.md",
+        "jax-single-node.md",
+        "jax-multi-node-gpu.md",
+        "jax-tpu.md",
+        "catalog-guide.md",
+        "pipelines.md",
+        "trainjobs.md",
+    ] {
         assert!(root().join("docs").join(g).exists(), "docs/{g} missing");
         assert!(index.contains(&format!("]({g})")), "docs/README.md does not link {g}");
     }

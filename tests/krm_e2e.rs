@@ -54,21 +54,6 @@ fn without_annotation(mut v: Value, key: &str) -> Value {
     v
 }
 
-/// Comments of a file: the text after `#` on each line that has one outside quotes (good
-/// enough for the files used here, which have no `#` inside strings).
-fn comments(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| {
-            let t = l.trim_start();
-            if t.starts_with('#') {
-                Some(t.to_string())
-            } else {
-                l.find(" #").map(|i| l[i + 1..].trim().to_string())
-            }
-        })
-        .collect()
-}
-
 fn runtimes_of(values: Vec<Value>) -> BTreeMap<String, Value> {
     values
         .into_iter()

@@ -289,11 +289,8 @@ fn observe(args: &[&str], input: &[u8]) -> Observed {
     let interfaces = proc("net/dev").lines().skip(2).filter_map(|l| l.split(':').next()).map(|i| i.trim().to_string()).collect();
     // mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ...; the last `/` mount is the visible one.
     let mountinfo = proc("mountinfo");
-    let root_line = mountinfo
-        .lines()
-        .filter(|l| l.split_whitespace().nth(4) == Some("/"))
-        .last()
-        .unwrap_or_else(|| panic!("no / in mountinfo:\n{mountinfo}"));
+    let root_line =
+        mountinfo.lines().rfind(|l| l.split_whitespace().nth(4) == Some("/")).unwrap_or_else(|| panic!("no / in mountinfo:\n{mountinfo}"));
     let root_options = root_line.split_whitespace().nth(5).unwrap_or_default().split(',').map(str::to_string).collect();
     {
         let mut stdin = child.stdin.take().unwrap();

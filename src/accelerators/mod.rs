@@ -2,9 +2,9 @@
 //! in the binary): platforms, TPU generations with their topologies and machine shapes ([`tpu`]),
 //! GPU models with their labels and machine shapes per platform ([`gpu`]), the GPU fabrics of
 //! machine types ([`fabric`]), CPU defaults, the default image of each accelerator kind
-//! (`images.yaml`), and how the Kubeflow SDK names devices ([`sdk`]). Resolve, validate and the docs
-//! all ask this module;
-//! none keeps a copy of the data.
+//! (`images.yaml`), how the Kubeflow SDK names devices ([`sdk`]), and what a cluster's nodes look
+//! like ([`nodes`]). Resolve, validate, fit and the docs all ask this module; none keeps a copy of
+//! the data.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -16,6 +16,7 @@ mod error;
 pub mod fabric;
 pub mod gpu;
 pub mod jax;
+pub mod nodes;
 pub mod sdk;
 pub mod tpu;
 

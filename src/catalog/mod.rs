@@ -420,6 +420,15 @@ pub struct ValidationSpec {
     /// Fail (exit 1) on warnings too, not only on errors.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fail_on_warnings: bool,
+    /// A file of the package holding the cluster's nodes (what `kubectl get nodes -o yaml`
+    /// prints), relative to the package root. Set: every runtime is also checked to fit on
+    /// those nodes (`fit/does-not-fit`), as `jax-runtimes fit` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
+    /// With `nodes`: a file of the package holding the pods in use (`kubectl get pods -A -o
+    /// yaml`). Without it the nodes are taken as empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pods: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,7 +445,9 @@ pub struct Choice<'a> {
 /// Any catalog object, for the JSON Schema.
 #[derive(schemars::JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
+// Only the schema generator reads it: never built, so its size does not matter, and its variants
+// are named after the kinds they describe.
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 enum CatalogObject {
     JaxRuntime(JaxRuntime),
     JaxRuntimeDefaults(JaxRuntimeDefaults),

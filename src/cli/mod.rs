@@ -8,8 +8,10 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod fit;
 pub mod install;
 pub mod out;
+pub mod preview;
 pub mod render;
 pub mod schema;
 mod shared;
@@ -54,11 +56,21 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale"
     )]
     Docs(docs::DocsArgs),
-    /// Check ClusterTrainingRuntime / TrainingRuntime files: schema (or --crd), CEL, admission, SDK, accelerator and Kubernetes rules.
+    /// Check ClusterTrainingRuntime / TrainingRuntime / TrainJob files: schema (or --crd), CEL, admission, SDK, accelerator and Kubernetes rules; TrainJobs against their runtimes.
     #[command(
-        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
+        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n  jax-runtimes validate jobs/ --runtimes catalog/     # TrainJobs against the catalog's runtimes\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
     )]
     Validate(validate::ValidateArgs),
+    /// Print the pod Kubeflow Trainer will create for a TrainJob's process (a prediction, as YAML).
+    #[command(
+        after_help = "Examples:\n  jax-runtimes preview job.yaml --runtimes catalog/\n  jax-runtimes preview job.yaml --runtimes runtimes/ --process 3\n  jax-runtimes preview job.yaml --runtimes runtimes/ --trainer-version v2.2\n\nExit codes: 0 printed, 1 the TrainJob has errors (printed when it can be), 2 usage or I/O problem."
+    )]
+    Preview(preview::PreviewArgs),
+    /// Will each runtime's pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
+    #[command(
+        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
+    )]
+    Fit(fit::FitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -95,7 +107,9 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
+        Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::InstallBinary(a)) => install::run(&a),
+        Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             let mut buf = Vec::new();

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::out;
-use crate::diag::Diagnostic;
+use crate::diag::{has_errors, Diagnostic};
 use crate::exit::Exit;
+use crate::pipeline;
 use crate::read::{self, Input, Sources};
 use crate::report;
 use crate::rules::output::{OUTPUT_STALE, OUTPUT_UNWRITABLE};
@@ -19,6 +20,29 @@ pub fn read_catalog(paths: &[PathBuf]) -> Input {
     } else {
         read::paths(paths)
     }
+}
+
+/// The runtimes of `--runtimes` paths (catalog files rendered first, runtime files as they are),
+/// with the findings to report (catalog warnings); or, when they cannot be used, the findings
+/// and the exit code. Their sources are added to `sources`.
+pub fn load_runtimes(paths: &[PathBuf], sources: &mut Sources) -> Result<pipeline::Runtimes, (Vec<Diagnostic>, Exit)> {
+    if paths.is_empty() {
+        return Ok(pipeline::Runtimes::default());
+    }
+    let input = read::paths(paths);
+    sources.extend(&input.sources);
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            let code = Exit::after_read_errors(&diags);
+            return Err((diags, code));
+        }
+    };
+    let loaded = pipeline::runtimes(&docs);
+    if has_errors(&loaded.diagnostics) {
+        return Err((loaded.diagnostics, Exit::Findings));
+    }
+    Ok(loaded)
 }
 
 /// How findings are printed on stderr by `render` and `docs`.

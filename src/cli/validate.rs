@@ -1,11 +1,13 @@
-//! `jax-runtimes validate`: any Trainer runtime files -> findings on stdout (text, JSON, or a
-//! kpt ResourceList), a count on stderr, exit 1 on errors.
+//! `jax-runtimes validate`: Trainer runtime and TrainJob files (TrainJobs checked against the
+//! runtimes of the same input and of `--runtimes`) -> findings on stdout (text, JSON, or a kpt
+//! ResourceList), a count on stderr, exit 1 on errors.
 
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
 use super::out;
+use super::shared::load_runtimes;
 use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::exit::Exit;
 use crate::read::{Document, Sources};
@@ -13,7 +15,8 @@ use crate::report;
 use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::{self, Rule};
-use crate::validate::{is_runtime, objects, Options};
+use crate::trainjob::TrainerVersion;
+use crate::validate::{is_runtime, is_trainjob, objects, Options};
 use crate::words;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -30,9 +33,17 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// Files or folders (`*.yaml`, `*.yml`, `*.json`) holding ClusterTrainingRuntime or
-    /// TrainingRuntime objects, or `-` for stdin. Other documents are skipped.
+    /// Files or folders (`*.yaml`, `*.yml`, `*.json`) holding ClusterTrainingRuntime,
+    /// TrainingRuntime or TrainJob objects, or `-` for stdin. Other documents are skipped.
     pub paths: Vec<PathBuf>,
+    /// Runtimes the TrainJobs may reference (repeatable): files or folders of runtimes, or of
+    /// catalog objects (rendered first). They are not reported on themselves.
+    #[arg(long = "runtimes", value_name = "PATH")]
+    pub runtimes: Vec<PathBuf>,
+    /// The Kubeflow Trainer release to check TrainJobs for (v2.2 or v2.3). Default: the one a
+    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
+    #[arg(long = "trainer-version", value_name = "VERSION")]
+    pub trainer_version: Option<TrainerVersion>,
     /// A CRD file (repeatable) to check structure and CEL rules against, e.g. the cluster's
     /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
     #[arg(long = "crd", value_name = "FILE")]
@@ -64,14 +75,25 @@ pub fn run(a: &ValidateArgs) -> Exit {
         let input = crate::read::paths(&a.paths);
         (crds.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), input)
     });
-    let sources = input.sources.clone();
-    let opts = match opts {
+    let mut sources = input.sources.clone();
+    let mut opts = match opts {
         Ok(o) => o,
         Err(diags) => {
             print(&diags, a.format, &sources);
             return Exit::Usage;
         }
     };
+    let extra = match load_runtimes(&a.runtimes, &mut sources) {
+        Ok(loaded) => {
+            opts.runtimes = loaded.runtimes.into();
+            loaded.diagnostics
+        }
+        Err((diags, code)) => {
+            print(&diags, a.format, &sources);
+            return code;
+        }
+    };
+    opts.trainer_version = a.trainer_version;
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
@@ -79,13 +101,19 @@ pub fn run(a: &ValidateArgs) -> Exit {
             return Exit::after_read_errors(&diags);
         }
     };
-    let diags = check_documents(&docs, &opts);
+    let mut diags = extra;
+    diags.extend(check_documents(&docs, &opts));
     let code = print(&diags, a.format, &sources);
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
+    let trainjobs = docs.iter().filter(|d| is_trainjob(&d.value)).count();
+    let what = if trainjobs > 0 {
+        format!("{} and {}", words::count(runtimes, "runtime"), words::count(trainjobs, "TrainJob"))
+    } else {
+        words::count(runtimes, "runtime")
+    };
     out::note(&format!(
-        "{} checked: {}, {}",
-        words::count(runtimes, "runtime"),
+        "{what} checked: {}, {}",
         words::count(count(Severity::Error), "error"),
         words::count(count(Severity::Warning), "warning")
     ));
@@ -109,22 +137,23 @@ fn list_rules(format: Format) -> Exit {
     out::stdout(&text)
 }
 
-/// Findings for a set of documents: every runtime checked, the others noted as info.
+/// Findings for a set of documents: every runtime and TrainJob checked, the others noted as info.
 pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
+    let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value);
     for doc in docs {
-        if !is_runtime(&doc.value) && !written_by_render(doc) {
+        if !checked(doc) && !written_by_render(doc) {
             diags.push(
                 doc.locate(
-                    Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime or TrainingRuntime; skipped")
+                    Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")
                         .with_object(ObjectRef::of(&doc.value)),
                 ),
             );
         }
     }
     diags.extend(objects(docs, opts));
-    if !docs.iter().any(|d| is_runtime(&d.value)) {
-        diags.push(Diagnostic::finding(&INPUT_NO_RUNTIME, "", "the input holds no ClusterTrainingRuntime or TrainingRuntime"));
+    if !docs.iter().any(checked) {
+        diags.push(Diagnostic::finding(&INPUT_NO_RUNTIME, "", "the input holds no ClusterTrainingRuntime, TrainingRuntime or TrainJob"));
     }
     diags
 }

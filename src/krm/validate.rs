@@ -1,7 +1,9 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
-//! runtime among the items is checked (CRDs among the items are used as `--crd`); the items come
+//! runtime among the items is checked, and every TrainJob against the runtime items (CRDs among
+//! the items are used as `--crd`); the items come
 //! back as the exact text they came as, with the findings, and exit 1 on errors (or on warnings
-//! with `spec.failOnWarnings: true`).
+//! with `spec.failOnWarnings: true`). With `spec.nodes` the runtimes are also fitted to the
+//! Nodes (and `spec.pods` Pods) of those files of the package.
 
 use serde_json::Value;
 
@@ -21,13 +23,16 @@ use crate::validate::{self, crd, Options};
 pub fn process(list: ResourceList) -> Output {
     let mut diags = Vec::new();
     let spec = config(list.function_config.as_ref(), &mut diags);
+    let inventory: Vec<&str> = [spec.nodes.as_deref(), spec.pods.as_deref()].into_iter().flatten().collect();
     let docs: Vec<Document> = list
         .items
         .iter()
         .enumerate()
-        .filter(|(_, item)| needed(item.meta.gvk()))
         .filter_map(|(i, item)| {
             let (path, index) = annotations::file_of(&item.meta);
+            if !needed(item.meta.gvk()) && !path.as_deref().is_some_and(|p| inventory.contains(&p)) {
+                return None;
+            }
             let source = Source::named(path.unwrap_or_else(|| format!("<items[{i}]>")));
             match item.value() {
                 Ok(v) => Some(Document::new(source, index.unwrap_or(0), v.clone())),
@@ -43,20 +48,24 @@ pub fn process(list: ResourceList) -> Output {
         })
         .collect();
     let opts = match crd::from_documents(&docs) {
-        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect() },
+        Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect(), ..Options::default() },
         Err(mut e) => {
             diags.append(&mut e);
             Options::default()
         }
     };
     diags.extend(validate::objects(&docs, &opts));
+    if let Some(nodes) = &spec.nodes {
+        diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref()));
+    }
     let failed = has_errors(&diags) || (spec.fail_on_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
 
-/// The items the validator reads whole: runtimes and CRDs. Every other item passes unread.
+/// The items the validator reads whole: runtimes, TrainJobs and CRDs, and the items of the node
+/// and pod files the config names (filtered by file above). Every other item passes unread.
 fn needed(gvk: Gvk<'_>) -> bool {
-    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED))
+    (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED | trainer::KIND_TRAINJOB))
         || gvk.kind == "CustomResourceDefinition"
 }
 
@@ -79,7 +88,7 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
                 format!("the JaxRuntimeValidation config does not read: {}", crate::words::serde_message(&e.inner().to_string())),
             )
             .with_object(fc.meta.object_ref())
-            .with_help("the only field is `spec.failOnWarnings` (a boolean); `jax-runtimes schema` describes the kind");
+            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }

@@ -62,6 +62,13 @@ impl Sources {
         }
     }
 
+    /// Adds every source of `other`.
+    pub fn extend(&mut self, other: &Sources) {
+        for s in &other.0 {
+            self.add(s);
+        }
+    }
+
     /// The sources of these documents.
     pub fn of(docs: &[Document]) -> Sources {
         let mut s = Sources::default();

@@ -50,7 +50,9 @@ impl Origin {
 }
 
 /// The accelerator a runtime ended up with.
+// One per resolved runtime, moved rather than copied: the GPU variant's size costs nothing.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Accel {
     Cpu,
     Gpu(GpuShape),

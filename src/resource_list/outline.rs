@@ -62,12 +62,15 @@ struct Spanned {
 
 /// Which paths below the root the outline keeps (everything else is skipped unread).
 fn wanted(path: &[&str]) -> bool {
-    let meta = |rest: &[&str]| match rest {
-        [] => true,
-        ["apiVersion"] | ["kind"] | ["metadata"] => true,
-        ["metadata", "name" | "namespace" | "labels" | "annotations"] => true,
-        ["metadata", "labels" | "annotations", _] => true,
-        _ => false,
+    let meta = |rest: &[&str]| {
+        matches!(
+            rest,
+            [] | ["apiVersion"]
+                | ["kind"]
+                | ["metadata"]
+                | ["metadata", "name" | "namespace" | "labels" | "annotations"]
+                | ["metadata", "labels" | "annotations", _]
+        )
     };
     match path {
         [] => true,

@@ -22,9 +22,9 @@ define_rules! {
         "`render` or `docs` read no catalog object at all (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`).",
         "Check the paths; with no path the built-in catalog is used.";
     INPUT_NOT_A_RUNTIME = "input/not-a-runtime", Info, Input,
-        "A document that is not a ClusterTrainingRuntime or TrainingRuntime (`trainer.kubeflow.org`); it is not checked.",
+        "A document that is not a ClusterTrainingRuntime, TrainingRuntime or TrainJob (`trainer.kubeflow.org`); it is not checked.",
         "Nothing to do, or check the file list.";
     INPUT_NO_RUNTIME = "input/no-runtime", Error, Input,
-        "The input holds no ClusterTrainingRuntime or TrainingRuntime at all.",
+        "The input holds no ClusterTrainingRuntime, TrainingRuntime or TrainJob at all.",
         "Check the paths you passed.";
 }

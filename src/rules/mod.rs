@@ -8,19 +8,21 @@
 
 pub mod catalog;
 pub mod consistency;
+pub mod fit;
 pub mod input;
 pub mod interconnect;
 pub mod krm;
 pub mod kubernetes;
 pub mod output;
 pub mod rule;
+pub mod trainjob;
 pub mod validate;
 
 pub use rule::{Layer, Moment, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 8] = [
+    let families: [&'static [&'static Rule]; 10] = [
         input::RULES,
         catalog::RULES,
         output::RULES,
@@ -29,6 +31,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         interconnect::RULES,
         consistency::RULES,
         kubernetes::RULES,
+        trainjob::RULES,
+        fit::RULES,
     ];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);

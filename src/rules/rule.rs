@@ -38,10 +38,12 @@ pub enum Layer {
     Ecosystem,
     Accelerators,
     Kubernetes,
+    TrainJob,
+    Fit,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 11] = [
+    pub const ALL: [Layer; 13] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -53,6 +55,8 @@ impl Layer {
         Layer::Ecosystem,
         Layer::Accelerators,
         Layer::Kubernetes,
+        Layer::TrainJob,
+        Layer::Fit,
     ];
 
     /// The section title on the docs page.
@@ -69,6 +73,8 @@ impl Layer {
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
             Layer::Kubernetes => "Kubernetes: the API server, JobSet, the Job controller and the kubelet",
+            Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
+            Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
         }
     }
 }

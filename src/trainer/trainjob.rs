@@ -1,8 +1,11 @@
 //! `TrainJob`: a training run that points at a runtime and overrides parts of it (Trainer v2.3.0
-//! `pkg/apis/trainer/v1alpha1/trainjob_types.go`; bounds from its CRD).
+//! `pkg/apis/trainer/v1alpha1/trainjob_types.go`; bounds and enums from its CRD,
+//! `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`). The fields and bounds are the same
+//! in v2.2 except the length of a `command`/`args` item (64 KiB there, 1 MiB in v2.3; the model
+//! takes the larger).
 
 use k8s_openapi::api::core::v1::{Affinity, EnvVar, ResourceRequirements, Toleration};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +18,9 @@ pub struct TrainJob {
     pub kind: String,
     pub metadata: ObjectMeta,
     pub spec: TrainJobSpec,
+    /// What the controller reports (`kubectl get trainjob -o yaml` prints it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<TrainJobStatus>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -30,8 +36,10 @@ pub struct TrainJobSpec {
     pub runtime_patches: Option<Vec<RuntimePatch>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspend: Option<bool>,
+    /// `trainer.kubeflow.org/trainjob-controller` (default) or `kueue.x-k8s.io/multikueue` (a CEL
+    /// rule of the CRD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 253))]
+    #[schemars(length(max = 253), extend("enum" = ["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]))]
     pub managed_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
@@ -83,10 +91,10 @@ pub struct Trainer {
     #[schemars(length(max = 500))]
     pub image: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 128))]
+    #[schemars(length(max = 128), inner(length(max = 1048576)))]
     pub command: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 128))]
+    #[schemars(length(max = 128), inner(length(max = 1048576)))]
     pub args: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 128))]
@@ -99,14 +107,15 @@ pub struct Trainer {
     pub num_proc_per_node: Option<i32>,
 }
 
-/// One manager's patch of the runtime (`runtimePatches[]`, Trainer v2.3).
+/// One manager's patch of the runtime (`runtimePatches[]`, Trainer v2.2 and v2.3).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RuntimePatch {
     #[schemars(length(min = 1, max = 253))]
     pub manager: String,
+    /// Set by Trainer's mutating webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<String>,
+    pub time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training_runtime_spec: Option<TrainingRuntimeSpecPatch>,
 }
@@ -174,14 +183,19 @@ pub struct PodTemplatePatch {
 #[serde(rename_all = "camelCase")]
 pub struct PodSpecPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 253))]
     pub service_account_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 128))]
     pub volumes: Option<Vec<k8s_openapi::api::core::v1::Volume>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
     pub init_containers: Option<Vec<ContainerPatch>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
     pub containers: Option<Vec<ContainerPatch>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
     pub image_pull_secrets: Option<Vec<k8s_openapi::api::core::v1::LocalObjectReference>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext>,
@@ -190,10 +204,14 @@ pub struct PodSpecPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 128))]
     pub tolerations: Option<Vec<Toleration>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 16))]
     pub scheduling_gates: Option<Vec<k8s_openapi::api::core::v1::PodSchedulingGate>>,
+    /// Trainer v2.3 only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub termination_grace_period_seconds: Option<i64>,
 }
 
@@ -201,11 +219,72 @@ pub struct PodSpecPatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPatch {
+    #[schemars(length(min = 1, max = 253))]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 128))]
     pub env: Option<Vec<EnvVar>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 128))]
     pub volume_mounts: Option<Vec<k8s_openapi::api::core::v1::VolumeMount>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security_context: Option<k8s_openapi::api::core::v1::SecurityContext>,
+}
+
+/// `status`: conditions, the child Jobs, and what the trainer reports (v2.3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrainJobStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 8))]
+    pub conditions: Option<Vec<Condition>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 100))]
+    pub jobs_status: Option<Vec<JobStatus>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainer_status: Option<TrainerStatus>,
+}
+
+/// `status.jobsStatus[]`: counts of one replicated job's child Jobs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobStatus {
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    #[schemars(range(min = 0))]
+    pub ready: i32,
+    #[schemars(range(min = 0))]
+    pub succeeded: i32,
+    #[schemars(range(min = 0))]
+    pub failed: i32,
+    #[schemars(range(min = 0))]
+    pub active: i32,
+    #[schemars(range(min = 0))]
+    pub suspended: i32,
+}
+
+/// `status.trainerStatus` (Trainer v2.3): progress the training code reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrainerStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 100))]
+    pub progress_percentage: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub estimated_remaining_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 256))]
+    pub metrics: Option<Vec<Metric>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_updated_time: Option<Time>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Metric {
+    #[schemars(length(min = 1, max = 64))]
+    pub name: String,
+    #[schemars(length(min = 1, max = 64))]
+    pub value: String,
 }

@@ -16,6 +16,9 @@
 //! A finding of the later layers at a field that a structure error already covers (the same
 //! field or one inside it) is dropped: one mistake, one finding.
 //!
+//! TrainJobs among the documents are checked against the runtimes they reference ([`trainjob`]):
+//! those among the documents and those in [`Options::runtimes`].
+//!
 //! Input: documents (or one object); output: findings, each of a rule in [`crate::rules`].
 
 use std::path::Path;
@@ -29,6 +32,7 @@ use crate::read::Document;
 use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
 use crate::trainer;
 use crate::trainer::TrainingRuntime;
+use crate::trainjob::TrainerVersion;
 
 pub mod accelerators;
 pub mod admission;
@@ -39,6 +43,9 @@ pub mod ecosystem;
 pub mod interconnect;
 pub mod kubernetes;
 pub mod structure;
+pub mod trainjob;
+
+pub use trainjob::is_trainjob;
 
 /// What the validator checks against.
 #[derive(Clone, Default)]
@@ -46,11 +53,20 @@ pub struct Options {
     /// CRDs to check structure and CEL rules against (`--crd`). Empty: the typed model and the
     /// built-in equivalents of the Trainer CRD's CEL rules.
     pub crds: Vec<Arc<crd::Crd>>,
+    /// Runtimes TrainJobs may reference besides those among the documents (`--runtimes`).
+    pub runtimes: Arc<[TrainingRuntime]>,
+    /// The Trainer release TrainJobs are checked for (`--trainer-version`); `None`: the one each
+    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
+    pub trainer_version: Option<TrainerVersion>,
 }
 
 impl std::fmt::Debug for Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Options").field("crds", &self.crds.iter().map(|c| c.name.as_str()).collect::<Vec<_>>()).finish()
+        f.debug_struct("Options")
+            .field("crds", &self.crds.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())
+            .field("runtimes", &self.runtimes.len())
+            .field("trainer_version", &self.trainer_version)
+            .finish()
     }
 }
 
@@ -74,7 +90,7 @@ impl Options {
             }
         }
         if errors.is_empty() {
-            Ok(Options { crds: crds.into_iter().map(Arc::new).collect() })
+            Ok(Options { crds: crds.into_iter().map(Arc::new).collect(), ..Options::default() })
         } else {
             Err(errors)
         }
@@ -162,12 +178,40 @@ fn within(field: &str, parent: &str) -> bool {
     field.strip_prefix(parent).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
-/// Checks every runtime among `docs` and places each finding in its file and line. Documents
-/// that are not runtimes are skipped (the CLI reports them).
+/// Checks every runtime and every TrainJob among `docs` and places each finding in its file and
+/// line: the runtimes' findings first, then the TrainJobs'. Other documents are skipped (the CLI
+/// reports them).
 ///
 /// Large inputs are checked on every core, in contiguous slices whose findings are joined in
 /// document order, so the output does not depend on the number of threads.
 pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
+    let mut out = runtime_objects(docs, opts);
+    out.extend(trainjob_objects(docs, opts));
+    out
+}
+
+/// Every TrainJob among `docs`, against the runtimes among `docs` and in `opts.runtimes` (the
+/// documents' first: they win on a name both have).
+fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
+    let trainjobs: Vec<&Document> = docs.iter().filter(|d| is_trainjob(&d.value)).collect();
+    if trainjobs.is_empty() {
+        return Vec::new();
+    }
+    let mut runtimes: Vec<TrainingRuntime> =
+        docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
+    runtimes.extend(opts.runtimes.iter().cloned());
+    let ctx = trainjob::Context { runtimes: &runtimes, version: opts.trainer_version };
+    trainjobs
+        .into_iter()
+        .flat_map(|doc| {
+            let api_version = doc.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+            let crd = opts.crd_for(api_version, trainer::KIND_TRAINJOB).map(|(_, v)| v);
+            trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx).into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn runtime_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let runtimes: Vec<&Document> = docs.iter().filter(|d| is_runtime(&d.value)).collect();
     let check = |slice: &[&Document]| -> Vec<Diagnostic> {
         slice.iter().flat_map(|doc| object(&doc.value, opts).into_iter().map(|d| place(doc, d))).collect()

@@ -11,12 +11,42 @@ use serde_json::{json, Value};
 use super::crd;
 use crate::diag::Diagnostic;
 use crate::rules::validate::SCHEMA_TYPE;
-use crate::trainer::TrainingRuntime;
+use crate::trainer::{TrainJob, TrainingRuntime};
 
 /// The adapted schema of the typed model (built once).
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(build_schema)
+    SCHEMA.get_or_init(build_schema::<TrainingRuntime>)
+}
+
+/// The adapted schema of the typed TrainJob model (built once).
+pub fn trainjob_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(build_schema::<TrainJob>)
+}
+
+fn trainjob_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    // Built from the project's own types (no input): a unit test proves it compiles.
+    VALIDATOR.get_or_init(|| {
+        crd::build(trainjob_schema(), jsonschema::Draft::Draft202012).expect("the TrainJob model's schema compiles (unit-tested)")
+    })
+}
+
+/// Structure findings (`schema/*`) for one TrainJob, field paths relative to the object.
+pub fn check_trainjob(value: &Value) -> Vec<Diagnostic> {
+    let mut out = crd::findings(trainjob_validator(), value, crd::Structure::Typed);
+    if out.iter().all(|d| !d.is_error()) {
+        if let Err(e) = serde_path_to_error::deserialize::<_, TrainJob>(value) {
+            out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
+        }
+    }
+    out
+}
+
+/// The TrainJob as the typed model, if it reads into it.
+pub fn typed_trainjob(value: &Value) -> Option<TrainJob> {
+    <TrainJob as serde::Deserialize>::deserialize(value).ok()
 }
 
 fn validator() -> &'static jsonschema::Validator {
@@ -46,9 +76,9 @@ pub fn typed(value: &Value) -> Option<TrainingRuntime> {
     <TrainingRuntime as serde::Deserialize>::deserialize(value).ok()
 }
 
-fn build_schema() -> Value {
+fn build_schema<T: schemars::JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let mut s = serde_json::to_value(generator.into_root_schema_for::<TrainingRuntime>()).unwrap_or(Value::Null);
+    let mut s = serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or(Value::Null);
     // Server-managed free-form JSON inside ObjectMeta (`kubectl get -o yaml` output has it).
     if let Some(Value::Object(defs)) = s.get_mut("$defs") {
         for (name, def) in defs.iter_mut() {
@@ -102,6 +132,8 @@ mod tests {
         let s = schema();
         assert_eq!(s.pointer("/$defs/JobSetSpec/additionalProperties"), Some(&json!(false)));
         let _ = validator();
+        assert_eq!(trainjob_schema().pointer("/$defs/Trainer/additionalProperties"), Some(&json!(false)));
+        let _ = trainjob_validator();
     }
 
     #[test]

@@ -134,7 +134,7 @@ pub fn plan_for(dir: &Path, wanted: &BTreeMap<String, String>, owner: &Owner) ->
     match fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(DirError(format!("{}: cannot read directory: {e}", dir.display()))),
-        Ok(m) if !m.is_dir() && !(m.file_type().is_symlink() && dir.is_dir()) => {
+        Ok(m) if !(m.is_dir() || m.file_type().is_symlink() && dir.is_dir()) => {
             return Err(DirError(format!("{}: exists and is not a directory; name a directory to render into", dir.display())));
         }
         Ok(_) => {

@@ -224,6 +224,7 @@ pub fn example_trainjob(r: &Resolved) -> TrainJob {
             trainer: Some(trainer::Trainer { command: Some(trainjob_command(&r.image, script)), ..Default::default() }),
             ..Default::default()
         },
+        status: None,
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use serde_saphyr::budget::Budget;
 use serde_saphyr::{DuplicateKeyPolicy, MessageFormatter, Options, SerializerOptions};
 
+mod json;
 pub mod lines;
 pub mod split;
 
@@ -162,6 +163,9 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, YamlError> {
 pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, YamlError> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
+    }
+    if let Some(value) = json::parse(text) {
+        return Ok(vec![value]);
     }
     let pieces = split::documents(text, threads);
     if pieces.len() > 1 {

@@ -234,7 +234,10 @@ def free_port() -> int:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runtime", nargs="+", help="runtime YAML file(s), or - for stdin")
+    ap.add_argument("runtime", nargs="+", help="runtime YAML file(s), or - for stdin (with --pods: pod files)")
+    ap.add_argument("--pods", action="store_true",
+                    help="the inputs are pods printed by `jax-runtimes preview --process N`, one per process "
+                         "(0..N-1): launch each with its own env and command instead of building them from a runtime")
     ap.add_argument("--name", help="the runtime to launch when the input has several")
     ap.add_argument("--trainjob-name", default="e2e", help="TrainJob (and JobSet) name (default: e2e)")
     ap.add_argument("--trainjob-command", help="TrainJob spec.trainer.command, as a JSON list")
@@ -251,7 +254,7 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv)
 
     try:
-        return launch(a)
+        return launch_pods(a) if a.pods else launch(a)
     except InputError as e:
         print(f"[jax-launch] ERROR: {e}", file=sys.stderr, flush=True)
         return 2
@@ -308,15 +311,7 @@ def launch(a) -> int:
     log(f"runtime env: {runtime_env_names or '(none)'}")
     log(f"JAX_COORDINATOR_ADDRESS {logical_coordinator} -> {local_coordinator} (port {port} stands in for 29500)")
 
-    venv_bin = str(Path(sys.executable).parent)
-    base = {
-        "PATH": os.pathsep.join([venv_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "LANG": "C.UTF-8",
-        "PYTHONUNBUFFERED": "1",
-    }
-    if "TMPDIR" in os.environ:
-        base["TMPDIR"] = os.environ["TMPDIR"]
+    base = clean_env()
 
     logdir = Path(tempfile.mkdtemp(prefix=f"jax-launch-{name}-"))
     procs = []
@@ -372,7 +367,120 @@ def launch(a) -> int:
                              start_new_session=True)
         procs.append((i, pod_name, p, out, env["JAX_PROCESS_ID"]))
 
-    deadline = time.monotonic() + a.timeout
+    return wait_and_check(f"runtime {name}", procs, num_nodes, local_devices_expected, a.timeout, logdir)
+
+
+def clean_env() -> dict[str, str]:
+    """The environment every process starts from: this venv's Python first, nothing inherited."""
+    venv_bin = str(Path(sys.executable).parent)
+    base = {
+        "PATH": os.pathsep.join([venv_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if "TMPDIR" in os.environ:
+        base["TMPDIR"] = os.environ["TMPDIR"]
+    return base
+
+
+def launch_pods(a) -> int:
+    """One process per previewed pod, from nothing but what the pod says.
+
+    Each pod is a `jax-runtimes preview` output: its `node` container's env (JAX_PROCESS_ID and
+    JOB_COMPLETION_INDEX already resolved for that pod; other fieldRefs resolved here as the kubelet
+    would), command and args. The only changes: JAX_COORDINATOR_ADDRESS, which must name pod 0
+    (`<hostname>.<subdomain>:29500` of the pod with completion index 0), is pointed at 127.0.0.1
+    and a free port (all processes share this host); for GPU/TPU pods JAX_PLATFORMS is forced to cpu
+    with one CPU device per accelerator, as in the runtime mode.
+    """
+    pods: list[tuple[dict, str]] = []
+    for p in a.runtime:
+        text = sys.stdin.read() if p == "-" else Path(p).read_text()
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and doc.get("kind") == "Pod":
+                pods.append((doc, p))
+    if not pods:
+        raise InputError(f"no Pod document in {a.runtime}")
+
+    def index(pod: dict) -> int:
+        value = (get(pod, "metadata.annotations") or {}).get(COMPLETION_INDEX_ANNOTATION)
+        if value is None or not str(value).isdigit():
+            raise InputError(f"a pod without the {COMPLETION_INDEX_ANNOTATION} annotation")
+        return int(value)
+
+    pods.sort(key=lambda ps: index(ps[0]))
+    indexes = [index(p) for p, _ in pods]
+    if indexes != list(range(len(pods))):
+        raise InputError(f"the pods must be processes 0..N-1 once each, got completion indexes {indexes}")
+    n = len(pods)
+    pod0 = pods[0][0]
+    trainjob = (get(pod0, "metadata.labels") or {}).get("jobset.sigs.k8s.io/jobset-name", "<unnamed>")
+    coordinator = f"{get(pod0, 'spec.hostname')}.{get(pod0, 'spec.subdomain')}:{COORDINATOR_PORT}"
+    port = free_port()
+    local_coordinator = f"127.0.0.1:{port}"
+    log(f"TrainJob {trainjob}: {n} previewed pod(s); pod 0 is {coordinator}")
+    log(f"JAX_COORDINATOR_ADDRESS {coordinator} -> {local_coordinator} (port {port} stands in for 29500)")
+
+    base = clean_env()
+    logdir = Path(tempfile.mkdtemp(prefix=f"jax-launch-pods-{trainjob}-"))
+    procs = []
+    local_devices_expected = []
+    for i, (pod, source) in enumerate(pods):
+        hostname = get(pod, "spec.hostname") or f"pod-{i}"
+        where = f"{source}: pod {hostname}"
+        containers = get(pod, "spec.containers") or []
+        node = [c for c in containers if c.get("name") == NODE]
+        if not node:
+            raise InputError(f"{where}: no container named {NODE!r}")
+        container = node[0]
+        if container.get("envFrom"):
+            raise InputError(f"{where}: container {NODE}: envFrom is not reproduced by this harness")
+        meta = {
+            "name": (get(pod, "metadata.generateName") or f"{hostname}-") + "abcde",
+            "namespace": get(pod, "metadata.namespace") or "default",
+            "node_name": f"e2e-host-{i}",
+            "annotations": get(pod, "metadata.annotations") or {},
+            "labels": get(pod, "metadata.labels") or {},
+        }
+        env = resolve_env(list(container.get("env") or []), meta, dict(base, HOSTNAME=hostname), where)
+        for var in ("JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"):
+            if var not in env:
+                raise InputError(f"{where}: the pod has no {var}; the JAX plugin did not inject its env")
+        if env["JAX_COORDINATOR_ADDRESS"] != coordinator:
+            raise InputError(f"{where}: JAX_COORDINATOR_ADDRESS is {env['JAX_COORDINATOR_ADDRESS']!r}, but pod 0 is "
+                             f"reachable as {coordinator!r}: the processes would not find the coordinator")
+        env["JAX_COORDINATOR_ADDRESS"] = local_coordinator
+        kind, accel_count, accel_key = accelerator(container)
+        if kind != "cpu":
+            if i == 0:
+                log(f"JAX_PLATFORMS forced to cpu (pod: {env.get('JAX_PLATFORMS', 'unset')}); "
+                    f"{accel_count} CPU device(s) per process stand in for {accel_key}={accel_count}")
+            env["JAX_PLATFORMS"] = "cpu"
+            local = accel_count or 1
+        else:
+            local = int(env.get("JAX_NUM_CPU_DEVICES", "1"))
+        env["JAX_NUM_CPU_DEVICES"] = str(local)
+        env["JAX_E2E_INIT_TIMEOUT_S"] = str(a.init_timeout)
+        local_devices_expected.append(local)
+        argv = [expand(x, env) for x in list(container.get("command") or []) + list(container.get("args") or [])]
+        if not argv:
+            raise InputError(f"{where}: no command (the image entrypoint cannot be reproduced here)")
+        if i == 0:
+            log(f"env of pod 0: {sorted(k for k in env if k not in base)}")
+            log(f"command: {shlex.join(argv)} (cwd {HERE})")
+        out = open(logdir / f"{hostname}.log", "w+")
+        proc = subprocess.Popen(argv, cwd=HERE, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append((i, hostname, proc, out, env["JAX_PROCESS_ID"]))
+    return wait_and_check(f"TrainJob {trainjob}", procs, n, local_devices_expected, a.timeout, logdir,
+                          what="the previewed pod env")
+
+
+def wait_and_check(subject: str, procs: list, num_nodes: int, local_devices_expected: list[int],
+                   timeout: float, logdir: Path, what: str = "the runtime env") -> int:
+    """Waits for every process, checks every report, prints PASSED or FAILED. Returns 0 or 1."""
+    processes = len(procs)
+    deadline = time.monotonic() + timeout
     timed_out = []
     for i, pod_name, p, out, _ in procs:
         try:
@@ -394,7 +502,7 @@ def launch(a) -> int:
         reports = [ln[len(REPORT_PREFIX):] for ln in text.splitlines() if ln.startswith(REPORT_PREFIX)]
         problems = []
         if pod_name in timed_out:
-            problems.append(f"did not finish within {a.timeout:.0f}s (killed)")
+            problems.append(f"did not finish within {timeout:.0f}s (killed)")
         elif p.returncode != 0:
             problems.append(f"exited with status {p.returncode}")
         if not reports:
@@ -427,10 +535,10 @@ def launch(a) -> int:
     if failures:
         for f in failures:
             print(f"[jax-launch] FAIL: {f}", file=sys.stderr, flush=True)
-        print(f"[jax-launch] FAILED: runtime {name}: {len(failures)} of {processes} process(es) wrong "
+        print(f"[jax-launch] FAILED: {subject}: {len(failures)} of {processes} process(es) wrong "
               f"(logs in {logdir})", file=sys.stderr, flush=True)
         return 1
-    log(f"PASSED: runtime {name}: {processes} processes initialised JAX from the runtime env and "
+    log(f"PASSED: {subject}: {processes} processes initialised JAX from {what} and "
         f"agreed on a psum over {expected_global} devices")
     return 0
 

@@ -1,0 +1,258 @@
+//! `jax-runtimes fit`: runtimes (catalog files, rendered first, runtime files, or the built-in
+//! catalog) and a cluster's node list (and pod list) -> one row per runtime on stdout: does its
+//! TrainJob's gang fit now, how many copies, where, and the first blocker. Exit 0 when every
+//! runtime fits now, 1 when any does not, 2 on bad input.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use super::out;
+use super::shared::read_catalog;
+use crate::diag::{Diagnostic, ObjectRef};
+use crate::exit::Exit;
+use crate::fit::{self, inventory, Cluster, Verdict};
+use crate::read::{self, Document, Sources};
+use crate::report;
+use crate::rules::fit::FIT_UNREADABLE_RUNTIME;
+use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
+use crate::trainer::TrainingRuntime;
+use crate::validate::is_runtime;
+use crate::{fit::words, pipeline};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table, one row per runtime, and notes below it.
+    Text,
+    /// One JSON array with an object per runtime.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct FitArgs {
+    /// Catalog files or folders (rendered first) or ClusterTrainingRuntime / TrainingRuntime
+    /// files, or `-` for stdin. None: the built-in catalog.
+    pub paths: Vec<PathBuf>,
+    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
+    #[arg(long, value_name = "NODES")]
+    pub nodes: PathBuf,
+    /// The pods already on it: what `kubectl get pods -A -o yaml` prints. Without it every node is
+    /// taken as empty.
+    #[arg(long, value_name = "PODS")]
+    pub pods: Option<PathBuf>,
+    /// How to print the answer (on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Runs the subcommand.
+pub fn run(a: &FitArgs) -> Exit {
+    let stdin_uses = [Some(&a.nodes), a.pods.as_ref()].into_iter().flatten().chain(&a.paths).filter(|p| p.as_os_str() == "-").count();
+    if stdin_uses > 1 {
+        out::error("only one of --nodes, --pods and the runtime paths can be `-` (stdin)");
+        return Exit::Usage;
+    }
+    let mut sources = Sources::default();
+    let Some(node_docs) = read_one(&a.nodes, &mut sources) else { return Exit::Usage };
+    let pod_docs = match &a.pods {
+        Some(p) => match read_one(p, &mut sources) {
+            Some(d) => Some(d),
+            None => return Exit::Usage,
+        },
+        None => None,
+    };
+    let (cluster, notes) = match inventory::from_documents(&node_docs, pod_docs.as_deref()) {
+        Ok(c) => c,
+        Err(diags) => return bad_input(&diags, &sources),
+    };
+    let Some(runtimes) = runtimes(&a.paths, &mut sources) else { return Exit::Usage };
+    let typed: Vec<&TrainingRuntime> = runtimes.iter().collect();
+    let verdicts = fit::fit(&cluster, &typed);
+    if !notes.is_empty() {
+        out::stderr(&report::text_all(&notes, &sources));
+    }
+    let text = match a.format {
+        Format::Text => table(&verdicts),
+        Format::Json => serde_json::to_string_pretty(&verdicts).map(|s| s + "\n").unwrap_or_default(),
+    };
+    let code = out::stdout(&text);
+    summary(&verdicts, &cluster);
+    if code != Exit::Ok {
+        return code;
+    }
+    if verdicts.iter().all(|v| v.outcome.fits) {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    }
+}
+
+/// Reads one file (or stdin); on any error prints it and returns `None`.
+fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
+    let input = read::paths(&[path.to_path_buf()]);
+    for d in &input.documents {
+        sources.add(&d.source);
+    }
+    let all = input.sources.clone();
+    match input.into_result() {
+        Ok(docs) => Some(docs),
+        Err(diags) => {
+            bad_input(&diags, &all);
+            None
+        }
+    }
+}
+
+fn bad_input(diags: &[Diagnostic], sources: &Sources) -> Exit {
+    out::stderr(&report::text_all(diags, sources));
+    Exit::Usage
+}
+
+/// The runtimes of the paths: catalog objects rendered, runtime documents read as they are.
+fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<Vec<TrainingRuntime>> {
+    let input = read_catalog(paths);
+    let all = input.sources.clone();
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            bad_input(&diags, &all);
+            return None;
+        }
+    };
+    for d in &docs {
+        sources.add(&d.source);
+    }
+    let generated = pipeline::generate(&docs);
+    let errors: Vec<Diagnostic> = generated.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    if !errors.is_empty() {
+        bad_input(&errors, sources);
+        out::note("the catalog has errors; `jax-runtimes render` shows them all");
+        return None;
+    }
+    let mut out: Vec<TrainingRuntime> = generated.runtimes.into_iter().map(|r| r.runtime).collect();
+    let mut problems = Vec::new();
+    let mut skipped = Vec::new();
+    for doc in &generated.ignored {
+        if !is_runtime(&doc.value) {
+            skipped.push(
+                doc.locate(
+                    Diagnostic::new(&INPUT_NOT_A_RUNTIME, "neither a catalog object nor a runtime; skipped")
+                        .with_object(ObjectRef::of(&doc.value)),
+                ),
+            );
+            continue;
+        }
+        match serde_path_to_error::deserialize::<_, TrainingRuntime>(&doc.value) {
+            Ok(rt) => out.push(rt),
+            Err(e) => {
+                let path = e.path().to_string();
+                problems.push(
+                    doc.locate(
+                        Diagnostic::finding(
+                            &FIT_UNREADABLE_RUNTIME,
+                            if path == "." { String::new() } else { path },
+                            format!("does not read as a runtime: {}", e.inner()),
+                        )
+                        .with_object(ObjectRef::of(&doc.value)),
+                    ),
+                );
+            }
+        }
+    }
+    if out.is_empty() && problems.is_empty() {
+        problems.push(Diagnostic::finding(
+            &INPUT_NO_RUNTIME,
+            "",
+            "the input holds no catalog entry and no ClusterTrainingRuntime or TrainingRuntime",
+        ));
+    }
+    if !problems.is_empty() {
+        bad_input(&problems, sources);
+        return None;
+    }
+    if !skipped.is_empty() {
+        out::stderr(&report::text_all(&skipped, sources));
+    }
+    Some(out)
+}
+
+/// One row per runtime, then the help and notes of each.
+fn table(verdicts: &[Verdict]) -> String {
+    let head = ["RUNTIME", "FITS", "COPIES", "EMPTY", "WHERE", "REASON"];
+    let rows: Vec<[String; 6]> = verdicts
+        .iter()
+        .map(|v| {
+            let o = &v.outcome;
+            let name = match &v.namespace {
+                Some(ns) => format!("{ns}/{}", v.runtime),
+                None => v.runtime.clone(),
+            };
+            let fits = match (o.fits, o.fits_empty) {
+                (true, _) => "yes",
+                (false, true) => "not now",
+                (false, false) => "no",
+            };
+            [name, fits.into(), o.copies.to_string(), o.copies_empty.to_string(), words::names(&o.placement), o.reason.clone()]
+        })
+        .collect();
+    let mut width = head.map(str::len);
+    for r in &rows {
+        for (w, cell) in width.iter_mut().zip(r.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(cell);
+            } else {
+                s.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&head.map(String::from));
+    for r in &rows {
+        out.push_str(&line(r));
+    }
+    let mut after = String::new();
+    for v in verdicts {
+        if let Some(h) = &v.outcome.help {
+            after.push_str(&format!("{}: help: {h}\n", v.runtime));
+        }
+        for n in &v.outcome.notes {
+            after.push_str(&format!("{}: note: {n}\n", v.runtime));
+        }
+    }
+    if !after.is_empty() {
+        out.push('\n');
+        out.push_str(&after);
+    }
+    out
+}
+
+/// The counts on stderr, and what the answer does not cover.
+fn summary(verdicts: &[Verdict], cluster: &Cluster) {
+    let fit = verdicts.iter().filter(|v| v.outcome.fits).count();
+    let later = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.fits_empty).count();
+    let p = &cluster.pods;
+    let pods = if p.given {
+        format!(
+            "{} in use ({} finished, {} not bound{})",
+            words::count(p.in_use, "pod"),
+            p.finished,
+            p.unbound,
+            if p.elsewhere > 0 { format!(", {} on unlisted nodes", p.elsewhere) } else { String::new() }
+        )
+    } else {
+        "no pod list: every node is taken as empty (DaemonSet pods already hold part of its allocatable; pass --pods)".to_string()
+    };
+    out::note(&format!(
+        "{fit} of {} runtime(s) fit now{}; {}, {pods}",
+        verdicts.len(),
+        if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() },
+        words::count(cluster.nodes.len(), "node")
+    ));
+    out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue quotas");
+}

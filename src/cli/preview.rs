@@ -1,0 +1,131 @@
+//! `jax-runtimes preview`: a file with a TrainJob (and the runtimes of `--runtimes`) -> the pod
+//! of one of its processes as Kubeflow Trainer would create it, as YAML on stdout with a comment
+//! header saying what it is a prediction of; the TrainJob's findings on stderr (exit 1 on
+//! errors, the pod is still printed when it can be predicted).
+
+use std::path::PathBuf;
+
+use super::out;
+use super::shared::load_runtimes;
+use crate::diag::{has_errors, Diagnostic, ObjectRef};
+use crate::exit::Exit;
+use crate::read::{self, Document, Sources};
+use crate::report;
+use crate::trainer::TrainingRuntime;
+use crate::trainjob::{self, pod, Steps, TrainerVersion};
+use crate::validate::{self, is_runtime, is_trainjob, structure};
+use crate::yaml;
+
+#[derive(Debug, clap::Args)]
+pub struct PreviewArgs {
+    /// A file holding the TrainJob (or `-` for stdin). Runtimes in the same file are used too.
+    pub trainjob: PathBuf,
+    /// Runtimes the TrainJob may reference (repeatable): files or folders of runtimes, or of
+    /// catalog objects (rendered first).
+    #[arg(long = "runtimes", value_name = "PATH")]
+    pub runtimes: Vec<PathBuf>,
+    /// Which process's pod to show: its completion index, 0 to numNodes - 1.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub process: i64,
+    /// The TrainJob to show when the file holds several.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The Kubeflow Trainer release to predict for (v2.2 or v2.3). Default: the one the
+    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
+    #[arg(long = "trainer-version", value_name = "VERSION")]
+    pub trainer_version: Option<TrainerVersion>,
+}
+
+pub fn run(a: &PreviewArgs) -> Exit {
+    let input = read::paths(std::slice::from_ref(&a.trainjob));
+    let mut sources = input.sources.clone();
+    let docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            show(&diags, &sources);
+            return Exit::after_read_errors(&diags);
+        }
+    };
+    let (mut runtimes, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
+        Ok(r) => (r.runtimes, r.diagnostics),
+        Err((diags, code)) => {
+            show(&diags, &sources);
+            return code;
+        }
+    };
+    let doc = match pick(&docs, a.name.as_deref()) {
+        Ok(d) => d,
+        Err(message) => {
+            out::error(&message);
+            return Exit::Usage;
+        }
+    };
+    // The file's runtimes first: they win on a name both have.
+    let mut all: Vec<TrainingRuntime> = docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
+    all.append(&mut runtimes);
+    let ctx = validate::trainjob::Context { runtimes: &all, version: a.trainer_version };
+    diags.extend(validate::trainjob::check(&doc.value, None, false, &ctx).into_iter().map(|d| doc.locate(d)));
+    let Some(tj) = structure::typed_trainjob(&doc.value) else {
+        show(&diags, &sources);
+        out::note("no preview: the TrainJob does not read (see the errors above)");
+        return Exit::Findings;
+    };
+    let Ok(rt) = trainjob::find(&tj, &all) else {
+        show(&diags, &sources);
+        out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
+        return Exit::Findings;
+    };
+    let version = validate::trainjob::version_for(rt, a.trainer_version);
+    let eff = trainjob::build(rt, &tj, version, Steps::All);
+    let predicted = match trainjob::predict(&eff, a.process) {
+        Ok(p) => p,
+        Err(e) => {
+            show(&diags, &sources);
+            out::error(&format!("no preview: {e}"));
+            return match e {
+                pod::PodError::NoSuchProcess { .. } => Exit::Usage,
+                _ => Exit::Findings,
+            };
+        }
+    };
+    let body = match yaml::to_string(&predicted.pod) {
+        Ok(t) => t,
+        Err(e) => {
+            out::error(&format!("cannot write the pod: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let header: String = pod::header(&eff, &tj, rt, &predicted).iter().map(|l| format!("# {l}\n")).collect();
+    show(&diags, &sources);
+    let code = out::stdout(&format!("{header}{body}"));
+    if code != Exit::Ok {
+        return code;
+    }
+    if has_errors(&diags) {
+        out::note("the TrainJob has errors (above): Trainer or Kubernetes would not run this pod as shown");
+        return Exit::Findings;
+    }
+    Exit::Ok
+}
+
+/// The TrainJob to show: the one named, or the only one.
+fn pick<'a>(docs: &'a [Document], name: Option<&str>) -> Result<&'a Document, String> {
+    let jobs: Vec<&Document> = docs.iter().filter(|d| is_trainjob(&d.value)).collect();
+    let name_of = |d: &Document| ObjectRef::of(&d.value).name;
+    let names = || jobs.iter().map(|d| format!("`{}`", name_of(d))).collect::<Vec<_>>().join(", ");
+    match (name, jobs.as_slice()) {
+        (_, []) => Err("the input holds no TrainJob (`apiVersion: trainer.kubeflow.org/v1alpha1`, `kind: TrainJob`)".to_string()),
+        (None, [one]) => Ok(one),
+        (None, _) => Err(format!("the input holds {} TrainJobs ({}); pick one with --name", jobs.len(), names())),
+        (Some(n), _) => {
+            jobs.iter().copied().find(|d| name_of(d) == n).ok_or_else(|| format!("no TrainJob named `{n}`; the input has {}", names()))
+        }
+    }
+}
+
+/// Findings on stderr, as text (the pod is what stdout holds).
+fn show(diags: &[Diagnostic], sources: &Sources) {
+    if !diags.is_empty() {
+        out::stderr(&report::text_all_styled(diags, sources, out::style(out::Stream::Stderr)));
+    }
+}

@@ -1,0 +1,216 @@
+//! A runtime -> what its TrainJob's pods will ask the scheduler for: how many pods in the gang,
+//! what each requests, where it may go (node selector, required node affinity, tolerations as the
+//! API server admits them, host ports) and whether JobSet places each Job alone in one topology
+//! domain.
+//!
+//! Facts: Trainer sizes the trainer replicatedJob (label `trainer.kubeflow.org/trainjob-ancestor-step:
+//! trainer`) to `mlPolicy.numNodes` pods, default 1 (kubeflow/trainer v2.3.0
+//! `pkg/runtime/core/trainingruntime.go` `newRuntimeInfo`, `plugins/jobset` `syncParallelCount`)
+//! and its JAX plugin adds container port 29500 (`plugins/jax`). The API server adds the
+//! not-ready/unreachable NoExecute tolerations to every pod (DefaultTolerationSeconds, in
+//! `catalog/accelerators/nodes.yaml`). JobSet copies `alpha.jobset.sigs.k8s.io/exclusive-topology`
+//! from the JobSet or a replicatedJob template onto its pods (kubernetes-sigs/jobset v0.12.0
+//! `pkg/controllers/jobset_controller.go` `labelAndAnnotateObject`); without a PriorityClass a pod's
+//! priority is 0 (Priority admission, `plugin/pkg/admission/priority` `getDefaultPriority`).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{NodeSelector, PodSpec, Toleration};
+
+use super::requests::{self, Amounts, RequestError};
+use crate::accelerators::nodes::nodes;
+use crate::keys;
+use crate::trainer::{TrainingRuntime, COORDINATOR_PORT, NODE};
+
+/// Why a runtime's pods cannot be worked out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DemandError {
+    #[error("the runtime has no trainer replicated job (label `trainer.kubeflow.org/trainjob-ancestor-step: trainer`, or named `node`)")]
+    NoTrainerJob,
+    #[error("replicated job `{job}` has no pod template (`template.spec.template.spec`)")]
+    NoPodTemplate { job: String },
+    #[error("replicated job `{job}`, pod template {source}")]
+    Requests { job: String, source: RequestError },
+}
+
+/// What one runtime's TrainJob asks of the cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Demand {
+    /// The trainer replicated job.
+    pub job: String,
+    /// Pods per Job (`numNodes`) and Jobs (`replicas`) in one gang.
+    pub pods: u32,
+    pub jobs: u32,
+    /// Per pod, only non-zero amounts of resources the scheduler counts.
+    pub requests: Amounts,
+    pub node_name: Option<String>,
+    pub node_selector: BTreeMap<String, String>,
+    pub affinity: Option<NodeSelector>,
+    /// The template's tolerations and those the API server adds to every pod.
+    pub tolerations: Vec<Toleration>,
+    pub host_ports: Vec<(String, i32)>,
+    /// The node label of JobSet exclusive placement.
+    pub exclusive: Option<String>,
+    /// The pods' priority where it is known (no `priorityClassName`: 0, or the template's).
+    pub priority: Option<i32>,
+    /// What the pod template asks that `fit` does not model, in words.
+    pub unmodelled: Vec<String>,
+}
+
+impl Demand {
+    /// The demand of a runtime.
+    pub fn of(rt: &TrainingRuntime) -> Result<Demand, DemandError> {
+        let jobs = &rt.spec.template.spec.replicated_jobs;
+        let trainer = jobs
+            .iter()
+            .find(|j| {
+                j.template
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.labels.as_ref())
+                    .and_then(|l| l.get(keys::TRAINER_ANCESTOR))
+                    .is_some_and(|v| v == "trainer")
+            })
+            .or_else(|| jobs.iter().find(|j| j.name == NODE))
+            .ok_or(DemandError::NoTrainerJob)?;
+        let job_spec = trainer.template.spec.as_ref();
+        let spec =
+            job_spec.and_then(|s| s.template.spec.as_ref()).ok_or_else(|| DemandError::NoPodTemplate { job: trainer.name.clone() })?;
+        let pods = match &rt.spec.ml_policy {
+            Some(ml) => ml.num_nodes.unwrap_or(1),
+            None => job_spec.and_then(|s| s.parallelism).unwrap_or(1),
+        };
+        let pods = u32::try_from(pods.max(1)).unwrap_or(1);
+        let requests = requests::pod_requests(spec, &[]).map_err(|source| DemandError::Requests { job: trainer.name.clone(), source })?;
+        let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
+        let host_ports = requests::host_ports(spec, if jax { &[COORDINATOR_PORT as i32] } else { &[] });
+        let mut tolerations = spec.tolerations.clone().unwrap_or_default();
+        tolerations.extend(nodes().kubernetes.admission_tolerations.iter().cloned());
+        let annotation = |key: &str| {
+            let jobset = rt.spec.template.metadata.as_ref().and_then(|m| m.annotations.get(key));
+            let job = trainer.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
+            jobset.or(job).cloned()
+        };
+        let mut unmodelled = unmodelled(spec);
+        if annotation(keys::JOBSET_NODE_SELECTOR_STRATEGY).is_some() {
+            unmodelled.push("JobSet's node-selector strategy (nodes labelled per Job beforehand)".into());
+        }
+        Ok(Demand {
+            job: trainer.name.clone(),
+            pods,
+            jobs: u32::try_from(trainer.replicas.unwrap_or(1).max(1)).unwrap_or(1),
+            requests,
+            node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
+            node_selector: spec.node_selector.clone().unwrap_or_default(),
+            affinity: spec
+                .affinity
+                .as_ref()
+                .and_then(|a| a.node_affinity.as_ref())
+                .and_then(|n| n.required_during_scheduling_ignored_during_execution.clone()),
+            tolerations,
+            host_ports,
+            exclusive: annotation(keys::JOBSET_EXCLUSIVE_TOPOLOGY).filter(|k| !k.is_empty()),
+            priority: match (&spec.priority_class_name, spec.priority) {
+                (_, Some(p)) => Some(p),
+                (Some(c), None) if !c.is_empty() => None,
+                _ => Some(0),
+            },
+            unmodelled,
+        })
+    }
+
+    /// Pods in one gang: every pod of every Job of the trainer replicated job.
+    pub fn gang(&self) -> u64 {
+        u64::from(self.pods) * u64::from(self.jobs)
+    }
+
+    /// The tolerations ExtendedResourceToleration adds: one per extended resource requested.
+    pub fn extended_resource_tolerations(&self) -> impl Iterator<Item = Toleration> + '_ {
+        self.requests.keys().filter(|r| requests::extended(r)).map(|r| Toleration {
+            key: Some(r.clone()),
+            operator: Some("Exists".into()),
+            effect: Some("NoSchedule".into()),
+            ..Toleration::default()
+        })
+    }
+
+    /// The requested extended resources (what a node must have for the pod to go there).
+    pub fn extended(&self) -> impl Iterator<Item = &str> {
+        self.requests.keys().map(String::as_str).filter(|r| requests::extended(r))
+    }
+}
+
+/// What a pod template asks that the node and pod lists cannot answer.
+fn unmodelled(spec: &PodSpec) -> Vec<String> {
+    let mut out = Vec::new();
+    let affinity = spec.affinity.as_ref();
+    if affinity
+        .and_then(|a| a.pod_affinity.as_ref())
+        .is_some_and(|p| p.required_during_scheduling_ignored_during_execution.as_ref().is_some_and(|r| !r.is_empty()))
+    {
+        out.push("required pod affinity".to_string());
+    }
+    if affinity
+        .and_then(|a| a.pod_anti_affinity.as_ref())
+        .is_some_and(|p| p.required_during_scheduling_ignored_during_execution.as_ref().is_some_and(|r| !r.is_empty()))
+    {
+        out.push("required pod anti-affinity".to_string());
+    }
+    if spec.topology_spread_constraints.iter().flatten().any(|c| c.when_unsatisfiable == "DoNotSchedule") {
+        out.push("topology spread constraints".to_string());
+    }
+    if spec.volumes.iter().flatten().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some()) {
+        out.push("persistent volumes".to_string());
+    }
+    if spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()) {
+        out.push("dynamic resource claims".to_string());
+    }
+    if spec.scheduler_name.as_deref().is_some_and(|s| !s.is_empty() && s != "default-scheduler") {
+        out.push(format!("scheduler `{}`", spec.scheduler_name.as_deref().unwrap_or_default()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime(yaml: &str) -> TrainingRuntime {
+        crate::yaml::from_str(yaml).unwrap()
+    }
+
+    const TPU: &str = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: t}\nspec:\n  mlPolicy: {numNodes: 4, jax: {}}\n  template:\n    metadata: {annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: cloud.google.com/gke-nodepool}}\n    spec:\n      replicatedJobs:\n      - name: node\n        template:\n          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\n          spec:\n            template:\n              spec:\n                containers:\n                - {name: node, image: x, resources: {limits: {google.com/tpu: 4}}}\n                nodeSelector: {cloud.google.com/gke-tpu-topology: 4x4}\n                tolerations: [{key: google.com/tpu, operator: Exists, effect: NoSchedule}]\n";
+
+    #[test]
+    fn a_tpu_runtime_asks_for_its_hosts_chips_and_one_node_pool() {
+        let d = Demand::of(&runtime(TPU)).unwrap();
+        assert_eq!((d.pods, d.jobs, d.gang()), (4, 1, 4));
+        assert_eq!(d.requests.get("google.com/tpu"), Some(&4), "requests default from limits");
+        assert_eq!(d.exclusive.as_deref(), Some("cloud.google.com/gke-nodepool"));
+        assert_eq!(d.priority, Some(0));
+        assert!(d.host_ports.is_empty(), "the coordinator port is a host port only with hostNetwork");
+        assert!(d.tolerations.iter().any(|t| t.key.as_deref() == Some("node.kubernetes.io/unreachable")), "admission tolerations");
+        assert_eq!(d.extended().collect::<Vec<_>>(), ["google.com/tpu"]);
+        assert!(d.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn host_network_makes_the_jax_coordinator_port_a_host_port() {
+        let rt = runtime(&TPU.replace("                nodeSelector:", "                hostNetwork: true\n                nodeSelector:"));
+        assert_eq!(Demand::of(&rt).unwrap().host_ports, vec![("TCP".to_string(), 29500)]);
+    }
+
+    #[test]
+    fn what_cannot_be_worked_out_says_why() {
+        let no_trainer =
+            runtime(&TPU.replace("- name: node", "- name: other").replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: x"));
+        assert_eq!(Demand::of(&no_trainer), Err(DemandError::NoTrainerJob));
+        let bad = runtime(&TPU.replace("google.com/tpu: 4}", "google.com/tpu: 4, memory: 32GB}"));
+        let err = Demand::of(&bad).unwrap_err().to_string();
+        assert!(err.contains("containers[0].resources.limits.memory") && err.contains("32GB"), "{err}");
+        let class = runtime(
+            &TPU.replace("                nodeSelector:", "                priorityClassName: high\n                nodeSelector:"),
+        );
+        assert_eq!(Demand::of(&class).unwrap().priority, None);
+    }
+}

@@ -1,0 +1,658 @@
+//! TrainJobs against the runtimes they use: a TrainJob object and the runtimes it may reference
+//! -> findings (`trainjob/*`, plus structure and CEL findings on the TrainJob itself).
+//!
+//! The merge is [`crate::trainjob`]'s (the same one `preview` prints); the checks here read it:
+//! - structure against the typed TrainJob model or a `--crd` TrainJob CRD, and the CRD's name
+//!   rule (RFC 1035, at most 63 characters);
+//! - `runtimeRef` resolves; a deprecated runtime is a warning;
+//! - `numNodes` of at least 1; pod names within 63 characters for the node count in effect
+//!   ([`crate::trainer::names`]);
+//! - the JAX plugin's variables are not set by hand; a multi-node JAX job has `spec.trainer`;
+//! - runtime patches name what the runtime has, set no env on the reserved containers, and name
+//!   a domain-prefixed manager (Trainer's JobSet plugin `Validate`, `plugins/jobset/jobset.go`,
+//!   checked against the runtime before the patches: Trainer checks after merging them, where
+//!   an unknown name is already appended);
+//! - the runtime's own checks ([`super::admission`], [`super::ecosystem`],
+//!   [`super::accelerators`]) run again on the runtime as the TrainJob overrides it: what they
+//!   find there and not on the runtime alone is the TrainJob's doing (GPUs per node, anything
+//!   else by the rule's name); a TPU slice's host count and chips per host are compared with the
+//!   runtime's own; plus the accelerator the merge drops and requests above limits.
+
+use std::collections::HashSet;
+
+use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
+use serde_json::Value;
+
+use super::accelerators;
+use super::admission;
+use super::crd;
+use super::ecosystem;
+use super::structure;
+use crate::accelerators::data;
+use crate::diag::{Diagnostic, ObjectRef};
+use crate::gvk::Gvk;
+use crate::k8s::names::is_dns1123_subdomain;
+use crate::keys::TRAINER_SUPPORT;
+use crate::rules::kubernetes::RESOURCES_REQUESTS_LIMITS;
+use crate::rules::trainjob::*;
+use crate::rules::validate::{
+    CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TPU_CHIPS_PER_HOST,
+    TPU_HOSTS,
+};
+use crate::rules::Layer;
+use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
+use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
+use crate::words;
+
+/// True for a `TrainJob` of `trainer.kubeflow.org`.
+pub fn is_trainjob(value: &Value) -> bool {
+    let gvk = Gvk::of(value);
+    gvk.group == GROUP && gvk.kind == KIND_TRAINJOB
+}
+
+/// What TrainJobs are checked against.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The runtimes a TrainJob may reference.
+    pub runtimes: &'a [TrainingRuntime],
+    /// The Trainer release; `None`: the one the runtime's `jax-runtimes.dev/trainer-version`
+    /// annotation names, else v2.3.
+    pub version: Option<TrainerVersion>,
+}
+
+/// The Trainer release a TrainJob on `rt` is predicted with.
+pub fn version_for(rt: &TrainingRuntime, given: Option<TrainerVersion>) -> TrainerVersion {
+    given.or_else(|| TrainerVersion::of_runtime(rt)).unwrap_or_default()
+}
+
+/// Checks one TrainJob. `crd` is the TrainJob CRD version to check structure and CEL against,
+/// if one was given; `crds_given` says whether any CRD was. Field paths are relative to the
+/// object; `object` is set, file and line are not.
+pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &Context) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    match crd {
+        Some(v) => {
+            out.extend(v.check_structure(value));
+            out.extend(v.check_cel(value));
+        }
+        None => {
+            if crds_given {
+                out.push(Diagnostic::finding(
+                    &CRD_NOT_COVERED,
+                    "",
+                    "no --crd file defines TrainJob; checked against the built-in typed model instead",
+                ));
+            }
+            out.extend(structure::check_trainjob(value));
+            out.extend(name_format(value));
+        }
+    }
+    let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
+    if !misread {
+        if let Some(tj) = structure::typed_trainjob(value) {
+            out.extend(against_runtime(&tj, ctx));
+        }
+    }
+    let object = ObjectRef::of(value);
+    out.into_iter().map(|d| d.with_object(object.clone())).collect()
+}
+
+/// The CRD's name rules, without the CRD.
+fn name_format(value: &Value) -> Option<Diagnostic> {
+    let name = value.pointer("/metadata/name").and_then(Value::as_str);
+    let problem = match name {
+        None => "the TrainJob has no `metadata.name`".to_string(),
+        Some(n) if n.len() > names::LABEL_MAX => {
+            format!("`{n}` is {} characters; metadata.name must be no more than 63 characters", n.len())
+        }
+        Some(n) if !is_rfc1035(n) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
+        Some(_) => return None,
+    };
+    Some(Diagnostic::finding(&TRAINJOB_NAME, "metadata.name", problem))
+}
+
+fn is_rfc1035(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first().is_some_and(u8::is_ascii_lowercase)
+        && b.last().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let rt = match trainjob::find(tj, ctx.runtimes) {
+        Ok(rt) => rt,
+        Err(e) => {
+            let field = match &e {
+                RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
+                RefError::Unsupported { .. } => "spec.runtimeRef.kind",
+                RefError::NotFound(_) => "spec.runtimeRef.name",
+            };
+            out.push(Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string()));
+            return out;
+        }
+    };
+    let rt_name = rt.metadata.name.as_deref().unwrap_or_default();
+    if rt.kind == KIND_CLUSTER && rt.metadata.labels.as_ref().and_then(|l| l.get(TRAINER_SUPPORT)).is_some_and(|v| v == "deprecated") {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_RUNTIME_DEPRECATED,
+            "spec.runtimeRef.name",
+            format!(
+                "Referenced ClusterTrainingRuntime \"{rt_name}\" is deprecated and will be removed in a future release of Kubeflow Trainer"
+            ),
+        ));
+    }
+    let version = version_for(rt, ctx.version);
+    let all = trainjob::build(rt, tj, version, Steps::All);
+    let over = trainjob::build(rt, tj, version, Steps::Overrides);
+    let trainer = tj.spec.trainer.as_ref();
+
+    if let Some(n) = trainer.and_then(|t| t.num_nodes).filter(|n| *n < 1) {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_NUM_NODES,
+            "spec.trainer.numNodes",
+            if n == 0 {
+                "numNodes is 0: the `node` Job gets 0 pods and completes at once without running anything".to_string()
+            } else {
+                format!("numNodes is {n}: Trainer sets the `node` Job's parallelism and completions to it, and Kubernetes rejects a negative count")
+            },
+        ));
+    }
+    // kubernetes `pkg/apis/core/validation/validation.go` `validateContainers`: an image of
+    // length 0 is `Required value`, in pod templates too (a blank one is allowed).
+    if trainer.and_then(|t| t.image.as_deref()).is_some_and(str::is_empty) {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_EMPTY_IMAGE,
+            "spec.trainer.image",
+            "`image` is empty: Trainer sets the `node` container's image to it (plugins/jobset/builder.go `Trainer` replaces the image whenever the field is set), and Kubernetes rejects the `node` Job JobSet creates (`spec.template.spec.containers[0].image: Required value`)",
+        ));
+    }
+    out.extend(name_length(tj, &all));
+    if all.policy == Policy::Jax {
+        out.extend(jax_env(tj, &all, version));
+        if trainer.is_none() && all.num_nodes() > 1 {
+            out.push(Diagnostic::finding(
+                &TRAINJOB_NO_TRAINER,
+                "spec",
+                format!(
+                    "no `spec.trainer`: the JAX plugin injects JAX_NUM_PROCESSES, JAX_PROCESS_ID and JAX_COORDINATOR_ADDRESS only when it is set, and `{rt_name}` runs {} processes",
+                    all.num_nodes()
+                ),
+            ));
+        }
+    }
+    out.extend(patches(tj, rt, version));
+    out.extend(tpu_slice(tj, rt, &over));
+    out.extend(resources(tj, rt, &over));
+    // The runtime rules find some of the direct findings again (a TPU slice's hosts and chips):
+    // those are left out.
+    let direct: HashSet<(&str, Option<String>)> = out.iter().map(|d| (d.rule.id, d.field.clone())).collect();
+    out.extend(
+        runtime_rules(tj, rt, &over)
+            .into_iter()
+            .filter(|d| d.rule == &TRAINJOB_NODE_POD || !direct.contains(&(d.rule.id, d.field.clone()))),
+    );
+    out
+}
+
+/// On a TPU slice runtime the node count and the chips per pod are the slice's: the runtime's.
+fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let tpu = data().tpu.resource.as_str();
+    let Some(node) = trainer_node(&rt.spec.template.spec.replicated_jobs) else { return out };
+    let chips = |c: &Container| c.resources.as_ref().and_then(|r| r.limits.as_ref()).and_then(|l| l.get(tpu)).and_then(|q| quantity(&q.0));
+    let Some(rt_chips) = chips(node).filter(|c| *c > 0.0) else { return out };
+    let hosts = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
+    let selector = |k: &str| {
+        rt.spec
+            .template
+            .spec
+            .replicated_jobs
+            .iter()
+            .find_map(|j| j.template.spec.as_ref()?.template.spec.as_ref()?.node_selector.as_ref()?.get(k).cloned())
+    };
+    let slice = match (selector(&data().tpu.accelerator_label), selector(&data().tpu.topology_label)) {
+        (Some(a), Some(t)) => format!("the {a} {t} slice"),
+        _ => "the slice".to_string(),
+    };
+    if let Some(n) = tj.spec.trainer.as_ref().and_then(|t| t.num_nodes).filter(|n| *n >= 1 && *n != hosts) {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_TPU_NUM_NODES,
+            "spec.trainer.numNodes",
+            format!(
+                "numNodes is {n}, but the runtime runs on {slice}, which has {} of {rt_chips} chips: a slice is scheduled whole, so {}",
+                words::count(hosts, "host"),
+                if n < hosts {
+                    "a part of it never starts and `jax.distributed.initialize()` waits for processes that do not exist"
+                } else {
+                    "the extra pods stay Pending"
+                }
+            ),
+        ));
+    }
+    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(chips);
+    if let Some(c) = after.filter(|c| *c > 0.0 && *c != rt_chips) {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_ACCELERATOR_COUNT,
+            resource_field(tj, "limits", tpu),
+            format!("`{tpu}: {c}` per pod, but the hosts of {slice} have {rt_chips} chips each: the pods stay Pending (or leave chips idle); set it to {rt_chips} or remove it"),
+        ));
+    }
+    out
+}
+
+/// The longest name that keeps every pod name within 63 characters (JobSet's webhook).
+fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
+    let name = tj.metadata.name.as_deref()?;
+    let jobs = eff
+        .template
+        .spec
+        .replicated_jobs
+        .iter()
+        .zip(&eff.counts)
+        .map(|(j, n)| (j.name.as_str(), u64::try_from(j.replicas.unwrap_or(1)).unwrap_or(1), u64::try_from(*n).unwrap_or(1)));
+    let (max, job) = names::max_trainjob_name(jobs)?;
+    if name.len() <= max {
+        return None;
+    }
+    let pods = eff.template.spec.replicated_jobs.iter().position(|j| j.name == job).and_then(|i| eff.counts.get(i)).copied().unwrap_or(1);
+    let last = format!("{}-abcde", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)));
+    Some(Diagnostic::finding(
+        &TRAINJOB_NAME_LENGTH,
+        "metadata.name",
+        format!(
+            "`{name}` is {} characters: the last pod of replicated job `{job}` ({}) would be named like `{last}` ({} characters, at most 63), and JobSet rejects the JobSet (\"JobSet name is too long\"); the longest name that fits is {max} characters",
+            name.len(),
+            words::count(pods, "pod"),
+            last.len()
+        ),
+    ))
+}
+
+/// `spec.trainer.env` against the JAX plugin's variables.
+fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(injected) = &eff.jax else { return out };
+    for (i, e) in tj.spec.trainer.iter().flat_map(|t| t.env.iter().flatten()).enumerate() {
+        if !JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+            continue;
+        }
+        let Some(plugin) = injected.env.iter().find(|p| p.name == e.name) else { continue };
+        let ours = trainjob::merge::apply_env(e);
+        let field = format!("spec.trainer.env[{i}]");
+        let plugin_says = match (&plugin.value, plugin.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
+            (Some(v), _) => format!("`{v}`"),
+            (None, Some(r)) => format!("fieldRef `{}` (each pod's completion index)", r.field_path),
+            _ => "its own value".to_string(),
+        };
+        let yours = match (&ours.value, ours.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
+            (Some(v), _) => format!("`{v}`"),
+            (None, Some(r)) => format!("fieldRef `{}`", r.field_path),
+            _ => "a reference".to_string(),
+        };
+        let same_per_pod = e.name == "JAX_PROCESS_ID" && eff.num_nodes() == 1 && ours.value.as_deref() == Some("0");
+        if (ours.value == plugin.value && ours.value_from == plugin.value_from) || same_per_pod {
+            out.push(Diagnostic::finding(
+                &TRAINJOB_JAX_ENV_REDUNDANT,
+                field,
+                format!(
+                    "`{}` set to {yours} gives the pods what the JAX plugin gives them anyway ({plugin_says}, with {}); kubeflow/trainer#3670 proposes to reject TrainJobs that set it",
+                    e.name,
+                    words::count_of(eff.num_nodes(), "process", "processes")
+                ),
+            ));
+            continue;
+        }
+        let effect = match e.name.as_str() {
+            "JAX_PROCESS_ID" if ours.value.is_some() && eff.num_nodes() == 1 => "the only process gets an id other than 0".to_string(),
+            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
+            "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
+            "JAX_NUM_PROCESSES" => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
+            _ => format!("process 0 is reachable as {plugin_says}"),
+        };
+        out.push(Diagnostic::finding(
+            &TRAINJOB_JAX_ENV,
+            field,
+            format!(
+                "`{}` is set to {yours}, but the JAX plugin sets {plugin_says}; Trainer {version} upserts the TrainJob's env after the plugin's (builder.go `Trainer`), so every pod gets {yours}: {effect}, and `jax.distributed.initialize()` hangs or fails",
+                e.name
+            ),
+        ));
+    }
+    out
+}
+
+/// Runtime patches against the runtime they patch (before patching).
+fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let jobs = &rt.spec.template.spec.replicated_jobs;
+    let job_names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    for (p, patch) in tj.spec.runtime_patches.iter().flatten().enumerate() {
+        let base = format!("spec.runtimePatches[{p}]");
+        if let Some(problem) = domain_prefixed_path(&patch.manager) {
+            out.push(Diagnostic::finding(&TRAINJOB_PATCH_MANAGER, format!("{base}.manager"), problem));
+        }
+        let rjobs = patch.training_runtime_spec.as_ref().and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref());
+        for (j, rjob) in rjobs.iter().flat_map(|s| s.replicated_jobs.iter().flatten()).enumerate() {
+            let jpath = format!("{base}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]");
+            let Some(job) = jobs.iter().find(|x| x.name == rjob.name) else {
+                let what = match version {
+                    TrainerVersion::V2_2 => "Trainer v2.2 skips the patch silently",
+                    TrainerVersion::V2_3 => "Trainer v2.3 appends it as a new replicated job without an image, and the JobSet is rejected",
+                };
+                out.push(Diagnostic::finding(
+                    &TRAINJOB_PATCH_TARGET,
+                    format!("{jpath}.name"),
+                    format!("the runtime has no replicated job `{}` (it has {}); {what}", rjob.name, list(&job_names)),
+                ));
+                continue;
+            };
+            let pod = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref());
+            let Some(spec) =
+                rjob.template.as_ref().and_then(|t| t.spec.as_ref()).and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref())
+            else {
+                continue;
+            };
+            for (kind, field, have, patched) in [
+                ("container", "containers", pod.map(|p| p.containers.as_slice()).unwrap_or_default(), spec.containers.as_deref()),
+                (
+                    "init container",
+                    "initContainers",
+                    pod.and_then(|p| p.init_containers.as_deref()).unwrap_or_default(),
+                    spec.init_containers.as_deref(),
+                ),
+            ] {
+                let names: Vec<&str> = have.iter().map(|c| c.name.as_str()).collect();
+                for (k, c) in patched.unwrap_or_default().iter().enumerate() {
+                    let cpath = format!("{jpath}.template.spec.template.spec.{field}[{k}]");
+                    if !names.contains(&c.name.as_str()) {
+                        out.push(Diagnostic::finding(
+                            &TRAINJOB_PATCH_TARGET,
+                            format!("{cpath}.name"),
+                            format!(
+                                "replicated job `{}` has no {kind} `{}` (it has {}); the merge would add a {kind} without an image, which the pod rejects",
+                                rjob.name,
+                                c.name,
+                                list(&names)
+                            ),
+                        ));
+                    } else if field == "containers"
+                        && c.env.as_ref().is_some_and(|e| !e.is_empty())
+                        && [NODE, "dataset-initializer", "model-initializer"].contains(&c.name.as_str())
+                    {
+                        out.push(Diagnostic::finding(
+                            &TRAINJOB_PATCH_ENV,
+                            format!("{cpath}.env"),
+                            format!("must not have envs for the dataset-initializer, model-initializer, node containers (container `{}`): the Trainer webhook rejects the TrainJob", c.name),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// k8s.io/apimachinery `validation.IsDomainPrefixedPath`: `<DNS-1123 subdomain>/<HTTP path>`.
+fn domain_prefixed_path(s: &str) -> Option<String> {
+    let bad = || Some(format!("`{s}` must be a domain-prefixed path (such as \"acme.io/foo\")"));
+    let Some((host, path)) = s.split_once('/') else { return bad() };
+    if host.is_empty() || path.is_empty() {
+        return bad();
+    }
+    if !is_dns1123_subdomain(host) {
+        return Some(format!("`{host}` (before the first `/` of `{s}`) is not a DNS-1123 subdomain"));
+    }
+    let path_ok = path.bytes().all(|b| b.is_ascii_alphanumeric() || b"/-._~%!$&'()*+,;=:".contains(&b));
+    if !path_ok {
+        return Some(format!("`{path}` (after the first `/` of `{s}`) is not a valid HTTP path"));
+    }
+    None
+}
+
+/// The `node` container of the first trainer job.
+fn trainer_node(jobs: &[crate::trainer::ReplicatedJob]) -> Option<&Container> {
+    let job = jobs.iter().find(|j| {
+        j.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(crate::keys::TRAINER_ANCESTOR)).map(String::as_str)
+            == Some(ANCESTOR_TRAINER)
+    })?;
+    job.template.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| c.name == NODE)
+}
+
+/// Where in the TrainJob a resource key of the `node` container comes from.
+fn resource_field(tj: &TrainJob, section: &str, key: &str) -> String {
+    let r = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref());
+    let has = |m: Option<&std::collections::BTreeMap<String, _>>| m.is_some_and(|m| m.contains_key(key));
+    let limits = |r: &ResourceRequirements| has(r.limits.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.limits.{key}"));
+    let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.requests.{key}"));
+    match r {
+        // The section asked about first, then the other one, then the block.
+        Some(r) if section == "requests" => {
+            requests(r).or_else(|| limits(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string())
+        }
+        Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string()),
+        None => "spec.trainer".to_string(),
+    }
+}
+
+/// The accelerator the merge drops, and requests above limits (what Kubernetes rejects).
+fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref()).is_none() {
+        return out;
+    }
+    let before = trainer_node(&rt.spec.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
+    let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
+    let count = |r: Option<&ResourceRequirements>, k: &str| {
+        r.and_then(|r| r.limits.as_ref()).and_then(|l| l.get(k)).and_then(|q| quantity(&q.0)).unwrap_or(0.0)
+    };
+    let mut dropped = Vec::new();
+    for key in data().accelerator_resources() {
+        let had = count(before.as_ref(), key);
+        if had > 0.0 && count(after.as_ref(), key) <= 0.0 {
+            dropped.push(key.to_string());
+            let why = match over.version {
+                TrainerVersion::V2_2 => "Trainer v2.2 replaces the runtime's resources with `resourcesPerNode`",
+                TrainerVersion::V2_3 => "`resourcesPerNode` sets it to 0",
+            };
+            out.push(Diagnostic::finding(
+                &TRAINJOB_ACCELERATOR_DROPPED,
+                resource_field(tj, "limits", key),
+                format!("the runtime's `node` container requests `{key}: {had}`, the TrainJob's does not ({why}): the pod still selects and tolerates the accelerator nodes but gets no accelerator"),
+            ));
+        }
+    }
+    if let Some(r) = &after {
+        for (key, req) in r.requests.iter().flatten() {
+            let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else { continue };
+            if dropped.contains(key) {
+                continue; // one finding per key: `trainjob/accelerator-dropped` says it
+            }
+            let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) else { continue };
+            let merge = match over.version {
+                TrainerVersion::V2_2 => "Trainer v2.2's replacement",
+                TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
+            };
+            let problem = if is_extended(key) {
+                (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
+            } else {
+                (a > b).then(|| format!("Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")"))
+            };
+            if let Some(problem) = problem {
+                out.push(Diagnostic::finding(
+                    &TRAINJOB_RESOURCES,
+                    resource_field(tj, "limits", key),
+                    format!("after {merge} the `node` container requests `{key}: {}` with a limit of `{}`: {problem}", req.0, lim.0),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn is_extended(name: &str) -> bool {
+    match name.split_once('/') {
+        Some((domain, _)) => !(domain == "kubernetes.io" || domain.ends_with(".kubernetes.io")),
+        None => false,
+    }
+}
+
+/// A Kubernetes quantity (`500m`, `16Gi`, `1e3`, `4`) as a number, for comparisons.
+fn quantity(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(s.len());
+    let (num, suffix) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let factor = match suffix {
+        "" => 1.0,
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        e if e.starts_with(['e', 'E']) => 10f64.powi(e.get(1..)?.parse().ok()?),
+        _ => return None,
+    };
+    Some(n * factor)
+}
+
+/// The runtime checks on the runtime as the TrainJob overrides it; what is new is the TrainJob's.
+fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
+    let semantic = |r: &TrainingRuntime| -> Vec<Diagnostic> {
+        let mut d = admission::check(r);
+        d.extend(ecosystem::check(r));
+        d.extend(accelerators::check(r));
+        d
+    };
+    let mut effective = rt.clone();
+    effective.spec.template = over.template.clone();
+    if let Some(ml) = effective.spec.ml_policy.as_mut() {
+        ml.num_nodes = Some(over.num_nodes());
+    }
+    let known: HashSet<(&str, Option<String>)> = semantic(rt).into_iter().map(|d| (d.rule.id, d.field)).collect();
+    let mut out = Vec::new();
+    for d in semantic(&effective) {
+        // The TrainJob's own JAX variables are `trainjob/jax-env*`'s.
+        if d.rule == &JAX_PLUGIN_ENV || known.contains(&(d.rule.id, d.field.clone())) {
+            continue;
+        }
+        // The Kubeflow SDK reads the runtime object, which a TrainJob does not change; the
+        // merged resources are [`resources`]'s (in the TrainJob's terms).
+        if [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER, &SDK_UNKNOWN_DEVICE, &RESOURCES_REQUESTS_LIMITS].contains(&d.rule) {
+            continue;
+        }
+        let inner_field = d.field.clone().unwrap_or_default();
+        // A TPU slice's hosts and chips per host are checked against the runtime's own shape
+        // ([`tpu_slice`]): another shape of the same topology the overrides happen to match is
+        // not what the runtime's node pool has.
+        if d.rule == &TPU_HOSTS || d.rule == &TPU_CHIPS_PER_HOST {
+            continue;
+        }
+        // An accelerator finding on a pod field (selector, tolerations) that the TrainJob's
+        // resources caused points at the resources.
+        let resources = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref());
+        let field = match resources
+            .and_then(|r| r.limits.as_ref())
+            .and_then(|l| l.keys().find(|k| data().accelerator_resources().any(|a| a == *k)))
+        {
+            Some(key) if d.rule.layer == Layer::Accelerators && !inner_field.contains(".resources") => resource_field(tj, "limits", key),
+            _ => tj_field(tj, &inner_field),
+        };
+        let d = if d.rule == &GPU_COUNT {
+            Diagnostic::finding(&TRAINJOB_ACCELERATOR_COUNT, field, d.message.clone())
+        } else {
+            Diagnostic::finding(
+                &TRAINJOB_NODE_POD,
+                field,
+                format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, d.message),
+            )
+            .with_help(d.rule.fix)
+            .with_severity(d.severity)
+        };
+        out.push(d);
+    }
+    out
+}
+
+/// The TrainJob field behind a field of the runtime as the TrainJob overrides it.
+fn tj_field(tj: &TrainJob, runtime_field: &str) -> String {
+    let trainer = tj.spec.trainer.as_ref();
+    let after_resources =
+        |section: &str| runtime_field.split_once(&format!(".resources.{section}.")).map(|(_, key)| resource_field(tj, section, key));
+    if let Some(f) = after_resources("limits").or_else(|| after_resources("requests")) {
+        return f;
+    }
+    if runtime_field.ends_with(".resources") || runtime_field.contains(".resources.") {
+        let block = trainer.and_then(|t| t.resources_per_node.as_ref()).map(|_| "spec.trainer.resourcesPerNode");
+        return block.unwrap_or("spec.trainer").to_string();
+    }
+    let set = |f: bool, path: &str| f.then(|| path.to_string());
+    let from_trainer = trainer.and_then(|t| {
+        set(runtime_field.ends_with(".image") && t.image.is_some(), "spec.trainer.image")
+            .or_else(|| set(runtime_field.contains(".env") && t.env.is_some(), "spec.trainer.env"))
+            .or_else(|| set(runtime_field.contains(".command") && t.command.is_some(), "spec.trainer.command"))
+            .or_else(|| set(runtime_field.contains(".args") && t.args.is_some(), "spec.trainer.args"))
+            .or_else(|| set(runtime_field == "spec.mlPolicy.numNodes" && t.num_nodes.is_some(), "spec.trainer.numNodes"))
+    });
+    from_trainer.or_else(|| tj.spec.runtime_patches.as_ref().map(|_| "spec.runtimePatches".to_string())).unwrap_or_else(|| {
+        if trainer.is_some() {
+            "spec.trainer".to_string()
+        } else {
+            "spec".to_string()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_compare_across_suffixes() {
+        assert_eq!(quantity("500m"), Some(0.5));
+        assert_eq!(quantity("16Gi"), Some(16.0 * 1024f64.powi(3)));
+        assert_eq!(quantity("1e3"), Some(1000.0));
+        assert_eq!(quantity("2"), Some(2.0));
+        assert!(quantity("4Gi").unwrap() > quantity("4G").unwrap());
+        assert_eq!(quantity("lots"), None);
+        assert_eq!(quantity(""), None);
+    }
+
+    #[test]
+    fn managers_are_domain_prefixed_paths() {
+        for ok in ["kueue.x-k8s.io/multikueue", "example.com/a/b", "acme.io/foo_bar"] {
+            assert_eq!(domain_prefixed_path(ok), None, "{ok}");
+        }
+        for bad in ["kueue", "/x", "example.com/", "Example.com/x", "example.com/a b"] {
+            assert!(domain_prefixed_path(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_follow_rfc_1035() {
+        for ok in ["a", "my-job-1", "x0"] {
+            assert!(is_rfc1035(ok), "{ok}");
+        }
+        for bad in ["", "1job", "job-", "Job", "my_job", "a.b"] {
+            assert!(!is_rfc1035(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! A JSON text (what `kubectl get ... -o json` prints) -> its value, read by serde_json, which
+//! is many times faster than the YAML parser on large inputs (a 13 MB pod list: 0.1 s instead of
+//! 4.5 s). Only a text that is plainly one JSON object is taken, and only when serde_json reads
+//! it the way the YAML reader would: duplicate keys, nesting deeper than [`FAST_DEPTH`] and any
+//! syntax error send the text to the YAML parser, so that what is refused and the words and
+//! lines of the errors are the YAML reader's.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Deeper texts go to the YAML parser, which applies the project's own limit.
+const FAST_DEPTH: usize = 100;
+
+/// The value of `text` when it is one JSON object that serde_json reads as the YAML reader would;
+/// `None` otherwise (the caller parses it as YAML).
+pub fn parse(text: &str) -> Option<Value> {
+    if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = de.deserialize_any(Strict { depth: 0 }).ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// Builds a [`Value`], refusing duplicate keys and deep nesting.
+struct Strict {
+    depth: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for Strict {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Strict {
+    fn deeper<E: de::Error>(&self) -> Result<Strict, E> {
+        if self.depth >= FAST_DEPTH {
+            return Err(E::custom("nested too deep for the fast path"));
+        }
+        Ok(Strict { depth: self.depth + 1 })
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("not a finite number"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.deeper()?;
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Strict { depth: inner.depth })? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.deeper()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(de::Error::custom("a duplicate key"));
+            }
+            let v = map.next_value_seed(Strict { depth: inner.depth })?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_object_reads_as_the_yaml_reader_reads_it() {
+        let text =
+            " \n{\"kind\": \"List\", \"items\": [{\"a\": 1, \"b\": -2, \"c\": 1.5, \"d\": null, \"e\": true, \"f\": \"x\\u00e9\"}]}\n";
+        let fast = parse(text).unwrap();
+        assert_eq!(Some(&fast), super::super::parse_whole(text).unwrap().first());
+    }
+
+    #[test]
+    fn what_the_yaml_reader_must_judge_is_left_to_it() {
+        for text in [
+            "kind: List",
+            "{\"a\": 1, \"a\": 2}",
+            "{\"a\": 1} {\"b\": 2}",
+            "{\"a\": 1}\n---\n{\"b\": 2}",
+            "{a: 1}",
+            "[1, 2]",
+            "{\"a\": 0777}",
+            "\u{feff}{\"a\": 1}",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+        let nested = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        assert!(parse(&nested(FAST_DEPTH)).is_some());
+        assert_eq!(parse(&nested(FAST_DEPTH + 1)), None);
+    }
+}

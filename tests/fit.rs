@@ -1,0 +1,762 @@
+//! `jax-runtimes fit` from the outside, on inventories shaped like real clusters (the labels,
+//! taints and allocatable that GKE, EKS, AKS and GPU Feature Discovery put on nodes, in the
+//! `kind: List` layout `kubectl get nodes -o yaml` prints), with pods in use: one test per
+//! reason a gang stays Pending, the exit codes, the JSON shape, and bad input placed at its line.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+use support::{run_in, Run};
+
+// ------------------------------------------------------------------ inventories, as kubectl prints them
+
+/// One node as `kubectl get nodes -o yaml` prints it (an item of the List): labels (the kubelet's
+/// own plus `extra`), taints, allocatable (= capacity here) and the Ready condition.
+fn node(
+    name: &str,
+    extra: &[(&str, &str)],
+    taints: &[(&str, &str, &str)],
+    allocatable: &[(&str, &str)],
+    ready: &str,
+    cordoned: bool,
+) -> String {
+    let mut s = format!("- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n    labels:\n      kubernetes.io/hostname: {name}\n      kubernetes.io/os: linux\n      kubernetes.io/arch: amd64\n      beta.kubernetes.io/os: linux\n");
+    for (k, v) in extra {
+        s.push_str(&format!("      {k}: \"{v}\"\n"));
+    }
+    s.push_str("  spec:\n");
+    if cordoned {
+        s.push_str("    unschedulable: true\n");
+    }
+    let mut taints: Vec<(&str, &str, &str)> = taints.to_vec();
+    if cordoned {
+        taints.push(("node.kubernetes.io/unschedulable", "", "NoSchedule"));
+    }
+    if ready == "Unknown" {
+        taints.push(("node.kubernetes.io/unreachable", "", "NoSchedule"));
+        taints.push(("node.kubernetes.io/unreachable", "", "NoExecute"));
+    }
+    if !taints.is_empty() {
+        s.push_str("    taints:\n");
+        for (k, v, e) in taints {
+            s.push_str(&format!("    - effect: {e}\n      key: {k}\n"));
+            if !v.is_empty() {
+                s.push_str(&format!("      value: \"{v}\"\n"));
+            }
+            if k.starts_with("node.kubernetes.io/") {
+                s.push_str("      timeAdded: \"2026-05-01T10:00:00Z\"\n");
+            }
+        }
+    }
+    s.push_str("  status:\n    allocatable:\n");
+    for (k, v) in allocatable {
+        s.push_str(&format!("      {k}: \"{v}\"\n"));
+    }
+    s.push_str("    capacity:\n");
+    for (k, v) in allocatable {
+        s.push_str(&format!("      {k}: \"{v}\"\n"));
+    }
+    let (reason, message) = match ready {
+        "True" => ("KubeletReady", "kubelet is posting ready status"),
+        _ => ("NodeStatusUnknown", "Kubelet stopped posting node status."),
+    };
+    s.push_str(&format!(
+        "    conditions:\n    - lastHeartbeatTime: \"2026-05-01T10:00:00Z\"\n      lastTransitionTime: \"2026-05-01T09:00:00Z\"\n      message: {message}\n      reason: {reason}\n      status: \"{ready}\"\n      type: Ready\n    - {{type: MemoryPressure, status: \"False\", reason: KubeletHasSufficientMemory}}\n"
+    ));
+    s
+}
+
+fn list(items: &[String]) -> String {
+    format!("apiVersion: v1\nitems:\n{}kind: List\nmetadata:\n  resourceVersion: \"\"\n", items.concat())
+}
+
+const TPU_ALLOC: &[(&str, &str)] =
+    &[("cpu", "111650m"), ("ephemeral-storage", "47060071478"), ("google.com/tpu", "4"), ("memory", "187089387Ki"), ("pods", "110")];
+
+/// A GKE TPU v5e slice node pool of `n` ct5lp-hightpu-4t nodes; `not_ready` of them Ready=Unknown.
+fn gke_v5e_pool(pool: &str, topology: &str, n: usize, not_ready: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("gke-tpu-c1-{pool}-3f1c2a9d-{i:04}"),
+                &[
+                    ("cloud.google.com/gke-nodepool", pool),
+                    ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+                    ("cloud.google.com/gke-tpu-topology", topology),
+                    ("cloud.google.com/machine-family", "ct5lp"),
+                    ("node.kubernetes.io/instance-type", "ct5lp-hightpu-4t"),
+                    ("topology.kubernetes.io/zone", "us-west4-a"),
+                ],
+                &[("google.com/tpu", "present", "NoSchedule")],
+                TPU_ALLOC,
+                if i + not_ready >= n { "Unknown" } else { "True" },
+                false,
+            )
+        })
+        .collect()
+}
+
+/// A GKE A3 High pool (a3-highgpu-8g, 8 x H100 80GB); the nodes in `cordoned` are cordoned.
+fn gke_a3_pool(n: usize, cordoned: &[usize], gpus: &str) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("gke-gpu-c1-a3-h100-9b2e7c41-{i:04}"),
+                &[
+                    ("cloud.google.com/gke-nodepool", "a3-h100"),
+                    ("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"),
+                    ("cloud.google.com/gke-gpu", "true"),
+                    ("node.kubernetes.io/instance-type", "a3-highgpu-8g"),
+                ],
+                &[("nvidia.com/gpu", "present", "NoSchedule")],
+                &[("cpu", "207410m"), ("memory", "1887040797Ki"), ("nvidia.com/gpu", gpus), ("pods", "110")],
+                "True",
+                cordoned.contains(&i),
+            )
+        })
+        .collect()
+}
+
+/// A GKE n2-standard-32 CPU pool.
+fn gke_cpu_pool(names: &[&str], cordoned: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| {
+            node(
+                name,
+                &[("cloud.google.com/gke-nodepool", "cpu-pool"), ("node.kubernetes.io/instance-type", "n2-standard-32")],
+                &[],
+                &[("cpu", "31850m"), ("ephemeral-storage", "47060071478"), ("memory", "122329333Ki"), ("pods", "110")],
+                "True",
+                cordoned.contains(name),
+            )
+        })
+        .collect()
+}
+
+/// EKS p5.48xlarge nodes of a Karpenter NodePool `gpu-h100`, tainted as its docs show.
+fn eks_p5(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("ip-10-0-131-{}.us-east-2.compute.internal", 70 + i),
+                &[
+                    ("node.kubernetes.io/instance-type", "p5.48xlarge"),
+                    ("karpenter.sh/nodepool", "gpu-h100"),
+                    ("karpenter.sh/capacity-type", "on-demand"),
+                    ("karpenter.k8s.aws/ec2nodeclass", "gpu"),
+                    ("karpenter.k8s.aws/instance-gpu-name", "h100"),
+                    ("karpenter.k8s.aws/instance-gpu-count", "8"),
+                    ("topology.kubernetes.io/zone", "us-east-2b"),
+                ],
+                &[("nvidia.com/gpu", "true", "NoSchedule")],
+                &[
+                    ("cpu", "191450m"),
+                    ("ephemeral-storage", "17Gi"),
+                    // The EKS accelerated AMI reserves 2 MiB huge pages on EFA instances.
+                    ("hugepages-2Mi", "10Gi"),
+                    ("memory", "1938410Mi"),
+                    ("nvidia.com/gpu", "8"),
+                    ("pods", "100"),
+                    ("vpc.amazonaws.com/efa", "32"),
+                ],
+                "True",
+                false,
+            )
+        })
+        .collect()
+}
+
+/// AKS ND H100 v5 nodes of user pool `gpunp`, created as the AKS GPU guide does (`sku=gpu:NoSchedule`).
+fn aks_nd_h100(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("aks-gpunp-28993262-vmss00000{i}"),
+                &[
+                    ("node.kubernetes.io/instance-type", "Standard_ND96isr_H100_v5"),
+                    ("kubernetes.azure.com/agentpool", "gpunp"),
+                    ("agentpool", "gpunp"),
+                    ("kubernetes.azure.com/mode", "user"),
+                    ("kubernetes.azure.com/cluster", "MC_rg_aks1_eastus"),
+                    ("kubernetes.azure.com/accelerator", "nvidia"),
+                    ("topology.kubernetes.io/zone", "0"),
+                ],
+                &[("sku", "gpu", "NoSchedule")],
+                &[
+                    ("cpu", "95500m"),
+                    ("ephemeral-storage", "972991057538"),
+                    ("memory", "1858215876Ki"),
+                    ("nvidia.com/gpu", "8"),
+                    ("pods", "110"),
+                ],
+                "True",
+                false,
+            )
+        })
+        .collect()
+}
+
+/// A pod as `kubectl get pods -A -o yaml` prints it (trimmed to what matters).
+fn pod(ns: &str, name: &str, node: Option<&str>, phase: &str, resources: &str, labels: &[(&str, &str)]) -> String {
+    let mut s = format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n    namespace: {ns}\n");
+    if !labels.is_empty() {
+        s.push_str("    labels:\n");
+        for (k, v) in labels {
+            s.push_str(&format!("      {k}: \"{v}\"\n"));
+        }
+    }
+    s.push_str(&format!("  spec:\n    containers:\n    - name: main\n      image: busybox\n      resources: {resources}\n"));
+    if let Some(n) = node {
+        s.push_str(&format!("    nodeName: {n}\n"));
+    }
+    s.push_str(&format!("    priority: 0\n  status:\n    phase: {phase}\n"));
+    s
+}
+
+// ------------------------------------------------------------------ running it
+
+/// `jax-runtimes fit` in a fresh directory holding `files`; `args` name them.
+fn fit(files: &[(&str, &str)], args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    let mut all = vec!["fit"];
+    all.extend(args);
+    run_in(dir.path(), &all, None)
+}
+
+/// The JSON verdicts of `fit ... --format json`, by runtime name.
+fn verdicts(r: &Run) -> std::collections::BTreeMap<String, Value> {
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.all()));
+    v.as_array().unwrap().iter().map(|o| (o["runtime"].as_str().unwrap().to_string(), o.clone())).collect()
+}
+
+fn reason(v: &Value) -> &str {
+    v["reason"].as_str().unwrap()
+}
+
+/// A catalog of one JaxRuntime.
+fn entry(name: &str, spec: &str) -> String {
+    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: {name}\nspec:\n{spec}")
+}
+
+// ------------------------------------------------------------------ TPU slices
+
+#[test]
+fn two_tpu_slices_take_two_copies_of_a_4x4_runtime_one_per_node_pool() {
+    let nodes = list(
+        &[gke_v5e_pool("v5e-4x4-a", "4x4", 4, 0), gke_v5e_pool("v5e-4x4-b", "4x4", 4, 0), gke_v5e_pool("v5e-2x2", "2x2", 1, 0)].concat(),
+    );
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "the built-in catalog has runtimes this cluster cannot take\n{}", r.all());
+    let v = verdicts(&r);
+    let t = &v["jax-tpu-v5e-4x4"];
+    assert_eq!((t["fits"].as_bool(), t["copies"].as_u64(), t["pods"].as_u64()), (Some(true), Some(2), Some(4)), "{t}");
+    assert_eq!(t["where"], serde_json::json!(["v5e-4x4-a", "v5e-4x4-b"]));
+    assert_eq!(reason(t), "");
+    // The single-host 2x2 runtime fits the 2x2 pool only, once.
+    assert_eq!(v["jax-tpu-v5e-2x2"]["copies"], 1);
+    assert_eq!(v["jax-tpu-v5e-2x2"]["where"], serde_json::json!(["v5e-2x2"]));
+    // A topology with no pool says so in the accelerator's terms, and names the closest pool.
+    let missing = reason(&v["jax-tpu-v5e-2x4-2hosts"]);
+    assert!(missing.starts_with("no node pool for TPU v5e 2x4: no node has cloud.google.com/gke-tpu-accelerator=tpu-v5-lite-podslice and cloud.google.com/gke-tpu-topology=2x4"), "{missing}");
+    assert!(missing.contains("the closest, node pool v5e-2x2, has cloud.google.com/gke-tpu-topology=2x2"), "{missing}");
+    assert!(reason(&v["jax-tpu-v6e-2x4-1host"]).starts_with("no node pool for TPU v6e 2x4"), "{}", reason(&v["jax-tpu-v6e-2x4-1host"]));
+    // kube-scheduler's view of the nodes a v6e pod cannot use.
+    assert_eq!(v["jax-tpu-v6e-2x2"]["nodes"]["node(s) didn't match Pod's node affinity/selector"], 9);
+}
+
+#[test]
+fn a_pool_with_a_not_ready_node_cannot_take_a_whole_slice() {
+    let nodes = list(&gke_v5e_pool("v5e-4x4-b", "4x4", 4, 1));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let v = verdicts(&r);
+    let t = &v["jax-tpu-v5e-4x4"];
+    assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool(), t["copies"].as_u64()), (Some(false), Some(false), Some(0)));
+    let why = reason(t);
+    assert!(why.starts_with("needs 4 pods (4 google.com/tpu each) in one node pool (cloud.google.com/gke-nodepool)"), "{why}");
+    assert!(why.contains("the closest, node pool v5e-4x4-b, takes 3: 3 of its 4 nodes are usable"), "{why}");
+    assert!(why.contains("gke-tpu-c1-v5e-4x4-b-3f1c2a9d-0003 is not Ready (Ready=Unknown"), "{why}");
+    assert_eq!(t["nodes"]["node(s) had untolerated taint {node.kubernetes.io/unreachable: }"], 1);
+    // The text table says the same in one row.
+    let text = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml"]);
+    let row = text.stdout.lines().find(|l| l.starts_with("jax-tpu-v5e-4x4 ")).unwrap();
+    assert!(row.contains(" no ") && row.contains("node pool v5e-4x4-b, takes 3"), "{row}");
+}
+
+#[test]
+fn a_slice_held_by_another_jobset_fits_only_an_empty_cluster() {
+    let nodes = list(&gke_v5e_pool("v5e-4x4-a", "4x4", 4, 0));
+    let first = "gke-tpu-c1-v5e-4x4-a-3f1c2a9d-0000";
+    let jobset = |prio: &str| {
+        list(&[pod(
+            "ml",
+            "llama-node-0-0-x7k2p",
+            Some(first),
+            "Running",
+            "{limits: {google.com/tpu: \"4\"}, requests: {google.com/tpu: \"4\"}}",
+            &[("jobset.sigs.k8s.io/job-key", "6b3c0f"), ("jobset.sigs.k8s.io/priority", prio)],
+        )])
+    };
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("pods.yaml", &jobset("0"))], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
+    assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool(), t["copiesEmpty"].as_u64()), (Some(false), Some(true), Some(1)), "{t}");
+    assert!(reason(t).contains("node pool v5e-4x4-a holds another JobSet's pods (one Job per node pool)"), "{}", reason(t));
+    assert_eq!(t["nodes"]["node(s) didn't satisfy existing pods anti-affinity rules"], 3);
+    // Exclusive placement holds within a priority: a JobSet at another priority does not block
+    // the pool, it only holds the chips of its node.
+    let r = fit(
+        &[("nodes.yaml", &nodes), ("pods.yaml", &jobset("1000"))],
+        &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"],
+    );
+    let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
+    assert_eq!(t["fits"], false);
+    assert!(reason(t).contains("node pool v5e-4x4-a takes 3 of 4 now (in use by ml/llama-node-0-0-x7k2p)"), "{}", reason(t));
+}
+
+// ------------------------------------------------------------------ GPU pools
+
+#[test]
+fn a_cordoned_gpu_node_leaves_a_two_node_runtime_pending() {
+    let nodes = list(&gke_a3_pool(2, &[1], "8"));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let v = verdicts(&r);
+    assert_eq!(v["jax-gpu-gke-h100"]["copies"], 1, "the one-node runtime takes the Ready node");
+    assert_eq!(v["jax-gpu-gke-h100"]["where"], serde_json::json!(["a3-h100"]));
+    let two = &v["jax-gpu-gke-h100-2nodes"];
+    assert_eq!((two["fits"].as_bool(), two["fitsEmpty"].as_bool()), (Some(false), Some(false)));
+    let why = reason(two);
+    assert!(why.starts_with("needs 2 pods (8 nvidia.com/gpu each) on nodes for NVIDIA H100"), "{why}");
+    assert!(why.contains("the one usable node takes 1; gke-gpu-c1-a3-h100-9b2e7c41-0001 is cordoned (spec.unschedulable)"), "{why}");
+    assert_eq!(two["nodes"]["node(s) were unschedulable"], 1);
+    // Every node cordoned: said in one sentence, with the fix.
+    let all = list(&gke_a3_pool(2, &[0, 1], "8"));
+    let r = fit(&[("nodes.yaml", &all)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let one = &verdicts(&r)["jax-gpu-gke-h100"];
+    assert!(reason(one).starts_with("every node for NVIDIA H100 80GB HBM3 (SXM) is cordoned (spec.unschedulable): gke-gpu-c1-a3-h100-9b2e7c41-0000, gke-gpu-c1-a3-h100-9b2e7c41-0001"), "{}", reason(one));
+    assert!(one["help"].as_str().unwrap().contains("kubectl uncordon"));
+}
+
+#[test]
+fn a_gpu_node_whose_device_plugin_has_not_registered_has_no_gpus_to_give() {
+    let nodes = list(&gke_a3_pool(1, &[], "0"));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let one = &verdicts(&r)["jax-gpu-gke-h100"];
+    assert_eq!(one["fits"], false);
+    assert!(reason(one).contains("Insufficient nvidia.com/gpu (0 allocatable, 8 needed)"), "{}", reason(one));
+    assert_eq!(one["nodes"]["Insufficient nvidia.com/gpu"], 1);
+}
+
+#[test]
+fn eks_karpenter_gpu_nodes_take_an_eks_runtime_and_efa_is_counted_like_any_resource() {
+    let catalog = entry(
+        "h100-eks",
+        "  platform: eks\n  numNodes: 2\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n  resources:\n    limits: {vpc.amazonaws.com/efa: \"32\"}\n    requests: {vpc.amazonaws.com/efa: \"32\"}\n",
+    );
+    let nodes = list(&eks_p5(3));
+    let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v = &verdicts(&r)["h100-eks"];
+    assert_eq!((v["copies"].as_u64(), v["pods"].as_u64()), (Some(1), Some(2)), "3 nodes, 2 per copy: {v}");
+    assert_eq!(v["where"], serde_json::json!(["gpu-h100"]), "named by the Karpenter NodePool");
+    // The fabric of p5.48xlarge asks for huge pages: nodes that reserve none cannot take a pod.
+    let bare = nodes.replace("      hugepages-2Mi: \"10Gi\"\n", "");
+    assert_ne!(bare, nodes);
+    let r = fit(&[("nodes.yaml", &bare), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["h100-eks"];
+    assert!(reason(v).contains("Insufficient hugepages-2Mi (0 allocatable, 5Gi needed)"), "{}", reason(v));
+    assert_eq!(v["nodes"]["Insufficient hugepages-2Mi"], 3);
+    // A pod already holding EFA devices on two nodes leaves one node with room: no copy.
+    let busy = list(&[
+        pod(
+            "infra",
+            "efa-test-0",
+            Some("ip-10-0-131-70.us-east-2.compute.internal"),
+            "Running",
+            "{requests: {vpc.amazonaws.com/efa: \"1\"}, limits: {vpc.amazonaws.com/efa: \"1\"}}",
+            &[],
+        ),
+        pod(
+            "infra",
+            "efa-test-1",
+            Some("ip-10-0-131-71.us-east-2.compute.internal"),
+            "Running",
+            "{requests: {vpc.amazonaws.com/efa: \"1\"}, limits: {vpc.amazonaws.com/efa: \"1\"}}",
+            &[],
+        ),
+    ]);
+    let r = fit(
+        &[("nodes.yaml", &nodes), ("pods.yaml", &busy), ("catalog.yaml", &catalog)],
+        &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "catalog.yaml", "--format", "json"],
+    );
+    assert_eq!(r.code, 1);
+    let v = &verdicts(&r)["h100-eks"];
+    assert_eq!((v["fits"].as_bool(), v["fitsEmpty"].as_bool()), (Some(false), Some(true)));
+    assert!(reason(v).contains("pods in use leave room for 1 of its 2 pods"), "{}", reason(v));
+    assert_eq!(v["nodes"]["Insufficient vpc.amazonaws.com/efa"], 2);
+}
+
+#[test]
+fn an_aks_gpu_pool_tainted_as_the_aks_guide_does_is_not_tolerated_and_the_fix_is_named() {
+    let catalog = entry("h100-aks", "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n");
+    let nodes = list(&aks_nd_h100(2));
+    let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["h100-aks"];
+    let why = reason(v);
+    assert!(why.starts_with("every node for NVIDIA H100 80GB HBM3 (SXM) on Standard_ND96isr_H100_v5 has the taint sku=gpu:NoSchedule, which the pod does not tolerate"), "{why}");
+    let help = v["help"].as_str().unwrap();
+    assert!(
+        help.contains("AKS GPU node pools") && help.contains("{key: sku, operator: Equal, value: \"gpu\", effect: NoSchedule}"),
+        "{help}"
+    );
+    // With the toleration the guide names, it fits both nodes.
+    let tolerated = entry(
+        "h100-aks",
+        "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n  tolerations:\n  - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n",
+    );
+    let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &tolerated)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["h100-aks"]["copies"], 2);
+    assert_eq!(verdicts(&r)["h100-aks"]["where"], serde_json::json!(["gpunp"]));
+}
+
+/// A hand-written runtime asking for 8 GPUs with no selector and no toleration.
+const BARE_GPU_RUNTIME: &str = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: bare-gpu\nspec:\n  mlPolicy: {numNodes: 1, jax: {}}\n  template:\n    spec:\n      replicatedJobs:\n      - name: node\n        template:\n          metadata:\n            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}\n          spec:\n            template:\n              spec:\n                containers:\n                - name: node\n                  image: nvcr.io/nvidia/jax:25.10-py3\n                  resources:\n                    limits: {nvidia.com/gpu: 8}\n";
+
+#[test]
+fn an_untolerated_gpu_taint_blocks_except_where_the_api_server_adds_the_toleration() {
+    // Generic nodes (GPU Feature Discovery labels, a site taint): no admission plugin adds the
+    // toleration, so every node with GPUs is out of reach.
+    let dgx = node(
+        "dgx-h100-07",
+        &[("nvidia.com/gpu.present", "true"), ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"), ("nvidia.com/gpu.count", "8")],
+        &[("nvidia.com/gpu", "present", "NoSchedule")],
+        &[("cpu", "223"), ("memory", "2102981580Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+        "True",
+        false,
+    );
+    let cpu = gke_cpu_pool(&["cpu-1"], &[]).concat().replace("cloud.google.com/gke-nodepool", "pool");
+    let nodes = list(&[dgx, cpu]);
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", BARE_GPU_RUNTIME)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["bare-gpu"];
+    assert_eq!(
+        reason(v),
+        "every node with nvidia.com/gpu has the taint nvidia.com/gpu=present:NoSchedule, which the pod does not tolerate: dgx-h100-07"
+    );
+    // GKE runs ExtendedResourceToleration: a pod requesting nvidia.com/gpu tolerates the taint.
+    let gke = list(&gke_a3_pool(1, &[], "8"));
+    let r = fit(&[("nodes.yaml", &gke), ("rt.yaml", BARE_GPU_RUNTIME)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["bare-gpu"]["copies"], 1);
+}
+
+// ------------------------------------------------------------------ CPU pools and pods in use
+
+#[test]
+fn pods_in_use_hold_their_requests_and_finished_or_pending_pods_hold_nothing() {
+    let names = ["gke-c1-cpu-pool-5a6b7c8d-2h9k", "gke-c1-cpu-pool-5a6b7c8d-8mzt", "gke-c1-cpu-pool-5a6b7c8d-q7wd"];
+    let nodes = list(&gke_cpu_pool(&names, &["gke-c1-cpu-pool-5a6b7c8d-8mzt"]));
+    let pods = list(&[
+        // Requests default from limits: 30 of 31.85 cores held.
+        pod("team-a", "big-batch-0", Some(names[2]), "Running", "{limits: {cpu: \"30\", memory: 100Gi}}", &[]),
+        // Finished and not-yet-bound pods hold nothing.
+        pod("team-a", "finished-0", Some(names[0]), "Succeeded", "{requests: {cpu: \"31\"}}", &[]),
+        pod("team-a", "failed-0", Some(names[0]), "Failed", "{requests: {cpu: \"31\"}}", &[]),
+        pod("team-a", "queued-0", None, "Pending", "{requests: {cpu: \"31\"}}", &[]),
+        // Bound but still Pending (pulling images) holds its requests.
+        pod("team-b", "starting-0", Some(names[0]), "Pending", "{requests: {cpu: \"3\"}}", &[]),
+    ]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let v = verdicts(&r);
+    // -2h9k: 28.85 cores free -> 7 pods of 4 cores; -8mzt cordoned; -q7wd: 1.85 free -> 0.
+    let multi = &v["jax-cpu-multinode"];
+    assert_eq!((multi["copies"].as_u64(), multi["copiesEmpty"].as_u64()), (Some(3), Some(7)), "{multi}");
+    assert_eq!(multi["nodes"]["node(s) were unschedulable"], 1);
+    assert_eq!(multi["nodes"]["Insufficient cpu"], 1);
+    assert!(multi["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("pods of one TrainJob may share a node (up to 2 on gke-c1-cpu-pool-5a6b7c8d-2h9k)"));
+    assert_eq!(v["jax-cpu"]["copies"], 7);
+    assert!(r.stderr.contains("2 pods in use (2 finished, 1 not bound)"), "{}", r.stderr);
+    // Without the pod list the same nodes are empty.
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    assert_eq!(verdicts(&r)["jax-cpu-multinode"]["copies"], 7);
+    assert!(r.stderr.contains("no pod list: every node is taken as empty"), "{}", r.stderr);
+}
+
+#[test]
+fn a_full_cpu_pool_fits_an_empty_cluster_but_not_now() {
+    let names = ["cpu-a", "cpu-b"];
+    let nodes = list(&gke_cpu_pool(&names, &[]));
+    let pods = list(&[
+        pod("team-a", "etl-0", Some("cpu-a"), "Running", "{requests: {cpu: \"30\"}}", &[]),
+        pod("team-a", "etl-1", Some("cpu-b"), "Running", "{requests: {memory: 110Gi}}", &[]),
+    ]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml"]);
+    let row = r.stdout.lines().find(|l| l.starts_with("jax-cpu-multinode ")).unwrap();
+    assert!(row.contains("not now"), "{row}");
+    assert!(row.contains("fits an empty cluster (7 copies), not now: pods in use leave room for 0 of its 2 pods (team-a/etl-0 on cpu-a, team-a/etl-1 on cpu-b)"), "{row}");
+}
+
+#[test]
+fn a_jobset_leader_placed_exclusively_keeps_other_jobs_off_its_node() {
+    // Another team's JobSet runs with `exclusive-topology: kubernetes.io/hostname`: JobSet's
+    // webhook gave its leader pod an anti-affinity against every other Job of its priority.
+    let names = ["cpu-a", "cpu-b"];
+    let nodes = list(&gke_cpu_pool(&names, &[]));
+    let leader = pod(
+        "team-b",
+        "sweep-0-0-abcde",
+        Some("cpu-a"),
+        "Running",
+        "{requests: {cpu: \"1\"}}",
+        &[("jobset.sigs.k8s.io/job-key", "0f3c"), ("jobset.sigs.k8s.io/priority", "0")],
+    )
+    .replace(
+        "    priority: 0\n",
+        "    priority: 0\n    affinity:\n      podAntiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n        - labelSelector:\n            matchExpressions:\n            - {key: jobset.sigs.k8s.io/job-key, operator: Exists}\n            - {key: jobset.sigs.k8s.io/job-key, operator: NotIn, values: [\"0f3c\"]}\n            - {key: jobset.sigs.k8s.io/priority, operator: In, values: [\"0\"]}\n          namespaceSelector: {}\n          topologyKey: kubernetes.io/hostname\n",
+    );
+    let pods = list(std::slice::from_ref(&leader));
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let v = verdicts(&r);
+    let one = &v["jax-cpu"];
+    // Each node takes 7 of its pods; cpu-a takes none now.
+    assert_eq!((one["fits"].as_bool(), one["copies"].as_u64(), one["copiesEmpty"].as_u64()), (Some(true), Some(7), Some(14)), "{one}");
+    assert_eq!(one["where"], serde_json::json!(["cpu-pool"]));
+    assert_eq!(one["nodes"]["node(s) didn't satisfy existing pods anti-affinity rules"], 1, "{one}");
+    let two = &v["jax-cpu-multinode"];
+    assert!(two["copies"].as_u64() < two["copiesEmpty"].as_u64(), "cpu-a takes none of its pods now: {two}");
+    // At another priority the leader's term does not match: the node is open again.
+    let other = list(&[leader.replace("values: [\"0\"]}", "values: [\"1000\"]}")]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &other)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let one = &verdicts(&r)["jax-cpu"];
+    assert_eq!(one["copies"], one["copiesEmpty"], "{one}");
+    assert!(one["nodes"].get("node(s) didn't satisfy existing pods anti-affinity rules").is_none(), "{one}");
+}
+
+#[test]
+fn host_network_keeps_one_pod_per_node() {
+    let rt = BARE_GPU_RUNTIME
+        .replace("name: bare-gpu", "name: cpu-hostnet")
+        .replace("numNodes: 1", "numNodes: 2")
+        .replace("limits: {nvidia.com/gpu: 8}", "requests: {cpu: \"1\"}")
+        .replace("                containers:", "                hostNetwork: true\n                containers:");
+    let nodes = list(&gke_cpu_pool(&["cpu-a", "cpu-b", "cpu-c"], &[]));
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &rt)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["cpu-hostnet"]["copies"], 1, "3 nodes, one pod each (port 29500), 2 pods per copy");
+}
+
+#[test]
+fn exit_0_when_every_runtime_fits_and_runtime_files_are_read_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/cpu.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    fs::write(dir.path().join("runtimes.yaml"), rendered).unwrap();
+    fs::write(dir.path().join("nodes.yaml"), list(&gke_cpu_pool(&["cpu-a"], &[]))).unwrap();
+    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "runtimes.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.starts_with("RUNTIME"), "{}", r.stdout);
+    assert!(r.stderr.contains("2 of 2 runtime(s) fit now"), "{}", r.stderr);
+    // The nodes may come from stdin, as a raw NodeList whose items carry no kind.
+    let raw = list(&gke_cpu_pool(&["cpu-a"], &[])).replace("kind: List", "kind: NodeList").replace("  kind: Node\n", "");
+    let r = run_in(dir.path(), &["fit", "--nodes", "-", "runtimes.yaml", "--format", "json"], Some(raw.as_bytes()));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["jax-cpu"]["copies"], 7);
+}
+
+#[test]
+fn the_json_answer_has_one_object_per_runtime_with_the_documented_fields() {
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let all: Value = serde_json::from_str(&r.stdout).unwrap();
+    let builtin = support::render(&[]).matches("\nkind: ClusterTrainingRuntime").count();
+    assert_eq!(all.as_array().unwrap().len(), builtin, "one object per built-in runtime");
+    for v in all.as_array().unwrap() {
+        for field in ["runtime", "kind", "pods", "fits", "copies", "fitsEmpty", "copiesEmpty", "where", "reason", "nodes", "notes"] {
+            assert!(v.get(field).is_some(), "{field} missing in {v}");
+        }
+        assert_eq!(v["fits"].as_bool().unwrap(), v["copies"].as_u64().unwrap() > 0);
+        assert_eq!(v["fits"].as_bool().unwrap(), v["reason"].as_str().unwrap().is_empty(), "{v}");
+    }
+}
+
+// ------------------------------------------------------------------ bad input: exit 2, at its line
+
+#[test]
+fn bad_inventories_are_refused_with_their_file_and_line() {
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[])).replacen("cpu: \"31850m\"", "cpu: \"lots\"", 1);
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[fit/not-a-node]: nodes.yaml:"), "{}", r.stderr);
+    assert!(r.stderr.contains("`status.allocatable.cpu`: `lots` is not a Kubernetes quantity"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+    // A pod list passed as the node list.
+    let pods = list(&[pod("a", "p", Some("cpu-a"), "Running", "{}", &[])]);
+    let r = fit(&[("pods.yaml", &pods)], &["--nodes", "pods.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("error[fit/not-a-node]: pods.yaml:4: Pod/a/p: `kind`: expected a Node, found Pod"), "{}", r.stderr);
+    // An empty list (a cluster with no nodes, or the wrong context).
+    let r = fit(&[("nodes.yaml", "apiVersion: v1\nkind: List\nitems: []\n")], &["--nodes", "nodes.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("error[fit/no-nodes]"), "{}", r.stderr);
+    // A file that is not YAML, and one that does not exist.
+    let r = fit(&[("nodes.yaml", "items: [\n")], &["--nodes", "nodes.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("error[input/malformed-yaml]: nodes.yaml:"), "{}", r.stderr);
+    assert_eq!(fit(&[], &["--nodes", "missing.yaml"]).code, 2);
+}
+
+#[test]
+fn bad_pod_lists_and_runtimes_are_refused_and_unlisted_nodes_noted() {
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
+    let pods = list(&[pod("a", "p", Some("cpu-a"), "Running", "{requests: {memory: 32GB}}", &[])]);
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", &pods)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[fit/not-a-pod]: pods.yaml:"), "{}", r.stderr);
+    assert!(r.stderr.contains("`spec.containers[0].resources.requests.memory`: `32GB` is not a Kubernetes quantity"), "{}", r.stderr);
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n";
+    let r = fit(&[("nodes.yaml", &nodes), ("pods.yaml", deployment)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("error[fit/not-a-pod]: pods.yaml:2: Deployment/d: `kind`: expected a Pod, found Deployment"), "{}", r.stderr);
+    // A pod on a node the inventory does not list is noted, not counted.
+    let elsewhere = list(&[pod("a", "p", Some("gone-node"), "Running", "{requests: {cpu: \"30\"}}", &[])]);
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("pods.yaml", &elsewhere)], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    assert!(r.stderr.contains("info[fit/pod-on-unknown-node]: pods.yaml:"), "{}", r.stderr);
+    assert_eq!(verdicts(&r)["jax-cpu"]["copies"], 7);
+    // A runtime that does not read as one.
+    let bad = BARE_GPU_RUNTIME.replace("numNodes: 1", "numNodes: many");
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &bad)], &["--nodes", "nodes.yaml", "rt.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[fit/unreadable-runtime]: rt.yaml:"), "{}", r.stderr);
+    assert!(r.stderr.contains("spec.mlPolicy.numNodes"), "{}", r.stderr);
+    // Two inputs on stdin cannot both be read.
+    assert_eq!(fit(&[], &["--nodes", "-", "--pods", "-"]).code, 2);
+}
+
+#[test]
+fn a_runtime_without_a_trainer_job_gets_a_row_that_says_why() {
+    let rt = BARE_GPU_RUNTIME
+        .replace("- name: node", "- name: worker")
+        .replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: other");
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &rt)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1);
+    assert!(reason(&verdicts(&r)["bare-gpu"]).starts_with("the runtime has no trainer replicated job"));
+}
+
+// ------------------------------------------------------------------ the KRM validator
+
+#[test]
+fn the_krm_validator_fits_the_packages_runtimes_to_its_node_inventory() {
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let runtimes: Vec<Value> = jax_runtimes::yaml::parse_stream(&rendered).unwrap();
+    let nodes: Value = jax_runtimes::yaml::parse_one(&list(&gke_a3_pool(2, &[1], "8"))).unwrap();
+    let annotate = |mut v: Value, path: &str, i: usize| {
+        v["metadata"]["annotations"]["internal.config.kubernetes.io/path"] = path.into();
+        v["metadata"]["annotations"]["internal.config.kubernetes.io/index"] = i.to_string().into();
+        v
+    };
+    let mut items: Vec<Value> = runtimes.into_iter().enumerate().map(|(i, r)| annotate(r, "runtimes.yaml", i)).collect();
+    for (i, n) in nodes["items"].as_array().unwrap().iter().enumerate() {
+        items.push(annotate(n.clone(), "cluster/nodes.yaml", i));
+    }
+    let config = |spec: Value| serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": spec});
+    let run = |fc: Value| {
+        let list = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items.clone(), "functionConfig": fc});
+        run_in(Path::new("."), &[], Some(list.to_string().as_bytes()))
+    };
+    let r = run(config(serde_json::json!({"nodes": "cluster/nodes.yaml"})));
+    assert_eq!(r.code, 1, "{}", r.all());
+    let out: Value = serde_json::from_str(&r.stdout).unwrap();
+    let results = out["results"].as_array().unwrap();
+    let fits: Vec<&Value> = results.iter().filter(|x| x["tags"]["rule"] == "fit/does-not-fit").collect();
+    let names: Vec<&str> = fits.iter().map(|x| x["resourceRef"]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["jax-gpu-gke-h100-2nodes", "jax-gpu-gke-h100-4nodes"], "{results:?}");
+    assert!(fits[0]["message"].as_str().unwrap().contains("is cordoned"), "{:?}", fits[0]);
+    assert_eq!(fits[0]["file"]["path"], "runtimes.yaml");
+    // Without `spec.nodes` nothing is fitted; a path no item comes from is an error.
+    let r = run(config(serde_json::json!({})));
+    assert!(!r.stdout.contains("fit/does-not-fit"), "{}", r.all());
+    let r = run(config(serde_json::json!({"nodes": "cluster/nodes.yaml", "pods": "cluster/pods.yaml"})));
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("fit/inventory-missing") && r.stdout.contains("cluster/pods.yaml"), "{}", r.all());
+}
+
+#[test]
+fn exclusive_placement_needs_the_topology_label_on_the_nodes() {
+    // A hand-written runtime that keeps each Job in one rack, on nodes that carry no rack label.
+    let rt = BARE_GPU_RUNTIME.replace("  template:\n    spec:\n      replicatedJobs:", "  template:\n    metadata:\n      annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: example.com/rack}\n    spec:\n      replicatedJobs:");
+    let nodes = list(&eks_p5(2));
+    let tolerating = rt.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                containers:",
+    );
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &tolerating)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["bare-gpu"];
+    assert!(reason(v).starts_with("no usable node with nvidia.com/gpu has the label example.com/rack"), "{}", reason(v));
+    assert_eq!(v["nodes"]["node(s) didn't match pod affinity rules"], 2);
+    // Labelled, each rack takes one Job.
+    let racked = nodes.replace(
+        "      karpenter.sh/nodepool: \"gpu-h100\"\n",
+        "      karpenter.sh/nodepool: \"gpu-h100\"\n      example.com/rack: \"r1\"\n",
+    );
+    let r = fit(&[("nodes.yaml", &racked), ("rt.yaml", &tolerating)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["bare-gpu"]["where"], serde_json::json!(["r1"]));
+}
+
+#[test]
+fn kpt_runs_the_validator_on_a_package_holding_kubectls_node_list() {
+    // As docs/fit.md says: the List kubectl printed, with a name (kpt refuses items without one)
+    // and marked local, next to the runtimes.
+    let kpt = support::tool("kpt");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    fs::create_dir_all(pkg.join("cluster")).unwrap();
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    fs::write(pkg.join("runtimes.yaml"), rendered).unwrap();
+    let nodes = list(&gke_a3_pool(2, &[1], "8")).replace(
+        "metadata:\n  resourceVersion: \"\"\n",
+        "metadata:\n  name: nodes\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+    );
+    fs::write(pkg.join("cluster/nodes.yaml"), &nodes).unwrap();
+    let config = dir.path().join("validate.yaml");
+    fs::write(
+        &config,
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeValidation\nmetadata:\n  name: v\nspec:\n  nodes: cluster/nodes.yaml\n",
+    )
+    .unwrap();
+    let bin_dir = support::bin().parent().unwrap().to_path_buf();
+    let path =
+        std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
+    let out = std::process::Command::new(kpt)
+        .args(["fn", "eval", "--truncate-output=false"])
+        .arg(&pkg)
+        .args(["--exec", "jax-runtimes", "--fn-config"])
+        .arg(&config)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "two runtimes do not fit:\n{all}");
+    assert!(all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100-2nodes: its pods would stay Pending on `cluster/nodes.yaml`"), "{all}");
+    assert!(!all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100: its pods"), "the one-node runtime fits:\n{all}");
+    assert_eq!(fs::read_to_string(pkg.join("cluster/nodes.yaml")).unwrap(), nodes, "a failed validator changes nothing");
+}
