@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::diag::{has_errors, Diagnostic, ObjectRef, Rule};
 use crate::read::Document;
 use crate::resolve::{Resolution, Resolved};
-use crate::rules::{catalog, validate as rules};
+use crate::rules::{catalog, validate as rules, Layer};
 use crate::trainer::TrainingRuntime;
 use crate::{render, resolve, validate};
 
@@ -73,9 +73,21 @@ pub fn generate(docs: &[Document]) -> Generated {
 pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> Generated<R> {
     let Resolution { runtimes, diagnostics, ignored, catalog_objects } = resolve::resolve(docs);
     // Which catalog objects already have a finding that covers a validator rule: looked up once
-    // per generated finding, so a catalog with a warning on every entry stays linear.
-    let covered: HashSet<(ObjectRef, &'static str)> =
-        diagnostics.iter().filter_map(|d| Some((d.object.clone()?, COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c)?.0.id))).collect();
+    // per generated finding, so a catalog with a warning on every entry stays linear. A Kubernetes
+    // rule the catalog stage reported covers itself; one reported on the defaults covers every
+    // runtime (`None`).
+    let covered: HashSet<(Option<ObjectRef>, &'static str)> = diagnostics
+        .iter()
+        .filter_map(|d| {
+            let object = d.object.clone()?;
+            let rule = match COVERED_BY_CATALOG.iter().find(|(_, c)| d.rule == *c) {
+                Some((v, _)) => v.id,
+                None if d.rule.layer == Layer::Kubernetes => d.rule.id,
+                None => return None,
+            };
+            Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
+        })
+        .collect();
     let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects };
     // By value: each resolved entry is freed once its runtime is kept.
     for resolved in runtimes {
@@ -93,7 +105,7 @@ pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -
             }
         };
         for d in validate::generated(&object, &runtime) {
-            if covered.contains(&(resolved.origin.object.clone(), d.rule.id)) {
+            if covered.contains(&(Some(resolved.origin.object.clone()), d.rule.id)) || covered.contains(&(None, d.rule.id)) {
                 continue;
             }
             out.diagnostics.push(place_generated(&resolved, d));

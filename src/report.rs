@@ -45,8 +45,8 @@ pub fn json(diags: &[Diagnostic]) -> String {
     serde_json::to_string_pretty(diags).map(|s| s + "\n").unwrap_or_else(|e| format!("[{{\"message\": \"{e}\"}}]\n"))
 }
 
-/// One finding as text: the one-line summary and help, then the source line it points at
-/// when its source was read.
+/// One finding as text: the one-line summary and help, then (for errors and warnings) the
+/// source line it points at when its source was read.
 pub fn text(d: &Diagnostic, sources: &Sources) -> String {
     text_styled(d, sources, Style::default())
 }
@@ -65,6 +65,10 @@ pub fn text_styled(d: &Diagnostic, sources: &Sources, style: Style) -> String {
         }
         None => format!("{summary}\n"),
     };
+    // An info finding is one line: no source snippet.
+    if d.severity == Severity::Info {
+        return out;
+    }
     if let Some(snippet) = snippet(d, sources, style) {
         out.push_str(&snippet);
     }

@@ -202,6 +202,52 @@ fn unreadable_path_is_a_usage_error() {
     assert!(out.stdout.is_empty());
 }
 
+#[test]
+fn values_kubernetes_refuses_are_errors_at_the_catalog_field_and_nothing_is_written() {
+    // The mistakes, as a new user writes them in the catalog.
+    let text = format!(
+        "{HEAD}metadata:\n  name: jax-cpu-bad\n  labels:\n    team: ML Platform!\n    a/b/c: x\n  annotations:\n    \"bad key\": v\nspec:\n  accelerator: {{cpu: {{}}}}\n  resources:\n    requests:\n      cpu: eight\n      memory: 32GB\n  nodeSelector:\n    pool: big pool\n  tolerations:\n  - {{key: x, operator: Bogus, effect: Sometimes}}\n  serviceAccountName: my_sa\n"
+    );
+    let err = fails_with(
+        "k8s.yaml",
+        &text,
+        &[
+            "error[k8s/label-value]: k8s.yaml:6: JaxRuntime/jax-cpu-bad: `metadata.labels.team`: \"ML Platform!\" is not a valid label value",
+            "error[k8s/label-key]: k8s.yaml:7: JaxRuntime/jax-cpu-bad: `metadata.labels.a/b/c`",
+            "error[k8s/annotation-key]: k8s.yaml:9:",
+            "error[k8s/quantity]: k8s.yaml:14: JaxRuntime/jax-cpu-bad: `spec.resources.requests.cpu`: \"eight\" is not a Kubernetes quantity (e.g. 8, 500m, 1.5)",
+            "error[k8s/quantity]: k8s.yaml:15: JaxRuntime/jax-cpu-bad: `spec.resources.requests.memory`: \"32GB\"",
+            "error[k8s/label-value]: k8s.yaml:17: JaxRuntime/jax-cpu-bad: `spec.nodeSelector.pool`",
+            "`spec.tolerations[0].operator`: operator `Bogus`",
+            "`spec.tolerations[0].effect`: effect `Sometimes`",
+            "error[k8s/service-account-name]: k8s.yaml:20:",
+            "the API server rejects the runtime at apply",
+            "Kubernetes rejects it when a TrainJob starts",
+        ],
+    );
+    // Each mistake once, in the catalog's terms: not again from the generated runtime.
+    assert!(!err.contains("in the generated runtime"), "{err}");
+    assert_eq!(err.matches("error[").count(), 9, "{err}");
+}
+
+#[test]
+fn a_huge_description_is_an_error_at_the_description() {
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  description: {}\n", "x".repeat(300 * 1024));
+    fails_with("big.yaml", &text, &["error[k8s/annotations-size]: big.yaml:6: JaxRuntime/x: `spec.description`", "over the 256 KiB"]);
+}
+
+#[test]
+fn defaults_values_are_checked_at_the_defaults_and_portable_env_names_only_warn() {
+    let text = format!(
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {{name: d}}\nspec:\n  tolerations:\n  - {{operator: exists}}\n---\n{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n"
+    );
+    fails_with("d.yaml", &text, &["error[k8s/toleration]: d.yaml:6: JaxRuntimeDefaults/d: `spec.tolerations[0].operator`"]);
+    let text = format!("{HEAD}metadata: {{name: x}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  env:\n  - {{name: 1ST, value: a}}\n");
+    let r = render_text("w.yaml", &text);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("warning[k8s/env-name-portable]: w.yaml:7:").count(), 1, "once, at the catalog: {}", r.stderr);
+}
+
 /// A stream large enough to be parsed in pieces, full of multi-byte text, with one bad entry deep
 /// inside: the finding is at the same line as in one parse, and nothing panics where a cut falls.
 #[test]

@@ -189,7 +189,7 @@ fn entry() -> impl Strategy<Value = Entry> {
         0..SHAPES.len(),
         prop::bool::weighted(0.2),
         prop::option::of(text()),
-        prop::collection::vec(("[a-z]{1,8}(\\.[a-z]{1,5})?/[a-z][a-z0-9-]{0,8}", "[a-z0-9]([a-z0-9.-]{0,10}[a-z0-9])?"), 0..3),
+        prop::collection::vec(("[a-z]{1,8}(\\.[a-z]{1,5})?/[a-z]([a-z0-9-]{0,7}[a-z0-9])?", "[a-z0-9]([a-z0-9.-]{0,10}[a-z0-9])?"), 0..3),
         prop::collection::vec(("[A-Z][A-Z0-9_]{0,10}", text()), 0..4),
         prop::collection::vec(text(), 0..3),
     )

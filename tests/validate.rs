@@ -1,4 +1,5 @@
-//! `jax-runtimes validate`: the mutation corpus (tests/validate/corpus.yaml), no false positive
+//! `jax-runtimes validate`: the mutation corpus (tests/validate/corpus.yaml) and the Kubernetes
+//! corpus (tests/validate/kubernetes.yaml, mistakes and legal look-alikes), no false positive
 //! on upstream runtimes or the built-in catalog, the `--crd` cross-check against Python
 //! jsonschema, the CLI and KRM front doors, and docs/rules.md kept in step with the rule table.
 
@@ -47,17 +48,36 @@ struct Case {
     #[serde(default)]
     crd: Option<String>,
     ops: Vec<Op>,
-    expect: Expect,
+    /// Absent only for a legal look-alike (`legal: true`).
+    #[serde(default)]
+    expect: Option<Expect>,
     #[serde(default)]
     also: Vec<String>,
+    /// Kubernetes corpus: the case is legal and must stay clean.
+    #[serde(default)]
+    legal: bool,
+    /// Kubernetes corpus: the upstream file and function the case's rule follows.
+    #[serde(default)]
+    source: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
 enum Op {
-    Set { path: String, value: Value },
+    Set {
+        path: String,
+        value: Value,
+    },
     Remove(String),
-    Rename { path: String, to: String },
+    Rename {
+        path: String,
+        to: String,
+    },
+    /// A string of `bytes` `x` characters (long values without writing them out).
+    Fill {
+        path: String,
+        bytes: usize,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,7 +92,14 @@ struct Expect {
 
 fn corpus() -> Vec<Case> {
     let text = std::fs::read_to_string(root().join("tests/validate/corpus.yaml")).unwrap();
-    serde_saphyr::from_str(&text).expect("corpus.yaml parses")
+    let cases: Vec<Case> = serde_saphyr::from_str(&text).expect("corpus.yaml parses");
+    assert!(cases.iter().all(|c| c.expect.is_some() && !c.legal), "every corpus.yaml case expects a finding");
+    cases
+}
+
+fn kubernetes_corpus() -> Vec<Case> {
+    let text = std::fs::read_to_string(root().join("tests/validate/kubernetes.yaml")).unwrap();
+    serde_saphyr::from_str(&text).expect("kubernetes.yaml parses")
 }
 
 fn split_pointer(path: &str) -> (Vec<String>, String) {
@@ -128,6 +155,7 @@ fn apply(v: &mut Value, op: &Op) {
                 other => panic!("cannot remove from {other}"),
             }
         }
+        Op::Fill { path, bytes } => apply(v, &Op::Set { path: path.clone(), value: Value::String("x".repeat(*bytes)) }),
         Op::Rename { path, to } => {
             let (parts, last) = split_pointer(path);
             let Value::Object(m) = parent(v, &parts, false) else { panic!("rename needs an object") };
@@ -161,44 +189,67 @@ fn every_base_is_clean_with_and_without_crd() {
     for name in ["tpu", "gpu", "cpu", "initializers"] {
         let text = serde_json::to_string(&base(name)).unwrap();
         let docs = parse(name, &text);
+        // Clean: nothing but the info that says how long its TrainJob names may be.
         let d = validate::objects(&docs, &Options::default());
-        assert!(d.is_empty(), "base {name} must be clean:\n{}", show(&d));
+        assert!(d.iter().all(|d| d.rule.id == "jobset/trainjob-name-length"), "base {name} must be clean:\n{}", show(&d));
         let d = validate::objects(&docs, &reference_options());
-        assert!(d.is_empty(), "base {name} must be clean against the CRD:\n{}", show(&d));
+        assert!(d.iter().all(|d| d.rule.id == "jobset/trainjob-name-length"), "base {name} must be clean against the CRD:\n{}", show(&d));
     }
 }
 
 #[test]
 fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
+    let failures = run_corpus(&corpus());
+    assert!(failures.is_empty(), "{} corpus failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Runs every case: a mistake must report its rule at its field (located, with help) and
+/// nothing else; a legal look-alike must report no error or warning.
+fn run_corpus(cases: &[Case]) -> Vec<String> {
     let mut failures = Vec::new();
-    let mut ran = 0;
-    for case in corpus() {
-        let opts = options_for(&case);
-        ran += 1;
-        let (text, diags) = run_case(&case, &opts);
-        let hit = diags.iter().find(|d| d.rule.id == case.expect.rule && d.field.as_deref().unwrap_or("") == case.expect.field);
-        let Some(hit) = hit else {
-            failures.push(format!("{}: expected {} at `{}`, got:\n{}", case.name, case.expect.rule, case.expect.field, show(&diags)));
+    assert!(!cases.is_empty());
+    for case in cases {
+        let opts = options_for(case);
+        let (text, diags) = run_case(case, &opts);
+        let Some(expect) = &case.expect else {
+            let found = problems(&diags);
+            if !found.is_empty() {
+                failures.push(format!(
+                    "{}: a legal look-alike was reported:\n{}",
+                    case.name,
+                    found.iter().map(|d| format!("  {d}\n")).collect::<String>()
+                ));
+            }
             continue;
         };
-        let want = case.expect.severity.clone().unwrap_or(rule(&case.expect.rule).severity.to_string());
+        let hit = diags.iter().find(|d| d.rule.id == expect.rule && d.field.as_deref().unwrap_or("") == expect.field);
+        let Some(hit) = hit else {
+            failures.push(format!("{}: expected {} at `{}`, got:\n{}", case.name, expect.rule, expect.field, show(&diags)));
+            continue;
+        };
+        let want = expect.severity.clone().unwrap_or(rule(&expect.rule).severity.to_string());
         if hit.severity.to_string() != want {
             failures.push(format!("{}: {} has severity {}, expected {want}", case.name, hit.rule, hit.severity));
         }
         // Located: the file, an object, a line, and (for a field that is in the text) that line.
         assert_eq!(hit.file.as_deref(), Some("case.yaml"), "{}", case.name);
         assert!(hit.object.is_some() && hit.help.is_some(), "{}: finding lacks object or help", case.name);
-        let line = hit.line.unwrap_or_else(|| panic!("{}: no line", case.name));
-        let key = case.expect.field.rsplit('.').next().unwrap_or_default();
-        // (A field the mistake removed is reported where its parent is.)
-        if !key.is_empty() && !key.ends_with(']') && text.contains(&format!("{key}:")) && !case.expect.rule.ends_with("/required") {
-            let at = text.lines().nth(line - 1).unwrap_or_default();
-            if !at.contains(key) {
-                failures.push(format!("{}: line {line} is `{at}`, expected it to name `{key}`", case.name));
+        // The TrainJob-name info, which every runtime gets, names its file and object only.
+        if expect.rule == "jobset/trainjob-name-length" {
+            assert_eq!(hit.line, None, "{}: the info is not looked up in the text", case.name);
+        } else {
+            let line = hit.line.unwrap_or_else(|| panic!("{}: no line", case.name));
+            let key = expect.field.rsplit('.').next().unwrap_or_default();
+            // (A field the mistake removed is reported where its parent is.)
+            if !key.is_empty() && !key.ends_with(']') && text.contains(&format!("{key}:")) && !expect.rule.ends_with("/required") {
+                let at = text.lines().nth(line - 1).unwrap_or_default();
+                if !at.contains(key) {
+                    failures.push(format!("{}: line {line} is `{at}`, expected it to name `{key}`", case.name));
+                }
             }
         }
         let unexpected: Vec<&Diagnostic> =
-            problems(&diags).into_iter().filter(|d| d.rule.id != case.expect.rule && !case.also.iter().any(|a| a == d.rule.id)).collect();
+            problems(&diags).into_iter().filter(|d| d.rule.id != expect.rule && !case.also.iter().any(|a| a == d.rule.id)).collect();
         if !unexpected.is_empty() {
             failures.push(format!(
                 "{}: more than the one mistake was reported:\n{}",
@@ -207,8 +258,61 @@ fn mutation_corpus_each_case_reports_its_rule_at_its_field() {
             ));
         }
     }
-    assert!(ran > 0);
-    assert!(failures.is_empty(), "{} corpus failure(s):\n{}", failures.len(), failures.join("\n"));
+    failures
+}
+
+#[test]
+fn kubernetes_corpus_finds_each_mistake_and_passes_each_look_alike() {
+    let cases = kubernetes_corpus();
+    let mistakes = cases.iter().filter(|c| !c.legal).count();
+    let legal = cases.iter().filter(|c| c.legal).count();
+    assert!(mistakes >= 40 && legal >= 15, "{mistakes} mistakes and {legal} legal look-alikes; the corpus needs 40 and 15");
+    for c in &cases {
+        assert_eq!(c.legal, c.expect.is_none(), "{}: a case is legal (no expect) or expects a finding", c.name);
+        assert!(c.source.as_deref().is_some_and(|s| s.len() > 10), "{}: every case names the upstream source of its rule", c.name);
+    }
+    let failures = run_corpus(&cases);
+    assert!(failures.is_empty(), "{} Kubernetes corpus failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn kubernetes_corpus_covers_every_rule_of_the_new_layers() {
+    let covered: BTreeSet<String> = kubernetes_corpus().into_iter().filter_map(|c| c.expect.map(|e| e.rule)).collect();
+    let new_rules = rules::all().filter(|r| r.layer == Layer::Kubernetes).chain(rules::consistency::RULES.iter().copied());
+    let missing: Vec<&str> = new_rules.map(|r| r.id).filter(|id| !covered.contains(*id)).collect();
+    assert!(missing.is_empty(), "Kubernetes and consistency rules without a case in tests/validate/kubernetes.yaml: {missing:?}");
+}
+
+#[test]
+fn kubernetes_corpus_mistakes_also_fail_against_the_reference_crd() {
+    // With --crd the structure layer is the CRD's; the Kubernetes layer still reports each
+    // mistake (a structural one, such as a quantity pattern, by the CRD's own rule instead).
+    let opts = reference_options();
+    let mut failures = Vec::new();
+    for case in kubernetes_corpus() {
+        let (_, diags) = run_case(&case, &opts);
+        match &case.expect {
+            None => {
+                let found: Vec<&Diagnostic> = problems(&diags);
+                if !found.is_empty() {
+                    failures.push(format!(
+                        "{}: legal, but with --crd:\n{}",
+                        case.name,
+                        found.iter().map(|d| format!("  {d}\n")).collect::<String>()
+                    ));
+                }
+            }
+            Some(e) => {
+                let field = |d: &&Diagnostic| {
+                    d.field.as_deref() == Some(e.field.as_str()) || d.field.as_deref().is_some_and(|f| e.field.starts_with(f))
+                };
+                if !diags.iter().filter(field).any(|d| d.rule.id == e.rule || d.rule.id.starts_with("crd/")) {
+                    failures.push(format!("{}: with --crd, nothing at `{}`:\n{}", case.name, e.field, show(&diags)));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn rule(id: &str) -> &'static rules::Rule {
@@ -220,15 +324,19 @@ const CLI_COVERED: [&str; 1] = ["crd/unusable"];
 
 /// The layers whose rules the validator reports (the others belong to the catalog, the KRM
 /// function and the inputs, and are covered by tests/rules.rs).
-const VALIDATOR_LAYERS: [Layer; 6] = [Layer::Schema, Layer::Crd, Layer::Cel, Layer::Admission, Layer::Ecosystem, Layer::Accelerators];
+const VALIDATOR_LAYERS: [Layer; 7] =
+    [Layer::Schema, Layer::Crd, Layer::Cel, Layer::Admission, Layer::Ecosystem, Layer::Accelerators, Layer::Kubernetes];
 
 #[test]
 fn corpus_covers_every_validator_rule_and_uses_only_known_rules() {
-    let cases = corpus();
-    let mut covered: BTreeSet<&str> = cases.iter().map(|c| c.expect.rule.as_str()).collect();
+    let mut cases = corpus();
+    cases.extend(kubernetes_corpus());
+    let mut covered: BTreeSet<&str> = cases.iter().filter_map(|c| c.expect.as_ref()).map(|e| e.rule.as_str()).collect();
     covered.extend(CLI_COVERED);
     for c in &cases {
-        rule(&c.expect.rule);
+        if let Some(e) = &c.expect {
+            rule(&e.rule);
+        }
         c.also.iter().for_each(|r| {
             rule(r);
         });
@@ -518,5 +626,48 @@ fn a_list_as_kubectl_get_prints_it_is_unpacked_and_every_item_checked() {
         let hosts = findings.iter().find(|f| f["rule"] == "tpu/hosts").unwrap_or_else(|| panic!("{format}: {out}"));
         let line = hosts["line"].as_u64().unwrap() as usize;
         assert!(text.lines().nth(line - 1).unwrap().contains("numNodes"), "{format}: line {line} points at the item's numNodes");
+    }
+}
+
+#[test]
+fn the_issues_mistakes_fail_validate_with_and_without_crd_and_the_krm_validator() {
+    let pod = "/spec/template/spec/replicatedJobs/0/template/spec/template/spec";
+    let mut v = base("tpu");
+    for (path, value) in [
+        ("/metadata/labels/team".to_string(), json!("ML Platform!")),
+        (format!("{pod}/containers/0/resources/requests/cpu"), json!("eight")),
+        (format!("{pod}/tolerations/0/operator"), json!("Bogus")),
+        (format!("{pod}/serviceAccountName"), json!("my_sa")),
+    ] {
+        apply(&mut v, &Op::Set { path, value });
+    }
+    let text = jax_runtimes::yaml::to_string(&v).unwrap();
+    let crd = reference_crd_files()[0].display().to_string();
+    for args in [vec!["-", "--format", "json"], vec!["--crd", crd.as_str(), "-", "--format", "json"]] {
+        let (code, out, err) = cli(&args, Some(&text));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
+        let rules: BTreeSet<&str> = findings.iter().filter(|f| f["severity"] == "error").filter_map(|f| f["rule"].as_str()).collect();
+        // The quantity is the CRD's pattern with --crd, Kubernetes' grammar without: once either way.
+        let quantity = if args.contains(&"--crd") { "crd/format" } else { "k8s/quantity" };
+        let want: BTreeSet<&str> = ["k8s/label-value", quantity, "k8s/toleration", "k8s/service-account-name"].into();
+        assert_eq!(rules, want, "{args:?}: {out}");
+        let on_cpu = findings.iter().filter(|f| f["field"].as_str().is_some_and(|p| p.ends_with("requests.cpu"))).count();
+        assert_eq!(on_cpu, 1, "one finding for the one mistake: {out}");
+    }
+    let list = json!({
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [v],
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
+    });
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
+    assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    let results = got["results"].as_array().unwrap();
+    for rule in ["k8s/label-value", "k8s/quantity", "k8s/toleration", "k8s/service-account-name"] {
+        assert!(results.iter().any(|r| r["tags"]["rule"] == rule && r["severity"] == "error"), "KRM lacks {rule}: {results:?}");
     }
 }

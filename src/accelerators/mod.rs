@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 mod error;
 pub mod fabric;
 pub mod gpu;
+pub mod jax;
 pub mod nodes;
 pub mod sdk;
 pub mod tpu;

@@ -56,7 +56,7 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes docs -o docs/runtimes                  # the built-in catalog\n  jax-runtimes docs my-catalog/ -o gitops/docs\n  jax-runtimes docs my-catalog/ -o gitops/docs --check  # CI: fail if stale"
     )]
     Docs(docs::DocsArgs),
-    /// Check ClusterTrainingRuntime / TrainingRuntime / TrainJob files: schema (or --crd), CEL, admission, SDK and accelerator rules; TrainJobs against their runtimes.
+    /// Check ClusterTrainingRuntime / TrainingRuntime / TrainJob files: schema (or --crd), CEL, admission, SDK, accelerator and Kubernetes rules; TrainJobs against their runtimes.
     #[command(
         after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n  jax-runtimes validate jobs/ --runtimes catalog/     # TrainJobs against the catalog's runtimes\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
     )]

@@ -1,4 +1,16 @@
-//! Kubernetes' own rules, as facts taken from its sources (never its code): the syntax of names,
-//! label keys and values ([`names`]). Each function cites the upstream function it follows.
+//! Kubernetes' own rules, as facts taken from its sources (never its code), for the validator and
+//! for the catalog's values in resolve: the tables ([`facts`], from `catalog/kubernetes.yaml`),
+//! name syntax ([`names`]), quantities ([`quantity`]), and checks that turn them into findings
+//! at relative field paths: object metadata ([`meta`]), container resources ([`resources`]),
+//! containers, env, ports and volumes ([`pod`]), tolerations, selectors and affinity
+//! ([`scheduling`]), Job fields ([`job`]). Each function cites the upstream function it follows.
 
+pub mod facts;
+pub mod finding;
+pub mod job;
+pub mod meta;
 pub mod names;
+pub mod pod;
+pub mod quantity;
+pub mod resources;
+pub mod scheduling;

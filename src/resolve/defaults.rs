@@ -48,6 +48,7 @@ pub(super) fn single(defaults: &[(JaxRuntimeDefaults, &Document)], diags: &mut V
         }
     }
     spec.images.0.retain(|k, _| keys.contains(k));
+    super::kubernetes::check_defaults(&spec).into_iter().for_each(&mut report);
     spec
 }
 

@@ -33,6 +33,13 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
     let spec = &entry.spec;
     let mut f = Findings::default();
     check_names(entry, &mut f);
+    for d in super::kubernetes::check_entry(entry, defaults) {
+        if d.is_error() {
+            f.errors.push(d)
+        } else {
+            f.warnings.push(d)
+        }
+    }
     let trainer = trainer_version(spec.trainer.as_deref().or(defaults.trainer.as_deref()), &mut f);
     let platform = platform(entry, defaults, &mut f);
     let Some(mut plan) = accelerator(entry, defaults, &platform, &mut f) else { return Err(f.errors) };

@@ -16,6 +16,7 @@ mod defaults;
 pub mod entry;
 pub mod fabric;
 pub mod gpu;
+pub mod kubernetes;
 pub mod matrix;
 mod resolved;
 mod shape;

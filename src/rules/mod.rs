@@ -7,21 +7,33 @@
 //! family's table; [`all`] walks every family in docs order.
 
 pub mod catalog;
+pub mod consistency;
 pub mod fit;
 pub mod input;
 pub mod interconnect;
 pub mod krm;
+pub mod kubernetes;
 pub mod output;
 pub mod rule;
 pub mod trainjob;
 pub mod validate;
 
-pub use rule::{Layer, Rule, Severity};
+pub use rule::{Layer, Moment, Rule, Severity};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 8] =
-        [input::RULES, catalog::RULES, output::RULES, krm::RULES, validate::RULES, interconnect::RULES, trainjob::RULES, fit::RULES];
+    let families: [&'static [&'static Rule]; 10] = [
+        input::RULES,
+        catalog::RULES,
+        output::RULES,
+        krm::RULES,
+        validate::RULES,
+        interconnect::RULES,
+        consistency::RULES,
+        kubernetes::RULES,
+        trainjob::RULES,
+        fit::RULES,
+    ];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();
     rules.sort_by_key(|r| r.layer);
     rules.into_iter()
@@ -44,15 +56,28 @@ pub fn markdown() -> String {
     );
     s.push_str("their `admission/*` findings are reported as `info`.\n\n");
     s.push_str("Without `--crd` the `schema/*` rules and the built-in `cel/*` equivalents of the Trainer v2.3 CRD rules apply; ");
-    s.push_str("with `--crd` the `crd/*` rules and `cel/rule` (the CRD's own rules) replace them.\n");
+    s.push_str("with `--crd` the `crd/*` rules and `cel/rule` (the CRD's own rules) replace them.\n\n");
+    s.push_str("Rules that restate a check of Kubernetes, JobSet or Trainer say when it would otherwise fail ");
+    s.push_str("(at apply, or when a TrainJob starts and Trainer creates its JobSet, Jobs and Pods) and the upstream file and function they follow. ");
+    s.push_str("They run on hand-written runtimes in `validate` and the KRM validator, with or without `--crd`, and on the catalog's own values in `render`.\n");
     for layer in Layer::ALL {
         let rules: Vec<&Rule> = all().filter(|r| r.layer == layer).collect();
         if rules.is_empty() {
             continue;
         }
-        s.push_str(&format!("\n## {}\n\n| Rule | Severity | What it finds | How to fix |\n|---|---|---|---|\n", layer.title()));
+        let sourced = rules.iter().any(|r| r.fails.is_some() || r.source.is_some());
+        s.push_str(&format!("\n## {}\n\n", layer.title()));
+        if sourced {
+            s.push_str("| Rule | Severity | What it finds | How to fix | When it would fail | Source |\n|---|---|---|---|---|---|\n");
+        } else {
+            s.push_str("| Rule | Severity | What it finds | How to fix |\n|---|---|---|---|\n");
+        }
         for r in rules {
-            s.push_str(&format!("| `{}` | {} | {} | {} |\n", r.id, r.severity, cell(r.summary), cell(r.fix)));
+            s.push_str(&format!("| `{}` | {} | {} | {} |", r.id, r.severity, cell(r.summary), cell(r.fix)));
+            if sourced {
+                s.push_str(&format!(" {} | {} |", r.fails.map(Moment::describe).unwrap_or("-"), cell(r.source.unwrap_or("-"))));
+            }
+            s.push('\n');
         }
     }
     s
@@ -81,6 +106,18 @@ mod tests {
             );
             assert!(!r.summary.is_empty() && !r.fix.is_empty(), "`{}` needs a summary and a fix", r.id);
         }
+    }
+
+    #[test]
+    fn kubernetes_rules_say_when_they_fail_and_where_they_come_from() {
+        for r in all().filter(|r| r.layer == Layer::Kubernetes || r.id.starts_with("k8s/")) {
+            assert!(r.fails.is_some() && r.source.is_some_and(|s| !s.is_empty()), "`{}` needs a moment and a source", r.id);
+        }
+        let page = markdown();
+        let row = page.lines().find(|l| l.starts_with("| `k8s/label-value`")).expect("k8s/label-value is on the page");
+        assert!(row.contains("at apply") && row.contains("IsValidLabelValue"), "{row}");
+        let plain = page.lines().find(|l| l.starts_with("| `catalog/unknown-field`")).expect("catalog rules are on the page");
+        assert_eq!(plain.matches(" | ").count(), 3, "rules without a source keep four columns: {plain}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! What a rule is: its id, severity, layer, summary and fix ([`Rule`]), and [`define_rules!`],
-//! which declares a family of rules and its table.
+//! What a rule is: its id, severity, layer, summary and fix ([`Rule`]), for rules that restate
+//! Kubernetes' own checks also when Kubernetes would otherwise refuse the object ([`Moment`]) and
+//! the upstream source; and [`define_rules!`], which declares a family of rules and its table.
 
 use serde::Serialize;
 
@@ -36,12 +37,13 @@ pub enum Layer {
     Admission,
     Ecosystem,
     Accelerators,
+    Kubernetes,
     TrainJob,
     Fit,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 12] = [
+    pub const ALL: [Layer; 13] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -52,6 +54,7 @@ impl Layer {
         Layer::Admission,
         Layer::Ecosystem,
         Layer::Accelerators,
+        Layer::Kubernetes,
         Layer::TrainJob,
         Layer::Fit,
     ];
@@ -69,14 +72,52 @@ impl Layer {
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",
             Layer::Ecosystem => "Kubeflow SDK, JAX plugin and JobSet controller",
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
+            Layer::Kubernetes => "Kubernetes: the API server, JobSet, the Job controller and the kubelet",
             Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
             Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
         }
     }
 }
 
+/// When Kubernetes would refuse what a rule finds, had jax-runtimes not found it first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Moment {
+    /// `kubectl apply` of the runtime: the API server (or the Trainer webhook) rejects it.
+    Apply,
+    /// Every TrainJob that uses the runtime: its JobSet, Jobs or Pods are rejected when Trainer,
+    /// JobSet and the Job controller create them.
+    Start,
+    /// At apply in the runtime's own `metadata`; at TrainJob start inside its templates.
+    ApplyOrStart,
+    /// Never rejected: the pods stay Pending, or the job fails or runs wrong once it runs.
+    Run,
+}
+
+impl Moment {
+    /// The docs page's words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Moment::Apply => "at apply: the API server rejects the runtime",
+            Moment::Start => "at TrainJob start: Kubernetes rejects the JobSet, Job or Pod that Trainer creates, so every TrainJob using the runtime fails",
+            Moment::ApplyOrStart => "at apply for the runtime's own `metadata`; at TrainJob start inside its templates",
+            Moment::Run => "never rejected: pods stay Pending, or the job fails or runs wrong once it runs",
+        }
+    }
+
+    /// The clause a finding's message ends with.
+    pub fn clause(self) -> &'static str {
+        match self {
+            Moment::Apply | Moment::ApplyOrStart => "the API server rejects the runtime at apply",
+            Moment::Start => "Kubernetes rejects it when a TrainJob starts",
+            Moment::Run => "Kubernetes accepts it, but the pods do not run as meant",
+        }
+    }
+}
+
 /// One rule. Ids are stable: tools and people filter on them.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Rule {
     pub id: &'static str,
     pub severity: Severity,
@@ -85,11 +126,30 @@ pub struct Rule {
     pub summary: &'static str,
     /// How to fix a finding.
     pub fix: &'static str,
+    /// For a rule that restates a check of Kubernetes (or JobSet, Trainer): when it would fail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fails: Option<Moment>,
+    /// The upstream file and function (and tag) the rule follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
 }
 
 impl Rule {
     pub const fn new(id: &'static str, severity: Severity, layer: Layer, summary: &'static str, fix: &'static str) -> Rule {
-        Rule { id, severity, layer, summary, fix }
+        Rule { id, severity, layer, summary, fix, fails: None, source: None }
+    }
+
+    /// A rule that restates an upstream check: `fails` says when, `source` where it is defined.
+    pub const fn sourced(
+        id: &'static str,
+        severity: Severity,
+        layer: Layer,
+        summary: &'static str,
+        fix: &'static str,
+        fails: Moment,
+        source: &'static str,
+    ) -> Rule {
+        Rule { id, severity, layer, summary, fix, fails: Some(fails), source: Some(source) }
     }
 }
 
@@ -132,7 +192,34 @@ impl std::fmt::Display for Rule {
 ///     UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog, "what it finds", "how to fix";
 /// }
 /// ```
+///
+/// The extended form, for rules that restate an upstream check, starts with `sourced;` and gives
+/// each rule the [`Moment`] it would otherwise fail and its upstream source:
+///
+/// ```ignore
+/// define_rules! {
+///     sourced;
+///     LABEL_VALUE = "k8s/label-value", Error, Kubernetes, "what it finds", "how to fix",
+///         fails ApplyOrStart, source "kubernetes/apimachinery v0.34.1 pkg/util/validation/validation.go IsValidLabelValue";
+/// }
+/// ```
 macro_rules! define_rules {
+    (sourced; $( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr, fails $moment:ident, source $source:expr; )*) => {
+        $(
+            $(#[$meta])*
+            pub static $name: $crate::rules::rule::Rule = $crate::rules::rule::Rule::sourced(
+                $id,
+                $crate::rules::rule::Severity::$severity,
+                $crate::rules::rule::Layer::$layer,
+                $summary,
+                $fix,
+                $crate::rules::rule::Moment::$moment,
+                $source,
+            );
+        )*
+        /// Every rule of this family, in docs order.
+        pub static RULES: &[&$crate::rules::rule::Rule] = &[$(&$name),*];
+    };
     ($( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr; )*) => {
         $(
             $(#[$meta])*

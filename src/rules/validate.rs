@@ -127,7 +127,4 @@ define_rules! {
     ACCELERATOR_MISSING_TOLERATION = "accelerator/missing-toleration", Warning, Accelerators,
         "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`); unless the cluster adds it, the pod stays Pending.",
         "Add `tolerations: [{key: <resource>, operator: Exists, effect: NoSchedule}]`.";
-    RESOURCES_REQUESTS_LIMITS = "resources/requests-limits", Error, Accelerators,
-        "An extended resource (`google.com/tpu`, `nvidia.com/gpu`, ...) has a request different from its limit, or a request without a limit; Kubernetes rejects such pods.",
-        "Set only the limit, or the same value as request and limit.";
 }

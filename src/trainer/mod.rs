@@ -4,6 +4,7 @@
 //! v2.3.0 and JobSet v0.12.0 CRDs; the JSON Schema the validator uses is derived from these types.
 
 pub mod names;
+pub mod pods;
 pub mod runtime;
 pub mod trainjob;
 

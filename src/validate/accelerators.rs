@@ -1,25 +1,25 @@
 //! Accelerator consistency, from the data in [`crate::accelerators`] (never a copy of it):
 //! - TPU: the pod selects an accelerator and a topology the generation has; the `google.com/tpu`
-//!   count is the chips per host of that slice; `numNodes` is its host count;
-//! - GPU: the count per pod fits the selected model or machine type;
-//! - both: the pod tolerates the accelerator taint; extended resources have requests equal to
-//!   limits (or no requests), as Kubernetes requires.
+//!   count of the pod (its containers together, as the scheduler sums them) is the chips per host
+//!   of that slice; `numNodes` is its host count;
+//! - GPU: the count per pod (containers together) fits the selected model or machine type;
+//! - both: the pod tolerates the accelerator taint.
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
 //! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from
-//! an `In` with several values (a runtime that may land on any of them).
+//! an `In` with several values (a runtime that may land on any of them). Requests equal to limits
+//! are Kubernetes' rule (`resources/requests-limits` in [`crate::k8s::resources`]).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec, Toleration};
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::accelerators::{data, TpuGeneration};
 use crate::diag::Diagnostic;
 use crate::keys::TRAINER_ANCESTOR as LABEL_ANCESTOR;
 use crate::rules::validate::{
-    ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, RESOURCES_REQUESTS_LIMITS, TPU_CHIPS_PER_HOST, TPU_HOSTS,
-    TPU_MISSING_SELECTOR, TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
+    ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
+    TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
 };
 use crate::trainer::TrainingRuntime;
 
@@ -37,45 +37,96 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             .is_some_and(|s| s == "trainer");
         let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
         let labels = node_labels(pod);
-        let all = pod.containers.iter().enumerate().map(|(c, x)| (format!("{pod_path}.containers[{c}]"), x));
-        let init = pod.init_containers.iter().flatten().enumerate().map(|(c, x)| (format!("{pod_path}.initContainers[{c}]"), x));
-        for (cpath, container) in all.chain(init) {
-            requests_limits(&cpath, container, &mut out);
-            let limits = container.resources.as_ref().and_then(|r| r.limits.clone()).unwrap_or_default();
-            let tpu = &data().tpu;
-            if let Some(q) = limits.get(&tpu.resource) {
-                tpu_checks(&pod_path, &cpath, pod, &labels, count(q), is_trainer.then_some(num_nodes), &mut out);
-            }
-            for vendor in &data().gpu.vendors {
-                if let Some(q) = limits.get(&vendor.resource) {
-                    let n = count(q);
-                    gpu_checks(&pod_path, &format!("{cpath}.resources.limits.{}", vendor.resource), &node_label_choices(pod), n, &mut out);
-                    for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
-                        out.push(Diagnostic::finding(
-                            &ACCELERATOR_MISSING_TOLERATION,
-                            format!("{pod_path}.tolerations"),
-                            format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
-                        ));
-                    }
+        let tpu = &data().tpu;
+        if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
+            tpu_checks(&pod_path, &request, pod, &labels, is_trainer.then_some(num_nodes), &mut out);
+        }
+        for vendor in &data().gpu.vendors {
+            if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
+                gpu_checks(&pod_path, &request, &node_label_choices(pod), &mut out);
+                for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
+                    out.push(Diagnostic::finding(
+                        &ACCELERATOR_MISSING_TOLERATION,
+                        format!("{pod_path}.tolerations"),
+                        format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
+                    ));
                 }
             }
         }
     }
-    // One finding per pod and rule is enough for selector and toleration problems.
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|d| {
-        ![&ACCELERATOR_MISSING_TOLERATION, &ACCELERATOR_MISSING_SELECTOR, &TPU_MISSING_SELECTOR].contains(&d.rule)
-            || seen.insert((d.rule.id, d.field.clone()))
-    });
     out
 }
 
-fn count(q: &Quantity) -> Option<u32> {
-    q.0.trim().parse().ok()
+/// What a pod asks of one extended resource: the count the scheduler sees and where it is set.
+pub(crate) struct PodRequest {
+    /// `None` when a container's amount is not a whole number (another rule reports it).
+    pub total: Option<u32>,
+    /// The container's limit when one container asks; the pod when several do.
+    pub field: String,
+    /// (container, count), for messages.
+    pub parts: Vec<(String, u32)>,
+}
+
+impl PodRequest {
+    /// `8 (4 in `node`, 4 in `proxy`)`, or `4` for a single container.
+    pub fn describe(&self) -> String {
+        let total = self.total.map_or("?".to_string(), |t| t.to_string());
+        if self.parts.len() > 1 {
+            format!("{total} ({})", self.parts.iter().map(|(c, n)| format!("{n} in `{c}`")).collect::<Vec<_>>().join(", "))
+        } else {
+            total
+        }
+    }
+}
+
+/// The pod's effective request of `resource` from its containers' limits, as kube-scheduler
+/// computes it (kubernetes/component-helpers `resource/helpers.go` `PodRequests`): regular
+/// containers and native sidecars add up; a plain init container runs alone (with the sidecars
+/// started before it), so the pod needs the larger of the two.
+pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Option<PodRequest> {
+    let amount = |c: &Container| -> Option<Option<u32>> {
+        let q = c.resources.as_ref()?.limits.as_ref()?.get(resource)?;
+        Some(crate::k8s::quantity::parse(&q.0).ok().and_then(|q| q.count()).and_then(|n| u32::try_from(n).ok()))
+    };
+    let mut fields = Vec::new();
+    let mut parts = Vec::new();
+    let mut whole = true;
+    let mut running: u32 = 0;
+    let mut sidecars: u32 = 0;
+    let mut init_peak: u32 = 0;
+    for (c, container) in pod.init_containers.iter().flatten().enumerate() {
+        let Some(n) = amount(container) else { continue };
+        fields.push(format!("{pod_path}.initContainers[{c}].resources.limits.{resource}"));
+        let n = n.unwrap_or_else(|| {
+            whole = false;
+            0
+        });
+        parts.push((container.name.clone(), n));
+        if container.restart_policy.as_deref() == Some("Always") {
+            sidecars = sidecars.saturating_add(n);
+        } else {
+            init_peak = init_peak.max(sidecars.saturating_add(n));
+        }
+    }
+    for (c, container) in pod.containers.iter().enumerate() {
+        let Some(n) = amount(container) else { continue };
+        fields.push(format!("{pod_path}.containers[{c}].resources.limits.{resource}"));
+        let n = n.unwrap_or_else(|| {
+            whole = false;
+            0
+        });
+        parts.push((container.name.clone(), n));
+        running = running.saturating_add(n);
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.to_string() };
+    Some(PodRequest { total: whole.then_some(running.saturating_add(sidecars).max(init_peak)), field, parts })
 }
 
 /// nodeSelector plus the labels of a single required node-affinity term.
-fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
+pub(crate) fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
     let mut labels = pod.node_selector.clone().unwrap_or_default();
     let terms = pod
         .affinity
@@ -144,15 +195,15 @@ fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec
 
 fn tpu_checks(
     pod_path: &str,
-    cpath: &str,
+    request: &PodRequest,
     pod: &PodSpec,
     labels: &BTreeMap<String, String>,
-    chips: Option<u32>,
     num_nodes: Option<i32>,
     out: &mut Vec<Diagnostic>,
 ) {
     let tpu = &data().tpu;
-    let limit_path = format!("{cpath}.resources.limits.{}", tpu.resource);
+    let chips = request.total;
+    let limit_path = request.field.clone();
     for taint in untolerated(pod.tolerations.as_deref(), &tpu.tolerations) {
         out.push(Diagnostic::finding(
             &ACCELERATOR_MISSING_TOLERATION,
@@ -204,9 +255,10 @@ fn tpu_checks(
             &TPU_CHIPS_PER_HOST,
             limit_path,
             format!(
-                "{} {topo} hosts have {} chips, not {chips}; set `{}` to that number",
+                "{} {topo} hosts have {} chips, but the pod asks for {}; set `{}` to that number",
                 generation.name,
                 per_host.join(" or "),
+                request.describe(),
                 tpu.resource
             ),
         ));
@@ -218,8 +270,16 @@ fn tpu_checks(
                 &TPU_HOSTS,
                 "spec.mlPolicy.numNodes",
                 format!(
-                    "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips})",
-                    generation.name, shape.hosts, shape.chips
+                    "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips}){}",
+                    generation.name,
+                    shape.hosts,
+                    shape.chips,
+                    // Containers add up: say where the per-host count came from.
+                    if request.parts.len() > 1 {
+                        format!("; the pod's chips, its containers together: {}", request.describe())
+                    } else {
+                        String::new()
+                    }
                 ),
             ));
         }
@@ -230,7 +290,9 @@ fn nearest(generation: &TpuGeneration, topo: &str) -> String {
     generation.nearest_topologies(topo, 4).iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
 }
 
-fn gpu_checks(pod_path: &str, limit_path: &str, choices: &BTreeMap<String, Vec<String>>, gpus: Option<u32>, out: &mut Vec<Diagnostic>) {
+fn gpu_checks(pod_path: &str, request: &PodRequest, choices: &BTreeMap<String, Vec<String>>, out: &mut Vec<Diagnostic>) {
+    let gpus = request.total;
+    let limit_path = request.field.as_str();
     let gpu = &data().gpu;
     // One value per label where there is exactly one (the selector-style checks below).
     let labels: BTreeMap<String, String> = choices
@@ -298,7 +360,7 @@ fn gpu_checks(pod_path: &str, limit_path: &str, choices: &BTreeMap<String, Vec<S
                     out.push(Diagnostic::finding(
                         &GPU_COUNT,
                         limit_path,
-                        format!("{n} GPUs per pod, but {what} has at most {max} per node"),
+                        format!("{} GPUs per pod, but {what} has at most {max} per node", request.describe()),
                     ));
                 }
             }
@@ -310,42 +372,4 @@ fn gpu_checks(pod_path: &str, limit_path: &str, choices: &BTreeMap<String, Vec<S
         )),
         None => {}
     }
-}
-
-/// Extended resources (outside the `kubernetes.io` domain): requests must equal limits.
-fn requests_limits(cpath: &str, c: &Container, out: &mut Vec<Diagnostic>) {
-    let Some(res) = c.resources.as_ref() else { return };
-    let empty = BTreeMap::new();
-    let limits = res.limits.as_ref().unwrap_or(&empty);
-    for (name, req) in res.requests.iter().flatten() {
-        if !is_extended(name) {
-            continue;
-        }
-        let field = format!("{cpath}.resources.requests.{name}");
-        match limits.get(name) {
-            None => out.push(Diagnostic::finding(
-                &RESOURCES_REQUESTS_LIMITS,
-                field,
-                format!("`{name}` has a request ({}) but no limit; extended resources need a limit", req.0),
-            )),
-            Some(lim) if !same(req, lim) => out.push(Diagnostic::finding(
-                &RESOURCES_REQUESTS_LIMITS,
-                field,
-                format!("`{name}` request {} differs from its limit {}; extended resources cannot be overcommitted", req.0, lim.0),
-            )),
-            Some(_) => {}
-        }
-    }
-}
-
-fn is_extended(name: &str) -> bool {
-    match name.split_once('/') {
-        Some((domain, _)) => !(domain == "kubernetes.io" || domain.ends_with(".kubernetes.io")),
-        None => false,
-    }
-}
-
-fn same(a: &Quantity, b: &Quantity) -> bool {
-    let (a, b) = (a.0.trim(), b.0.trim());
-    a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
 }

@@ -527,12 +527,27 @@ impl<'i> Keyword<'i> for IntOrString {
         if self.is_valid(instance) {
             Ok(())
         } else {
-            Err(ValidationError::custom(format!("expected an integer or a string, got {}", describe(instance))))
+            let quote = match instance {
+                // `cpu: 2.5` unquoted: the API server gets a float, which the field refuses.
+                Value::Number(n) => format!(" (quote it: \"{n}\")"),
+                _ => String::new(),
+            };
+            Err(ValidationError::custom(format!("expected an integer or a string, got {}{quote}", describe(instance))))
         }
     }
     fn is_valid(&self, instance: &'i Value) -> bool {
-        !self.0 || instance.is_string() || instance.as_i64().is_some() || instance.as_u64().is_some()
+        !self.0 || instance.is_string() || instance.as_i64().is_some() || instance.as_u64().is_some() || arrives_as_integer(instance)
     }
+}
+
+/// An unquoted `1e11` or `2.0` reads as a float, but reaches the API server as an integer:
+/// kubectl converts YAML to JSON with sigs.k8s.io/yaml `YAMLToJSON`, whose encoding/json writes
+/// an integral float64 below 1e21 as plain digits, and apimachinery `pkg/util/json`
+/// `convertNumber` decodes those digits as an int64 where they fit. `2.5` stays a float and is
+/// refused.
+fn arrives_as_integer(v: &Value) -> bool {
+    const INT64: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    v.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0 && (-INT64..INT64).contains(&f))
 }
 
 /// List uniqueness: `Some(keys)` for `list-type: map` (items unique by those keys), `None` for

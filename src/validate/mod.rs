@@ -1,5 +1,5 @@
 //! Validate stage: checks Kubeflow Trainer runtimes (`ClusterTrainingRuntime`, `TrainingRuntime`),
-//! generated or written by hand, in five layers:
+//! generated or written by hand, in six layers:
 //!
 //! 1. structure: against the project's typed Trainer/JobSet/Pod model ([`structure`]), or against
 //!    the `openAPIV3Schema` of CRD files the user passes ([`crd`]), with unknown fields reported;
@@ -7,7 +7,14 @@
 //! 3. Trainer admission webhook rules ([`admission`]);
 //! 4. what the Kubeflow SDK, the JAX plugin and the JobSet controller need ([`ecosystem`]);
 //! 5. accelerator consistency: TPU chips, topology and hosts, GPU counts, selectors ([`accelerators`]),
-//!    and the GPU fabric of the machine type ([`interconnect`]).
+//!    contradictory selectors, `JAX_PLATFORMS` and images ([`consistency`]), and the GPU fabric of
+//!    the machine type ([`interconnect`]);
+//! 6. Kubernetes' own rules: what the API server checks at apply, and what JobSet, the Job
+//!    controller and Pod admission check when a TrainJob starts ([`kubernetes`]), with the longest
+//!    TrainJob name the runtime allows as an info finding (hand-written runtimes only).
+//!
+//! A finding of the later layers at a field that a structure error already covers (the same
+//! field or one inside it) is dropped: one mistake, one finding.
 //!
 //! TrainJobs among the documents are checked against the runtimes they reference ([`trainjob`]):
 //! those among the documents and those in [`Options::runtimes`].
@@ -30,9 +37,11 @@ use crate::trainjob::TrainerVersion;
 pub mod accelerators;
 pub mod admission;
 pub mod cel;
+pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
 pub mod interconnect;
+pub mod kubernetes;
 pub mod structure;
 pub mod trainjob;
 
@@ -146,9 +155,27 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         out.extend(ecosystem::check(rt));
         out.extend(accelerators::check(rt));
         out.extend(interconnect::check(rt));
+        out.extend(consistency::check(rt));
+        let mut k8s = kubernetes::check(rt);
+        if known.is_none() {
+            k8s.extend(kubernetes::trainjob_name_length(rt));
+        }
+        // One finding per mistake: what a structure error already reports is not repeated.
+        let covered: Vec<String> = out.iter().filter(|d| is_structure(d)).filter_map(|d| d.field.clone()).collect();
+        k8s.retain(|d| !d.field.as_deref().is_some_and(|f| covered.iter().any(|c| within(f, c))));
+        out.extend(k8s);
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
+}
+
+fn is_structure(d: &Diagnostic) -> bool {
+    d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/"))
+}
+
+/// `field` is `parent` or inside it (`a.b[0].c` is within `a.b`, not within `a.bc`).
+fn within(field: &str, parent: &str) -> bool {
+    field.strip_prefix(parent).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// Checks every runtime and every TrainJob among `docs` and places each finding in its file and
@@ -187,7 +214,7 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
 fn runtime_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let runtimes: Vec<&Document> = docs.iter().filter(|d| is_runtime(&d.value)).collect();
     let check = |slice: &[&Document]| -> Vec<Diagnostic> {
-        slice.iter().flat_map(|doc| object(&doc.value, opts).into_iter().map(|d| doc.locate(d))).collect()
+        slice.iter().flat_map(|doc| object(&doc.value, opts).into_iter().map(|d| place(doc, d))).collect()
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(runtimes.len() / PARALLEL_MIN_PER_THREAD);
     if threads <= 1 {
@@ -204,6 +231,20 @@ fn runtime_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
             })
             .collect()
     })
+}
+
+/// Places a finding in its document: file and line. The TrainJob-name info, which every runtime
+/// gets, names only the file and object: looking up a line indexes the whole file (a second parse
+/// of every input, about a fifth of `validate`'s time on clean runtimes) for a finding that points
+/// at `metadata.name` anyway.
+fn place(doc: &Document, d: Diagnostic) -> Diagnostic {
+    if std::ptr::eq(d.rule, &crate::rules::kubernetes::JOBSET_TRAINJOB_NAME_LENGTH) {
+        let mut d = d;
+        d.file = Some(doc.source.name.clone());
+        d.index = Some(doc.index);
+        return d;
+    }
+    doc.locate(d)
 }
 
 /// Below this many runtimes per thread, one thread is faster than starting more.

@@ -33,10 +33,11 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::gvk::Gvk;
 use crate::k8s::names::is_dns1123_subdomain;
 use crate::keys::TRAINER_SUPPORT;
+use crate::rules::kubernetes::RESOURCES_REQUESTS_LIMITS;
 use crate::rules::trainjob::*;
 use crate::rules::validate::{
-    CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, RESOURCES_REQUESTS_LIMITS, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
-    TPU_CHIPS_PER_HOST, TPU_HOSTS,
+    CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TPU_CHIPS_PER_HOST,
+    TPU_HOSTS,
 };
 use crate::rules::Layer;
 use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};

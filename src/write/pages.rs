@@ -119,6 +119,11 @@ struct Page {
     coordinator_port: u16,
     trainjob_yaml: String,
     trainjob_namespace: String,
+    /// The longest TrainJob name the runtime allows, and the last pod's name pattern.
+    trainjob_name_max: Option<usize>,
+    trainjob_last_pod: String,
+    /// The node count from which the limit is one character shorter (when nodes set it).
+    trainjob_fewer_at: Option<u64>,
 }
 
 fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>) -> BTreeMap<String, String> {
@@ -291,6 +296,18 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         _ => None,
     };
     let trainjob = example_trainjob(r);
+    // JobSet's name rule (trainer::pods, jobset/trainjob-name-length in validate).
+    let name_room = trainer::pods::max_trainjob_name_of(object).filter(|(n, _)| *n > 0);
+    let limiting = name_room.as_ref().and_then(|(_, job)| trainer::pods::job_pods(object).into_iter().find(|p| p.name == job.as_str()));
+    let last_pod = limiting
+        .as_ref()
+        .map(|p| format!("{}-<5 random characters>", trainer::names::hostname("<trainjob>", p.name, p.replicas - 1, p.pods - 1)))
+        .unwrap_or_default();
+    let fewer_at = limiting
+        .filter(|p| p.pods_field == "spec.mlPolicy.numNodes")
+        .and_then(|p| u32::try_from((p.pods - 1).to_string().len()).ok())
+        .and_then(|d| 10u64.checked_pow(d))
+        .map(|n| n + 1);
     Ok(Page {
         file: page_name(r),
         name: r.name.clone(),
@@ -336,6 +353,9 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         coordinator_port: COORDINATOR_PORT,
         trainjob_yaml: yaml::to_string(&trainjob)?,
         trainjob_namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
+        trainjob_name_max: name_room.map(|(n, _)| n),
+        trainjob_last_pod: last_pod,
+        trainjob_fewer_at: fewer_at,
     })
 }
 

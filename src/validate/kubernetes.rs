@@ -1,0 +1,178 @@
+//! Kubernetes' own rules on a runtime (typed) -> findings, with the checks of [`crate::k8s`]:
+//! - at apply, the runtime's metadata (name, namespace, labels, annotations and their size,
+//!   finalizers), the quantities and the list keys the CRD enforces;
+//! - at TrainJob start, what Trainer and JobSet make of it: the JobSet's and each Job's metadata,
+//!   each Job's fields with the pod count Trainer writes into them, and each pod template as the
+//!   Job and Pod admission checks it (containers, resources, env, ports, volumes, security,
+//!   tolerations, node selector, affinity, restart policies);
+//! - the names JobSet derives from a TrainJob's name (kubernetes-sigs/jobset v0.12.0
+//!   `pkg/webhooks/jobset_webhook.go` `ValidateCreate`): replicated job names that cannot be part
+//!   of them, and the longest TrainJob name the runtime allows ([`trainjob_name_length`]).
+
+use crate::diag::Diagnostic;
+use crate::k8s::finding::{finding, Scope};
+use crate::k8s::job::{job_spec, PodCount};
+use crate::k8s::names;
+use crate::k8s::pod::{duplicates, pod_spec};
+use crate::k8s::{meta, resources};
+use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH};
+use crate::trainer::names::{max_jobset_name, LABEL_MAX};
+use crate::trainer::pods::{job_pods, max_trainjob_name_of};
+use crate::trainer::{TrainingRuntime, KIND_NAMESPACED};
+
+/// Every Kubernetes finding on one runtime (field paths relative to it).
+pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let m = &rt.metadata;
+    meta::object_name(m.name.as_deref(), "metadata.name", &mut out);
+    if rt.kind == KIND_NAMESPACED {
+        if let Some(ns) = m.namespace.as_deref().filter(|n| !n.is_empty()) {
+            meta::namespace(ns, "metadata.namespace", &mut out);
+        }
+    }
+    if let Some(l) = &m.labels {
+        meta::labels(l, "metadata.labels", Scope::Object, &mut out);
+    }
+    if let Some(a) = &m.annotations {
+        meta::annotations(a, "metadata.annotations", Scope::Object, &mut out);
+    }
+    if let Some(f) = &m.finalizers {
+        meta::finalizers(f, "metadata.finalizers", Scope::Object, &mut out);
+    }
+    let jobset = &rt.spec.template;
+    if let Some(tm) = &jobset.metadata {
+        meta::labels(&tm.labels, "spec.template.metadata.labels", Scope::Template, &mut out);
+        meta::annotations(&tm.annotations, "spec.template.metadata.annotations", Scope::Template, &mut out);
+        if let Some(f) = &tm.finalizers {
+            meta::finalizers(f, "spec.template.metadata.finalizers", Scope::Template, &mut out);
+        }
+    }
+    // The volumes JobSet adds to pods that mount a volumeClaimPolicies template (`addVolumes`).
+    let mut claims: Vec<&str> = Vec::new();
+    for (p, policy) in jobset.spec.volume_claim_policies.iter().flatten().enumerate() {
+        for (t, pvc) in policy.templates.iter().flatten().enumerate() {
+            if let Some(name) = pvc.metadata.name.as_deref() {
+                claims.push(name);
+            }
+            let at = format!("spec.template.spec.volumeClaimPolicies[{p}].templates[{t}].spec.resources");
+            let r = pvc.spec.as_ref().and_then(|s| s.resources.as_ref());
+            for (section, map) in [("limits", r.and_then(|r| r.limits.as_ref())), ("requests", r.and_then(|r| r.requests.as_ref()))] {
+                for (k, q) in map.into_iter().flatten() {
+                    resources::quantity_at(&q.0, &crate::diag::join_path(&format!("{at}.{section}"), k), &mut out);
+                }
+            }
+        }
+    }
+    let jobs = &jobset.spec.replicated_jobs;
+    duplicates(jobs.iter().map(|j| j.name.as_str()), "spec.template.spec.replicatedJobs", "name", "replicated job name", &mut out);
+    for pods in job_pods(rt) {
+        let Some(job) = jobs.get(pods.index) else { continue };
+        let base = format!("spec.template.spec.replicatedJobs[{}]", pods.index);
+        job_name(job.name.as_str(), job.group_name.as_deref(), pods.replicas, pods.pods, &base, &mut out);
+        let jt = &job.template;
+        if let Some(jm) = &jt.metadata {
+            metadata(jm, &format!("{base}.template.metadata"), &mut out);
+        }
+        let Some(spec) = &jt.spec else { continue };
+        let spec_path = format!("{base}.template.spec");
+        job_spec(spec, &spec_path, PodCount { pods: i64::try_from(pods.pods).unwrap_or(i64::MAX), field: &pods.pods_field }, &mut out);
+        if let Some(pm) = &spec.template.metadata {
+            metadata(pm, &format!("{spec_path}.template.metadata"), &mut out);
+        }
+        if let Some(ps) = &spec.template.spec {
+            pod_spec(ps, &format!("{spec_path}.template.spec"), &claims, &mut out);
+        }
+    }
+    out
+}
+
+fn metadata(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, path: &str, out: &mut Vec<Diagnostic>) {
+    if let Some(l) = &m.labels {
+        meta::labels(l, &format!("{path}.labels"), Scope::Template, out);
+    }
+    if let Some(a) = &m.annotations {
+        meta::annotations(a, &format!("{path}.annotations"), Scope::Template, out);
+    }
+    if let Some(f) = &m.finalizers {
+        meta::finalizers(f, &format!("{path}.finalizers"), Scope::Template, out);
+    }
+}
+
+/// A replicated job's name and group name can be part of JobSet's DNS-1035 Job and pod names.
+fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &str, out: &mut Vec<Diagnostic>) {
+    let field = format!("{base}.name");
+    let chars = name.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-');
+    if !chars {
+        out.push(finding(
+            &JOBSET_REPLICATED_JOB_NAME,
+            Scope::Template,
+            field,
+            format!(
+                "`{name}` cannot be part of the Job names JobSet builds (`<trainjob>-{name}-0`): use lowercase letters, digits and `-`"
+            ),
+        ));
+    } else if max_jobset_name(name, replicas, pods) == 0 {
+        out.push(finding(
+            &JOBSET_REPLICATED_JOB_NAME,
+            Scope::Template,
+            field,
+            format!("`{name}` is so long that no TrainJob name keeps its pod names (`<trainjob>-{name}-<job>-<pod>-<5 characters>`) within {LABEL_MAX} characters"),
+        ));
+    }
+    if let Some(g) = group.filter(|g| !g.is_empty()) {
+        if let Err(e) = names::dns1035_label(g) {
+            out.push(finding(
+                &JOBSET_REPLICATED_JOB_NAME,
+                Scope::Template,
+                format!("{base}.groupName"),
+                format!("`{g}` is not a valid groupName: it {e}"),
+            ));
+        }
+    }
+}
+
+/// The info finding: how long a TrainJob name the runtime allows (none when no name fits; the
+/// replicated job's name is then an error of [`check`]).
+pub fn trainjob_name_length(rt: &TrainingRuntime) -> Option<Diagnostic> {
+    let (max, job) = max_trainjob_name_of(rt).filter(|(n, _)| *n > 0)?;
+    let pods = job_pods(rt);
+    let j = pods.iter().find(|p| p.name == job)?;
+    let pod = crate::trainer::names::hostname("<trainjob>", &job, j.replicas - 1, j.pods - 1);
+    let count = if j.pods_field == "spec.mlPolicy.numNodes" { format!(" with numNodes {}", j.pods) } else { String::new() };
+    Some(Diagnostic::finding(
+        &JOBSET_TRAINJOB_NAME_LENGTH,
+        "metadata.name",
+        format!(
+            "TrainJobs using this runtime can have names of at most {max} characters{count}: JobSet names the last pod `{pod}-<5 characters>` and refuses names over {LABEL_MAX} characters"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt(job: &str, nodes: i32) -> TrainingRuntime {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime", "metadata": {"name": "x"},
+            "spec": {"mlPolicy": {"numNodes": nodes, "jax": {}}, "template": {"spec": {"replicatedJobs": [
+                {"name": job, "template": {"metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                    "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "i"}]}}}}}]}}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_trainjob_name_room_is_reported_and_the_impossible_is_an_error() {
+        let d = trainjob_name_length(&rt("node", 16)).unwrap();
+        assert!(d.message.contains("at most 47 characters with numNodes 16"), "{}", d.message);
+        assert!(d.message.contains("`<trainjob>-node-0-15-<5 characters>`"), "{}", d.message);
+        assert!(check(&rt("node", 16)).is_empty());
+        let long = "n".repeat(60);
+        assert!(trainjob_name_length(&rt(&long, 1)).is_none());
+        let ids: Vec<&str> = check(&rt(&long, 1)).iter().map(|d| d.rule.id).collect();
+        assert_eq!(ids, ["jobset/replicated-job-name"]);
+        let ids: Vec<&str> = check(&rt("Node", 1)).iter().map(|d| d.rule.id).collect();
+        assert_eq!(ids, ["jobset/replicated-job-name"]);
+    }
+}
