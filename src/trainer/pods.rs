@@ -8,7 +8,6 @@
 
 use super::names::max_trainjob_name;
 use super::runtime::TrainingRuntime;
-use crate::keys::TRAINER_ANCESTOR;
 
 /// One replicated job as Trainer runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,13 +32,7 @@ pub fn job_pods(rt: &TrainingRuntime) -> Vec<JobPods<'_>> {
         .iter()
         .enumerate()
         .map(|(index, job)| {
-            let trainer = job
-                .template
-                .metadata
-                .as_ref()
-                .and_then(|m| m.labels.as_ref())
-                .and_then(|l| l.get(TRAINER_ANCESTOR))
-                .is_some_and(|v| v == "trainer");
+            let trainer = job.is_trainer();
             let parallelism = job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1);
             let (count, pods_field) = match num_nodes {
                 Some(n) if trainer => (n, "spec.mlPolicy.numNodes".to_string()),

@@ -291,6 +291,19 @@ pub struct ReplicatedJob {
     pub template: JobTemplateSpec,
 }
 
+impl ReplicatedJob {
+    /// The value of its Job template's `trainer.kubeflow.org/trainjob-ancestor-step` label.
+    pub fn ancestor_step(&self) -> Option<&str> {
+        self.template.metadata.as_ref()?.labels.as_ref()?.get(crate::keys::TRAINER_ANCESTOR).map(String::as_str)
+    }
+
+    /// Whether it is the trainer step (`trainjob-ancestor-step: trainer`): the job Trainer sizes
+    /// with `numNodes` and the JAX plugin configures.
+    pub fn is_trainer(&self) -> bool {
+        self.ancestor_step() == Some("trainer")
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DependsOn {

@@ -45,7 +45,7 @@ use k8s_openapi::api::core::v1::{
 
 use super::patch;
 use super::version::TrainerVersion;
-use crate::keys::{JOB_COMPLETION_INDEX, POD_GROUP_LABEL, TRAINER_ANCESTOR, VOLCANO_GROUP_ANNOTATION};
+use crate::keys::{JOB_COMPLETION_INDEX, POD_GROUP_LABEL, VOLCANO_GROUP_ANNOTATION};
 use crate::trainer::{JobSetTemplateSpec, ReplicatedJob, TrainJob, TrainingRuntime, COORDINATOR_PORT, NODE};
 
 /// The ancestor label values of Trainer's steps (`pkg/constants`).
@@ -134,7 +134,7 @@ pub enum Steps {
 }
 
 fn ancestor(job: &ReplicatedJob) -> Option<&str> {
-    job.template.metadata.as_ref()?.labels.as_ref()?.get(TRAINER_ANCESTOR).map(String::as_str)
+    job.ancestor_step()
 }
 
 fn containers_mut(job: &mut ReplicatedJob) -> Option<&mut Vec<Container>> {

@@ -13,7 +13,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use super::accelerators::node_label_choices;
 use crate::accelerators::{data, Fabric};
 use crate::diag::Diagnostic;
-use crate::keys::{INTERCONNECT, INTERCONNECT_NONE, TRAINER_ANCESTOR};
+use crate::keys::{INTERCONNECT, INTERCONNECT_NONE};
 use crate::rules::interconnect::INTERCONNECT_UNUSED;
 use crate::trainer::TrainingRuntime;
 
@@ -27,13 +27,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         return out;
     }
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
-        let trainer = job
-            .template
-            .metadata
-            .as_ref()
-            .and_then(|m| m.labels.as_ref())
-            .and_then(|l| l.get(TRAINER_ANCESTOR))
-            .is_some_and(|s| s == "trainer");
+        let trainer = job.is_trainer();
         let Some(template) = job.template.spec.as_ref().map(|s| &s.template) else { continue };
         let (Some(pod), true) = (template.spec.as_ref(), trainer) else { continue };
         let Some(gpus) = gpu_count(pod) else { continue };
