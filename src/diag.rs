@@ -190,6 +190,11 @@ pub fn join_path(path: &str, key: &str) -> String {
     }
 }
 
+/// `field` is `parent` or inside it (`a.b[0].c` is within `a.b`, not within `a.bc`).
+pub fn within(field: &str, parent: &str) -> bool {
+    field.strip_prefix(parent).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
 /// True when any finding is an error.
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(Diagnostic::is_error)

@@ -4,13 +4,13 @@
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_TOO_LARGE, INPUT_UNREADABLE};
-use crate::yaml::{self, LineIndex, Position};
+use crate::yaml::{self, LazyIndex, Position};
 
 mod builtin;
 
@@ -21,12 +21,12 @@ pub use builtin::BUILTIN;
 pub struct Source {
     pub name: String,
     text: Option<String>,
-    lines: OnceLock<LineIndex>,
+    lines: LazyIndex,
 }
 
 impl Source {
     pub fn new(name: impl Into<String>, text: Option<String>) -> Self {
-        Source { name: name.into(), text, lines: OnceLock::new() }
+        Source { name: name.into(), text, lines: LazyIndex::default() }
     }
 
     /// A source with no text to point into (for example a ResourceList item).
@@ -47,7 +47,7 @@ impl Source {
     /// underline), where the text is known.
     pub fn position(&self, doc: usize, path: &str) -> Option<Position> {
         let text = self.text.as_deref()?;
-        self.lines.get_or_init(|| LineIndex::new(text)).position(doc, path)
+        self.lines.position(text, doc, path)
     }
 }
 

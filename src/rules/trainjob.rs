@@ -35,7 +35,7 @@ define_rules! {
         "`spec.trainer.image` is an empty string: Trainer replaces the `node` container's image whenever the field is set, and Kubernetes rejects the Job JobSet creates from it (`spec.template.spec.containers[0].image: Required value`), so no pod starts.",
         "Remove `image` to keep the runtime's, or name an image.";
     TRAINJOB_NODE_POD = "trainjob/node-pod", Error, TrainJob,
-        "The TrainJob's overrides make the `node` pod break a runtime rule that the runtime alone passes (the message names it; the finding has that rule's severity).",
+        "The TrainJob's overrides make the `node` pod break a runtime rule that the runtime alone passes, Kubernetes' own rules (`k8s/*`) included: a value in `resourcesPerNode`, `env`, `image` or a runtime patch that the Job or Pod admission refuses when this TrainJob starts (the message names the rule; the finding has that rule's severity).",
         "Fix the override the message names; the finding's help is the named rule's.";
     TRAINJOB_JAX_ENV = "trainjob/jax-env", Error, TrainJob,
         "`spec.trainer.env` sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` to a value other than the JAX plugin's. Trainer upserts the TrainJob's env after the plugin's, so the TrainJob's value is what the pods get: every process with the same id, or a wrong count or address, and `jax.distributed.initialize()` hangs. kubeflow/trainer#3670 proposes to reject it.",

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::diag::{Diagnostic, ObjectRef};
+use crate::diag::{within, Diagnostic, ObjectRef};
 use crate::gvk::Gvk;
 use crate::read::Document;
 use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
@@ -171,11 +171,6 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
 
 fn is_structure(d: &Diagnostic) -> bool {
     d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/"))
-}
-
-/// `field` is `parent` or inside it (`a.b[0].c` is within `a.b`, not within `a.bc`).
-fn within(field: &str, parent: &str) -> bool {
-    field.strip_prefix(parent).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// Checks every runtime and every TrainJob among `docs` and places each finding in its file and

@@ -13,7 +13,8 @@
 //!   checked against the runtime before the patches: Trainer checks after merging them, where
 //!   an unknown name is already appended);
 //! - the runtime's own checks ([`super::admission`], [`super::ecosystem`],
-//!   [`super::accelerators`]) run again on the runtime as the TrainJob overrides it: what they
+//!   [`super::accelerators`], [`super::consistency`] and Kubernetes' own rules,
+//!   [`super::kubernetes`]) run again on the runtime as the TrainJob overrides it: what they
 //!   find there and not on the runtime alone is the TrainJob's doing (GPUs per node, anything
 //!   else by the rule's name); a TPU slice's host count and chips per host are compared with the
 //!   runtime's own; plus the accelerator the merge drops and requests above limits.
@@ -25,21 +26,24 @@ use serde_json::Value;
 
 use super::accelerators;
 use super::admission;
+use super::consistency;
 use super::crd;
 use super::ecosystem;
+use super::kubernetes;
 use super::structure;
 use crate::accelerators::data;
-use crate::diag::{Diagnostic, ObjectRef};
+use crate::diag::{join_path, within, Diagnostic, ObjectRef};
+use crate::k8s::resources;
 use crate::gvk::Gvk;
 use crate::k8s::names::is_dns1123_subdomain;
 use crate::keys::TRAINER_SUPPORT;
-use crate::rules::kubernetes::RESOURCES_REQUESTS_LIMITS;
+use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, RESOURCES_REQUESTS_LIMITS};
 use crate::rules::trainjob::*;
 use crate::rules::validate::{
     CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TPU_CHIPS_PER_HOST,
     TPU_HOSTS,
 };
-use crate::rules::Layer;
+use crate::rules::{Layer, Moment};
 use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
 use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
@@ -90,11 +94,33 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
     let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
     if !misread {
         if let Some(tj) = structure::typed_trainjob(value) {
-            out.extend(against_runtime(&tj, ctx));
+            if crd.is_none() {
+                out.extend(own_quantities(&tj));
+            }
+            let mut theirs = against_runtime(&tj, ctx);
+            // One finding per mistake: a value the TrainJob's own checks (its CRD's schema, its
+            // quantities) already refuse is not reported again as the pod it makes.
+            let covered: Vec<String> = out.iter().filter(|d| d.is_error()).filter_map(|d| d.field.clone()).collect();
+            theirs.retain(|d| d.rule != &TRAINJOB_NODE_POD || !d.field.as_deref().is_some_and(|f| covered.iter().any(|c| within(f, c))));
+            out.extend(theirs);
         }
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
+}
+
+/// The TrainJob's own quantities (`resourcesPerNode`), which its CRD's `pattern` refuses at
+/// apply: checked here when no CRD is given (with one, its structure check finds them).
+fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(r) = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref()) {
+        for (section, map) in [("limits", r.limits.as_ref()), ("requests", r.requests.as_ref())] {
+            for (k, q) in map.into_iter().flatten() {
+                resources::quantity_at(&q.0, &join_path(&format!("spec.trainer.resourcesPerNode.{section}"), k), &mut out);
+            }
+        }
+    }
+    out.into_iter().map(|d| Diagnostic { message: in_trainjob_terms(&d.message), ..d }).collect()
 }
 
 /// The CRD's name rules, without the CRD.
@@ -187,11 +213,22 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
     // The runtime rules find some of the direct findings again (a TPU slice's hosts and chips):
     // those are left out.
     let direct: HashSet<(&str, Option<String>)> = out.iter().map(|d| (d.rule.id, d.field.clone())).collect();
-    out.extend(
-        runtime_rules(tj, rt, &over)
-            .into_iter()
-            .filter(|d| d.rule == &TRAINJOB_NODE_POD || !direct.contains(&(d.rule.id, d.field.clone()))),
-    );
+    // One finding per mistake: what a direct finding says at a field is not said again as the
+    // pod it makes (an empty image, a limit below the request); a patch that names a container
+    // the runtime lacks makes Trainer append one, whose missing image is the same mistake.
+    let said: Vec<&str> = out.iter().filter_map(|d| d.field.as_deref()).collect();
+    let said_of = |f: &str| said.iter().any(|g| *g == f || (f == "spec.runtimePatches" && within(g, f)));
+    let theirs: Vec<Diagnostic> = runtime_rules(tj, rt, &over)
+        .into_iter()
+        .filter(|d| {
+            if d.rule == &TRAINJOB_NODE_POD {
+                !d.field.as_deref().is_some_and(said_of)
+            } else {
+                !direct.contains(&(d.rule.id, d.field.clone()))
+            }
+        })
+        .collect();
+    out.extend(theirs);
     out
 }
 
@@ -540,6 +577,8 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         let mut d = admission::check(r);
         d.extend(ecosystem::check(r));
         d.extend(accelerators::check(r));
+        d.extend(consistency::check(r));
+        d.extend(kubernetes::check(r));
         d
     };
     let mut effective = rt.clone();
@@ -557,6 +596,10 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         // The Kubeflow SDK reads the runtime object, which a TrainJob does not change; the
         // merged resources are [`resources`]'s (in the TrainJob's terms).
         if [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER, &SDK_UNKNOWN_DEVICE, &RESOURCES_REQUESTS_LIMITS].contains(&d.rule) {
+            continue;
+        }
+        // The pod names of this TrainJob are `trainjob/name-length`'s, with its own name.
+        if d.rule == &JOBSET_REPLICATED_JOB_NAME {
             continue;
         }
         let inner_field = d.field.clone().unwrap_or_default();
@@ -582,7 +625,7 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
             Diagnostic::finding(
                 &TRAINJOB_NODE_POD,
                 field,
-                format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, d.message),
+                format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, in_trainjob_terms(&d.message)),
             )
             .with_help(d.rule.fix)
             .with_severity(d.severity)
@@ -590,6 +633,20 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         out.push(d);
     }
     out
+}
+
+/// A Kubernetes finding's closing clause, said of the TrainJob: a value Kubernetes refuses at
+/// apply came from the TrainJob here, whose CRD has the same schema for it (the quantity
+/// pattern, the list keys); one refused at start fails this TrainJob.
+fn in_trainjob_terms(message: &str) -> String {
+    let said = |m: Moment| message.strip_suffix(m.clause());
+    if let Some(head) = said(Moment::Apply) {
+        format!("{head}the API server rejects the TrainJob at apply")
+    } else if let Some(head) = said(Moment::Start) {
+        format!("{head}Kubernetes rejects it when this TrainJob starts")
+    } else {
+        message.to_string()
+    }
 }
 
 /// The TrainJob field behind a field of the runtime as the TrainJob overrides it.

@@ -3,6 +3,8 @@
 //! (and underline) the user's text.
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
 
@@ -12,7 +14,27 @@ use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
 /// `null`) left out.
 #[derive(Debug, Default, Clone)]
 pub struct LineIndex {
-    docs: Vec<HashMap<String, Node>>,
+    docs: Vec<Doc>,
+}
+
+/// One document's nodes, and each path's node (the first node at a path wins: a duplicate key
+/// is an error of the parse, not of this index).
+#[derive(Debug, Default, Clone)]
+struct Doc {
+    nodes: Vec<Node>,
+    by_path: HashMap<String, usize>,
+}
+
+impl Doc {
+    /// The node at `path`, added (starting on `line`) when there is none yet.
+    fn node(&mut self, path: &str, line: usize) -> usize {
+        if let Some(&i) = self.by_path.get(path) {
+            return i;
+        }
+        self.nodes.push(Node { line, key: None, value: None });
+        self.by_path.insert(path.to_string(), self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
 }
 
 /// Characters `start..end` (0-based, counted in characters) of one line.
@@ -51,48 +73,93 @@ fn cols(span: &Span) -> Option<Cols> {
     })
 }
 
+/// An open collection: where its own path ends in the path buffer, and for a mapping whether
+/// the buffer holds a key whose value comes next (then the buffer is that key's path).
 enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, next: usize },
+    Map { base: usize, key_pending: bool },
+    Seq { base: usize, next: usize },
 }
 
-/// The path of the next child of the innermost open node.
-fn child(frames: &mut [Frame]) -> String {
-    match frames.last_mut() {
-        None => String::new(),
-        Some(Frame::Map { path, key }) => {
-            let k = key.take().unwrap_or_default();
-            if path.is_empty() {
-                k
-            } else {
-                format!("{path}.{k}")
+/// The walk over one stream's events. The path of the node being read is built in one buffer
+/// (`path`), cut back to the parent's length for each child, so that a node costs one string
+/// (its key in the map) and one hash.
+struct Walk {
+    path: String,
+    frames: Vec<Frame>,
+    /// Each open collection's node and where it started, for its extent when it closes on the
+    /// same line.
+    starts: Vec<(usize, Span)>,
+    doc: Doc,
+}
+
+impl Walk {
+    /// Puts the path of the next child of the innermost open node in the buffer.
+    fn child(&mut self) {
+        match self.frames.last_mut() {
+            None => self.path.clear(),
+            // The key is in the buffer already.
+            Some(Frame::Map { key_pending, .. }) => *key_pending = false,
+            Some(Frame::Seq { base, next }) => {
+                self.path.truncate(*base);
+                self.path.push('[');
+                self.path.push_str(itoa(*next, &mut [0; 20]));
+                self.path.push(']');
+                *next += 1;
             }
         }
-        Some(Frame::Seq { path, next }) => {
-            let p = format!("{path}[{next}]");
-            *next += 1;
-            p
+    }
+
+    /// Records a value at the buffer's path: a new node (a list item, the root) or the value of
+    /// a key seen before.
+    fn value(&mut self, line: usize, value: Option<Cols>) -> usize {
+        let i = self.doc.node(&self.path, line);
+        let node = &mut self.doc.nodes[i];
+        if node.value.is_none() {
+            node.value = value;
         }
+        i
+    }
+
+    /// A key of the innermost mapping: its path goes in the buffer, its node is added.
+    fn key(&mut self, key: &str, line: usize, span: &Span) {
+        let Some(Frame::Map { base, key_pending }) = self.frames.last_mut() else { return };
+        self.path.truncate(*base);
+        if *base > 0 {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+        *key_pending = true;
+        if !self.doc.by_path.contains_key(self.path.as_str()) {
+            self.doc.nodes.push(Node { line, key: cols(span), value: None });
+            self.doc.by_path.insert(self.path.clone(), self.doc.nodes.len() - 1);
+        }
+    }
+
+    fn awaiting_key(&self) -> bool {
+        matches!(self.frames.last(), Some(Frame::Map { key_pending: false, .. }))
     }
 }
 
-/// Records a value at `path`: a new node (a list item, the root) or the value of a key seen before.
-fn value_at(current: &mut HashMap<String, Node>, path: String, line: usize, value: Option<Cols>) {
-    let node = current.entry(path).or_insert(Node { line, key: None, value: None });
-    if node.value.is_none() {
-        node.value = value;
+/// `n` in decimal, without allocating.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    std::str::from_utf8(&buf[i..]).unwrap_or_default()
 }
 
 impl LineIndex {
     /// Builds the index from the same text that was parsed. Never fails: on a syntax error it
     /// keeps what it saw so far.
     pub fn new(text: &str) -> Self {
-        let mut docs: Vec<HashMap<String, Node>> = Vec::new();
-        let mut current: HashMap<String, Node> = HashMap::new();
-        let mut frames: Vec<Frame> = Vec::new();
-        // Where each open collection started, for its extent when it closes on the same line.
-        let mut starts: Vec<(String, Span)> = Vec::new();
+        let mut docs: Vec<Doc> = Vec::new();
+        let mut w = Walk { path: String::new(), frames: Vec::new(), starts: Vec::new(), doc: Doc::default() };
         let mut in_doc = false;
         // Whether the current document's root is a plain null scalar (an empty document).
         let mut null_root = false;
@@ -103,57 +170,53 @@ impl LineIndex {
                 Event::DocumentStart(..) => {
                     in_doc = true;
                     null_root = false;
-                    current = HashMap::new();
-                    frames.clear();
-                    starts.clear();
+                    w.doc = Doc::default();
+                    w.frames.clear();
+                    w.starts.clear();
+                    w.path.clear();
                 }
                 Event::DocumentEnd => {
                     if in_doc && !null_root {
-                        docs.push(std::mem::take(&mut current));
+                        docs.push(std::mem::take(&mut w.doc));
                     }
                     in_doc = false;
                 }
-                Event::Scalar(ref value, style, ..) if frames.is_empty() => {
+                Event::Scalar(ref value, style, ..) if w.frames.is_empty() => {
                     null_root = style == ScalarStyle::Plain && matches!(value.as_ref(), "" | "~" | "null" | "Null" | "NULL");
-                    value_at(&mut current, String::new(), line, cols(&span));
+                    w.path.clear();
+                    w.value(line, cols(&span));
                 }
                 Event::Scalar(value, ..) => {
-                    let awaiting_key = matches!(frames.last(), Some(Frame::Map { key: None, .. }));
-                    if awaiting_key {
-                        if let Some(Frame::Map { key, path }) = frames.last_mut() {
-                            let k = value.to_string();
-                            let full = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                            current.entry(full).or_insert(Node { line, key: cols(&span), value: None });
-                            *key = Some(k);
-                        }
+                    if w.awaiting_key() {
+                        w.key(&value, line, &span);
                     } else {
-                        let p = child(&mut frames);
-                        value_at(&mut current, p, line, cols(&span));
+                        w.child();
+                        w.value(line, cols(&span));
                     }
                 }
                 Event::Alias(..) => {
-                    let p = child(&mut frames);
-                    value_at(&mut current, p, line, cols(&span));
+                    w.child();
+                    w.value(line, cols(&span));
                 }
                 Event::MappingStart(..) | Event::SequenceStart(..) => {
-                    let p = child(&mut frames);
-                    value_at(&mut current, p.clone(), line, None);
-                    starts.push((p.clone(), span));
-                    frames.push(if matches!(event, Event::MappingStart(..)) {
-                        Frame::Map { path: p, key: None }
+                    w.child();
+                    let i = w.value(line, None);
+                    w.starts.push((i, span));
+                    let base = w.path.len();
+                    w.frames.push(if matches!(event, Event::MappingStart(..)) {
+                        Frame::Map { base, key_pending: false }
                     } else {
-                        Frame::Seq { path: p, next: 0 }
+                        Frame::Seq { base, next: 0 }
                     });
                 }
                 Event::MappingEnd | Event::SequenceEnd => {
-                    frames.pop();
-                    if let Some((p, start)) = starts.pop() {
+                    w.frames.pop();
+                    if let Some((i, start)) = w.starts.pop() {
                         // A collection that opens and closes on one line (`{model: x}`, `[1, 2]`).
                         if start.start.line() == span.end.line() && span.end.col() > start.start.col() {
-                            if let Some(node) = current.get_mut(&p) {
-                                if node.value.is_none() {
-                                    node.value = Some(Cols { line: start.start.line(), start: start.start.col(), end: span.end.col() });
-                                }
+                            let node = &mut w.doc.nodes[i];
+                            if node.value.is_none() {
+                                node.value = Some(Cols { line: start.start.line(), start: start.start.col(), end: span.end.col() });
                             }
                         }
                     }
@@ -162,7 +225,7 @@ impl LineIndex {
             }
         }
         if in_doc && !null_root {
-            docs.push(current);
+            docs.push(w.doc);
         }
         LineIndex { docs }
     }
@@ -178,11 +241,17 @@ impl LineIndex {
     /// its key; for a path that does not exist, the key of its nearest ancestor that does (the
     /// field is missing there).
     pub fn position(&self, doc: usize, path: &str) -> Option<Position> {
-        let map = self.docs.get(doc)?;
+        self.docs.get(doc)?.position(path)
+    }
+}
+
+impl Doc {
+    /// [`LineIndex::position`] in this document.
+    fn position(&self, path: &str) -> Option<Position> {
         let mut p = path;
         let mut exact = true;
         loop {
-            if let Some(node) = map.get(p) {
+            if let Some(node) = self.by_path.get(p).map(|&i| &self.nodes[i]) {
                 let mark = if exact { node.value.or(node.key) } else { node.key.or(node.value) };
                 let column = mark.filter(|c| c.line == node.line).map(|c| (c.start + 1, c.end - c.start));
                 return Some(Position { line: node.line, column });
@@ -194,6 +263,95 @@ impl LineIndex {
             exact = false;
         }
     }
+}
+
+/// A [`LineIndex`] built one document at a time, when a finding there needs a position: cut at
+/// its `---` lines ([`super::split::markers`]), a stream holds one document per piece, so a
+/// finding in one runtime of a 10,000-runtime file indexes that runtime's text alone. A stream
+/// where a piece could hold more than one document (a `...` end marker, `%` directives) or
+/// whose lines could break at a lone `\r` is indexed whole, as [`LineIndex::new`] does; so is
+/// one a piece of which does not parse.
+#[derive(Debug, Default)]
+pub struct LazyIndex {
+    /// The non-empty documents' pieces, in order; `None`: index the whole text.
+    pieces: OnceLock<Option<Vec<Piece>>>,
+    whole: OnceLock<LineIndex>,
+}
+
+#[derive(Debug)]
+struct Piece {
+    bytes: Range<usize>,
+    /// Lines of the text before the piece.
+    lines_before: usize,
+    doc: OnceLock<Option<Doc>>,
+}
+
+impl LazyIndex {
+    /// Where a finding at `path` of document `doc` of `text` points (see
+    /// [`LineIndex::position`]). `text` is the same text on every call, and one that parses
+    /// (findings are made on documents that were read): of a stream with a syntax error, a
+    /// piece after the error may still be indexed.
+    pub fn position(&self, text: &str, doc: usize, path: &str) -> Option<Position> {
+        let Some(pieces) = self.pieces.get_or_init(|| cut(text)) else {
+            return self.whole.get_or_init(|| LineIndex::new(text)).position(doc, path);
+        };
+        let piece = pieces.get(doc)?;
+        let d = piece.doc.get_or_init(|| text.get(piece.bytes.clone()).and_then(|t| LineIndex::new(t).docs.into_iter().next()));
+        let p = d.as_ref()?.position(path)?;
+        Some(Position { line: p.line + piece.lines_before, column: p.column })
+    }
+}
+
+/// The pieces of the non-empty documents of `text`, or `None` where a piece may not be one
+/// document.
+fn cut(text: &str) -> Option<Vec<Piece>> {
+    let bytes = text.as_bytes();
+    let line_start = |at: usize| at == 0 || bytes[at - 1] == b'\n';
+    let directive_or_end = bytes.iter().enumerate().any(|(i, b)| match b {
+        b'%' => line_start(i),
+        b'.' => line_start(i) && super::split::is_marker_of(&bytes[i..], b"..."),
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        _ => false,
+    });
+    if directive_or_end {
+        return None;
+    }
+    let mut starts = super::split::markers(text);
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    let mut pieces = Vec::new();
+    let mut lines_before = 0;
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let piece = &text[start..end];
+        if !is_empty_document(piece)? {
+            pieces.push(Piece { bytes: start..end, lines_before, doc: OnceLock::new() });
+        }
+        lines_before += bytecount(piece.as_bytes());
+    }
+    Some(pieces)
+}
+
+fn bytecount(b: &[u8]) -> usize {
+    b.iter().filter(|c| **c == b'\n').count()
+}
+
+/// Whether a piece holds no document, or an empty one (`---` alone, `~`, `null`): the
+/// documents [`crate::yaml::parse_stream`] leaves out. `None` when it does not parse so far.
+fn is_empty_document(piece: &str) -> Option<bool> {
+    for item in Parser::new_from_str(piece) {
+        let (event, _) = item.ok()?;
+        match event {
+            Event::StreamStart | Event::DocumentStart(..) | Event::Comment(..) => {}
+            Event::Scalar(value, style, ..) => {
+                return Some(style == ScalarStyle::Plain && matches!(value.as_ref(), "" | "~" | "null" | "Null" | "NULL"));
+            }
+            Event::StreamEnd => return Some(true),
+            _ => return Some(false),
+        }
+    }
+    Some(true)
 }
 
 /// `a.b[2].c` -> `a.b[2]` -> `a.b` -> `a` -> ``.
@@ -214,6 +372,109 @@ mod tests {
         assert_eq!(idx.line(0, "spec.env[0].missing"), Some(4));
         assert_eq!(idx.line(1, "kind"), Some(7));
         assert_eq!(idx.line(1, "list[1]"), Some(8));
+    }
+
+    #[test]
+    fn paths_after_nested_collections_and_across_empty_documents() {
+        let text = "---\n---\n- a: 1\n  b:\n  - [x, y]\n  - - z\n  c: 3\n- q\n--- ~\n---\nk:\n  m: {n: 1}\n  o: 2\nlast: 9\n";
+        let idx = LineIndex::new(text);
+        // Document 0 is the list (the two empty documents before it do not count).
+        assert_eq!(idx.line(0, "[0].a"), Some(3));
+        assert_eq!(idx.line(0, "[0].b[0][1]"), Some(5));
+        assert_eq!(idx.line(0, "[0].b[1][0]"), Some(6));
+        assert_eq!(idx.line(0, "[0].c"), Some(7));
+        assert_eq!(idx.line(0, "[1]"), Some(8));
+        // `--- ~` is empty too: the next mapping is document 1.
+        assert_eq!(idx.line(1, "k.m.n"), Some(12));
+        assert_eq!(idx.line(1, "k.o"), Some(13));
+        assert_eq!(idx.line(1, "last"), Some(14));
+        assert_eq!(idx.line(1, "k.missing.deeper"), Some(11));
+        assert_eq!(idx.line(2, "k"), None);
+        // The first of two equal keys is the one pointed at.
+        assert_eq!(LineIndex::new("a: 1\nb: 2\na: 3\n").line(0, "a"), Some(1));
+        assert_eq!(itoa(1234567, &mut [0; 20]), "1234567");
+        assert_eq!(itoa(0, &mut [0; 20]), "0");
+    }
+
+    /// Every field path of a parsed document, as findings name them.
+    fn paths(v: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        out.push(at.to_string());
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    paths(v, &crate::diag::join_path(at, k), out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    paths(v, &format!("{at}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The lazy index points where the whole-text index does, for every path of every document
+    /// (and a missing one), however the stream is written.
+    pub(crate) fn assert_lazy_agrees(text: &str) {
+        // Positions are asked only of documents that were read: of a stream that parses.
+        let Ok(docs) = crate::yaml::parse_stream(text) else { return };
+        let (eager, lazy) = (LineIndex::new(text), LazyIndex::default());
+        for (d, value) in docs.iter().enumerate() {
+            let mut all = Vec::new();
+            paths(value, "", &mut all);
+            all.push("spec.missing.deeper".to_string());
+            for p in &all {
+                assert_eq!(lazy.position(text, d, p), eager.position(d, p), "document {d}, `{p}` of:\n{text}");
+            }
+        }
+        assert_eq!(lazy.position(text, docs.len(), ""), eager.position(docs.len(), ""));
+    }
+
+    #[test]
+    fn the_lazy_index_agrees_with_the_whole_one() {
+        for text in [
+            "a: 1\nspec:\n  env:\n  - name: X\n    value: y\n---\nkind: B\nlist: [1, 2]\n",
+            "---\n---\n- a: 1\n  b:\n  - [x, y]\n--- ~\n---\nk:\n  m: {n: 1}\n",
+            "# a comment before anything\n\n---\na: 1\n--- null\n--- ''\n---\nb: |\n  --- inside\n  x\n",
+            "   a: 1\n   b: 2\n---\n  c: 3\n",
+            "a: 1\n...\nb: 2\n---\nc: 3\n",
+            "%YAML 1.2\n---\na: 1\n---\nb: 2\n",
+            "a: 1\r\n---\r\nb: 2\r\n",
+            "a: 1\r---\rb: 2\r",
+            "--- {a: 1}\n--- [x]\n--- scalar\n",
+            "\u{feff}---\na: 1\n---\nü: 日本\n  # comment\nb: 2\n",
+            "a: [1,\n---\nb: 2\n",
+        ] {
+            assert_lazy_agrees(text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Streams of documents written every way the lazy index must notice: each document
+        /// the same position as in the whole-text index.
+        #[test]
+        fn the_lazy_index_agrees_on_any_stream(parts in proptest::collection::vec((0usize..8, 0usize..10), 0..12)) {
+            const SEPARATORS: &[&str] = &["---\n", "--- \n", "---\r\n", "...\n", "--- ~\n", "# c\n", "---\n\n", ""];
+            const DOCUMENTS: &[&str] = &[
+                "a: 1\nb:\n  c: [x, y]\n",
+                "- {k: v}\n- - z\n",
+                "s: |\n  --- in a block\n  text\n",
+                "q: \"quoted ---\"\n",
+                "  indented: 1\n  more: 2\n",
+                "anchor: &x {k: v}\nalias: *x\n",
+                "ü: 日本語\n",
+                "crlf: 1\r\nnext: 2\r\n",
+                "",
+                "null\n",
+            ];
+            let mut text = String::new();
+            for (sep, doc) in parts {
+                text.push_str(SEPARATORS[sep]);
+                text.push_str(DOCUMENTS[doc]);
+            }
+            assert_lazy_agrees(&text);
+        }
     }
 
     #[test]

@@ -4,6 +4,30 @@
 /// Below this many bytes per thread, one thread parses faster than starting more.
 pub const PARALLEL_MIN_BYTES: usize = 128 * 1024;
 
+/// Whether `rest`, at the start of a line, starts with the document marker `marker` (`---` or
+/// `...`) alone or followed by a space.
+pub(crate) fn is_marker_of(rest: &[u8], marker: &[u8; 3]) -> bool {
+    rest.starts_with(marker) && matches!(rest.get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t'))
+}
+
+/// The byte offsets of every document start marker (`---` at the start of a line) of `text`:
+/// where [`documents`] may cut.
+pub(crate) fn markers(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if is_marker_of(&bytes[at..], b"---") {
+            out.push(at);
+        }
+        match bytes[at..].iter().position(|b| *b == b'\n') {
+            Some(i) => at += i + 1,
+            None => break,
+        }
+    }
+    out
+}
+
 /// Cuts a stream into at most `n` pieces of about equal size, each after the first starting at a
 /// document start marker (`---` alone or followed by a space, at the start of a line). YAML
 /// forbids such a line inside a document (it ends any scalar, even a block scalar), and anchors
@@ -15,10 +39,7 @@ pub fn documents(text: &str, n: usize) -> Vec<&str> {
         return vec![text];
     }
     let bytes = text.as_bytes();
-    let is_marker = |at: usize| {
-        let rest = &bytes[at..];
-        rest.starts_with(b"---") && matches!(rest.get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t'))
-    };
+    let is_marker = |at: usize| is_marker_of(&bytes[at..], b"---");
     // The start of the line after byte `from` (searching bytes: `from` may fall inside a
     // multi-byte character; a `\n` byte never does).
     let next_line = |from: usize| bytes[from..].iter().position(|b| *b == b'\n').map(|i| from + i + 1);
