@@ -64,6 +64,11 @@ pub struct Position {
     pub column: Option<(usize, usize)>,
 }
 
+/// A plain null scalar (`~`, `null`, nothing): as a document's root, an empty document.
+fn is_null(value: &str, style: ScalarStyle) -> bool {
+    style == ScalarStyle::Plain && matches!(value, "" | "~" | "null" | "Null" | "NULL")
+}
+
 /// The columns of a span that starts and ends on one line and is not empty.
 fn cols(span: &Span) -> Option<Cols> {
     (span.start.line() == span.end.line() && span.end.col() > span.start.col()).then(|| Cols {
@@ -182,7 +187,7 @@ impl LineIndex {
                     in_doc = false;
                 }
                 Event::Scalar(ref value, style, ..) if w.frames.is_empty() => {
-                    null_root = style == ScalarStyle::Plain && matches!(value.as_ref(), "" | "~" | "null" | "Null" | "NULL");
+                    null_root = is_null(value, style);
                     w.path.clear();
                     w.value(line, cols(&span));
                 }
@@ -344,9 +349,7 @@ fn is_empty_document(piece: &str) -> Option<bool> {
         let (event, _) = item.ok()?;
         match event {
             Event::StreamStart | Event::DocumentStart(..) | Event::Comment(..) => {}
-            Event::Scalar(value, style, ..) => {
-                return Some(style == ScalarStyle::Plain && matches!(value.as_ref(), "" | "~" | "null" | "Null" | "NULL"));
-            }
+            Event::Scalar(ref value, style, ..) => return Some(is_null(value, style)),
             Event::StreamEnd => return Some(true),
             _ => return Some(false),
         }
