@@ -535,18 +535,9 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
     bad["spec"]["mlPolicy"]["numNodes"] = json!(8);
     bad["metadata"]["annotations"] =
         json!({"internal.config.kubernetes.io/path": "runtimes/tpu.yaml", "internal.config.kubernetes.io/index": "0"});
-    let list = json!({
-        "apiVersion": "config.kubernetes.io/v1",
-        "kind": "ResourceList",
-        "items": [base("cpu"), bad],
-        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
-    });
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
-    assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
-    let got: Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(got["items"], list["items"], "a validator must not change items");
+    let items = json!([base("cpu"), bad]);
+    let got = validator_fails_on(&items);
+    assert_eq!(got["items"], items, "a validator must not change items");
     let results = got["results"].as_array().unwrap();
     let r = results.iter().find(|r| r["tags"]["rule"] == "tpu/hosts").expect("tpu/hosts result");
     assert_eq!(r["file"]["path"], "runtimes/tpu.yaml");
@@ -655,19 +646,25 @@ fn the_issues_mistakes_fail_validate_with_and_without_crd_and_the_krm_validator(
         let on_cpu = findings.iter().filter(|f| f["field"].as_str().is_some_and(|p| p.ends_with("requests.cpu"))).count();
         assert_eq!(on_cpu, 1, "one finding for the one mistake: {out}");
     }
+    let got = validator_fails_on(&json!([v]));
+    let results = got["results"].as_array().unwrap();
+    for rule in ["k8s/label-value", "k8s/quantity", "k8s/toleration", "k8s/service-account-name"] {
+        assert!(results.iter().any(|r| r["tags"]["rule"] == rule && r["severity"] == "error"), "KRM lacks {rule}: {results:?}");
+    }
+}
+
+/// Runs the KRM validator (`JaxRuntimeValidation`) on `items`, asserts that it fails (exit 1),
+/// and returns the ResourceList it wrote.
+fn validator_fails_on(items: &Value) -> Value {
     let list = json!({
         "apiVersion": "config.kubernetes.io/v1",
         "kind": "ResourceList",
-        "items": [v],
+        "items": items,
         "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
     });
     let mut out = Vec::new();
     let mut err = Vec::new();
     let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
     assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
-    let got: Value = serde_json::from_slice(&out).unwrap();
-    let results = got["results"].as_array().unwrap();
-    for rule in ["k8s/label-value", "k8s/quantity", "k8s/toleration", "k8s/service-account-name"] {
-        assert!(results.iter().any(|r| r["tags"]["rule"] == rule && r["severity"] == "error"), "KRM lacks {rule}: {results:?}");
-    }
+    serde_json::from_slice(&out).unwrap()
 }
