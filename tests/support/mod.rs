@@ -1,7 +1,7 @@
 //! Shared by every test binary (`mod support;`): the project root, the binary, running it, and
 //! the real components the tests use (the upstream reference data, kpt, kubectl, the Python venv
-//! that tests/run creates). A component that is missing fails the test with what to do: no test
-//! skips and passes.
+//! that tests/run creates). A component that is missing fails the test with what to do. The one
+//! exception is the upstream reference data, which a user's clone may lack: see [`reference`].
 
 #![allow(dead_code)]
 
@@ -81,22 +81,13 @@ pub fn render(args: &[&Path]) -> String {
     r.stdout
 }
 
-/// `../shared/reference`: the upstream Trainer v2.3.0 CRDs and runtimes and the JobSet CRD. The
-/// tests need it; without it they fail and say where it belongs.
-pub fn reference() -> PathBuf {
-    let dir = root().join("../shared/reference");
-    assert!(
-        dir.join("kubeflow-trainer-v2.3.0/crds").is_dir(),
-        "{} is missing: the tests check against the upstream Trainer CRDs and runtimes there (see ../shared/reference/README.md)",
-        dir.display()
-    );
-    dir
-}
+pub mod reference;
+pub use reference::reference;
 
-/// The Trainer runtime CRDs of the reference data.
-pub fn reference_crd_files() -> Vec<PathBuf> {
-    let crds = reference().join("kubeflow-trainer-v2.3.0/crds");
-    vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")]
+/// The Trainer runtime CRDs of the reference data (`None`: see [`reference()`]).
+pub fn reference_crd_files() -> Option<Vec<PathBuf>> {
+    let crds = reference()?.join(reference::TRAINER).join("crds");
+    Some(vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")])
 }
 
 /// A program the end-to-end tests run (kpt, kubectl). Missing, the test fails.
