@@ -7,7 +7,7 @@ mod support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use std::process::Command;
 
 /// The upstream Trainer CRDs (`None`: not run, see support::reference).
 fn reference() -> Option<PathBuf> {
@@ -15,7 +15,7 @@ fn reference() -> Option<PathBuf> {
 }
 
 fn bin() -> Command {
-    Command::cargo_bin("jax-runtimes").unwrap()
+    support::cli(&[])
 }
 
 /// Renders every catalog into one folder of runtime files.

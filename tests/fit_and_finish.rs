@@ -13,9 +13,7 @@ use clap::CommandFactory;
 use support::root;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_jax-runtimes"));
-    c.current_dir(root());
-    c
+    support::cli(&[])
 }
 
 fn update() -> bool {
@@ -194,8 +192,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
     ];
     for args in commands {
         for read_first in [0usize, 1] {
-            let mut child = Command::new(support::bin())
-                .args(&args)
+            let mut child = support::cli(&args)
                 .current_dir(dir.path())
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use jax_runtimes::write::HEADER;
-use support::{bin, tool};
+use support::tool;
 
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(bin()).args(args).current_dir(cwd).output().expect("run jax-runtimes")
+    support::cli(args).current_dir(cwd).output().expect("run jax-runtimes")
 }
 
 fn text(b: &[u8]) -> String {

@@ -22,12 +22,12 @@ use jax_runtimes::yaml;
 use serde_json::Value;
 use support::{copy_dir, path_with_bin, root, show, tool, tree};
 
-const BIN: &str = env!("CARGO_BIN_EXE_jax-runtimes");
 const DEFAULT_IMAGE: &str = "localhost/jax-runtimes:dev";
 /// The user and group `nobody` of functions/image/etc/.
 const NOBODY: &str = "65534";
 
 fn podman() -> PathBuf {
+    support::needs("podman");
     tool("podman")
 }
 
@@ -37,9 +37,13 @@ fn podman() -> PathBuf {
 fn image() -> &'static str {
     static IMAGE: OnceLock<String> = OnceLock::new();
     IMAGE.get_or_init(|| {
+        support::needs("podman");
         let tag = std::env::var("JAX_RUNTIMES_IMAGE").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| DEFAULT_IMAGE.to_string());
         // Cargo's and podman's progress go straight to the terminal: a cold build takes minutes.
-        let _ = writeln!(std::io::stderr(), "krm_image: functions/build-image.sh {tag} (the static release binary, then the image if it changed)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "krm_image: functions/build-image.sh {tag} (the static release binary, then the image if it changed)"
+        );
         let status = Command::new(root().join("functions/build-image.sh"))
             .arg(&tag)
             .env("CONTAINER_ENGINE", "podman")
@@ -129,7 +133,8 @@ fn eval_both_ways(pkg: &str, tweak: impl Fn(&Path) + Copy, extra: &[&str]) -> Ro
         route(&args, p)
     };
     let image_run = eval(&by_image, ["--image", image()]);
-    let exec_run = eval(&by_exec, ["--exec", BIN]);
+    let bin = support::bin();
+    let exec_run = eval(&by_exec, ["--exec", bin.to_str().unwrap()]);
     assert_eq!(image_run.ok, exec_run.ok, "{pkg}: image and exec routes disagree:\n{}\n---\n{}", show(&image_run.out), show(&exec_run.out));
     assert_eq!(image_run.results, exec_run.results, "{pkg}: the function's results differ between image and exec");
     assert_eq!(image_run.files, exec_run.files, "{pkg}: `kpt fn eval --image` wrote other files than `--exec`");
@@ -316,9 +321,7 @@ fn example_input() -> Vec<u8> {
 }
 
 fn exec_output(input: &[u8]) -> Output {
-    let mut child = Command::new(BIN).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    support::feed(support::cli(&[]), input)
 }
 
 #[test]

@@ -5,15 +5,14 @@ mod support;
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use support::{root, Run};
 
 /// Runs `jax-runtimes ARGS` in `dir` with extra environment variables.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(support::bin());
-    c.args(args).current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
+    let mut c = support::cli(args);
+    c.current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
     for (k, v) in env {
         c.env(k, v);
     }

@@ -283,8 +283,9 @@ fn preview(trainjob: &str, args: &[&str]) -> (Value, String, support::Run) {
     (pod, header, r)
 }
 
+/// The `node` container of a Pod.
 fn node(pod: &Value) -> &Value {
-    pod["spec"]["containers"].as_array().unwrap().iter().find(|c| c["name"] == "node").expect("container node")
+    support::container_node(&pod["spec"])
 }
 
 fn env(pod: &Value, name: &str) -> Option<String> {

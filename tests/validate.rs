@@ -600,10 +600,7 @@ fn docs_rules_md_is_generated_from_the_rule_registry() {
         assert!(have.contains(&format!("`{}`", r.id)), "{} is not on docs/rules.md", r.id);
     }
     // The CLI prints the same page.
-    let out = Command::new(assert_cmd::cargo::cargo_bin!("jax-runtimes"))
-        .args(["validate", "--list-rules", "--format", "markdown"])
-        .output()
-        .unwrap();
+    let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
 
