@@ -4,6 +4,8 @@
 //! selectors) and the rendered runtimes (the `google.com/tpu` / GPU limit, nodeSelector, numNodes,
 //! tolerations, the exclusive-topology annotation of multi-host slices), valid and invalid shapes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -246,7 +248,7 @@ fn two_by_four_on_v5e_and_v6e_needs_chips_per_host() {
         let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\", chipsPerHost: 2}}")))
             .unwrap_err()
             .join("\n");
-        assert!(err.contains("4") && err.contains("8"), "{g}: {err}");
+        assert!(err.contains('4') && err.contains('8'), "{g}: {err}");
     }
 }
 

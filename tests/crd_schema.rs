@@ -2,6 +2,8 @@
 //! upstream Trainer v2.3.0 CRD schemas (`../shared/reference`), unknown fields counted as errors
 //! because the API server would prune them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;

@@ -1,6 +1,8 @@
 //! Every class of bad catalog input gives a non-zero exit, writes nothing, and names the file,
 //! line, object and field path with what is accepted.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;

@@ -9,6 +9,8 @@
 //! `UPDATE_GOLDEN=1 cargo test --test examples` rewrites the expected outputs and the example's
 //! files from what the steps made (review the diff before committing).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;

@@ -6,6 +6,8 @@
 //! against what the vendors run. Where jax-runtimes deliberately does otherwise, the difference is
 //! named in `differs` and checked too.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;

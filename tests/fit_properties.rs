@@ -6,6 +6,8 @@
 //! - a cluster's verdicts do not depend on the order of its nodes and pods;
 //! - whatever value a node or pod field holds, `fit` answers or refuses, and never panics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::sync::{Arc, OnceLock};

@@ -4,6 +4,8 @@
 //! diff, and the kustomization.yaml makes `kubectl kustomize DIR` / `kubectl apply -k DIR` work.
 //! The same ownership rules hold for `jax-runtimes docs -o DIR` (Markdown).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;

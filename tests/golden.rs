@@ -3,6 +3,8 @@
 //! byte-identical output. `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the expectations
 //! (review the diff before committing).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;

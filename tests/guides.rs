@@ -17,6 +17,8 @@
 //! Each guide runs in its own empty temporary directory, blocks in order, with the built
 //! `jax-runtimes` first on PATH and the real `kubectl` (for `kubectl kustomize`) from PATH.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;

@@ -1,6 +1,8 @@
 //! The test harness itself: tests/tiers.txt names real tests, and the upstream reference data is
 //! found where tests/reference/README.md says, a named folder without it being a mistake.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeSet;

@@ -6,6 +6,8 @@
 //! with a generous wall-clock limit and an address-space limit (`ulimit -v`); speed targets live
 //! in benches/. The 100 MB and 100,000-item inputs are generated in a temporary folder.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::io::Write;

@@ -5,6 +5,8 @@
 //! kpt and kubectl must be on PATH (the tests fail without them). That each example is a fixed
 //! point of its own pipeline is tests/examples.rs's (`UPDATE_GOLDEN=1` rewrites the examples).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;

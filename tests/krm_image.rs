@@ -9,6 +9,8 @@
 //! static release binary of this checkout, and the image when that binary changed. A missing
 //! podman, a failed build and an image that does not hold this binary all fail.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,8 @@
 //! Output that CI jobs and people can read (issue 18), from the outside: what each command
 //! prints, on which stream, in which format, and what its messages say.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;
@@ -71,7 +73,7 @@ fn render_json_findings_are_one_document_on_stderr_with_nothing_else() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0]["rule"], "output/stale");
     assert!(f[0]["message"].as_str().unwrap().contains("0 missing, 1 changed, 0 extra"), "{}", f[0]);
-    assert!(r.stdout.contains("+") && r.stdout.contains("cpu: \"3\""), "the diff stays on stdout:\n{}", r.stdout);
+    assert!(r.stdout.contains('+') && r.stdout.contains("cpu: \"3\""), "the diff stays on stdout:\n{}", r.stdout);
     // A path that does not exist: exit 2, still one JSON document.
     let r = run(d, &["render", "missing.yaml", "--format", "json"], &[]);
     assert_eq!(r.code, 2);

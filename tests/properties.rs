@@ -6,6 +6,8 @@
 //! - the catalog reader and the ResourceList reader never panic, whatever the bytes: this is
 //!   the project's fuzz target, run on every `cargo test` with a modest case count.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::sync::Arc;

@@ -4,6 +4,8 @@
 //! TrainJob of every built-in runtime's docs page, and previews of a CPU, a multi-node GPU and
 //! a multi-host TPU runtime with TrainJobs that override image, numNodes, env and resources.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeSet;
