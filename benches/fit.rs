@@ -11,6 +11,8 @@
 //! 1% not Ready), each with DaemonSet pods and workload pods (some finished, some JobSet pods on
 //! TPU slices). The runtimes cycle through CPU, GPU (GKE, EKS, AKS, generic) and TPU entries.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 use std::sync::Arc;
 
 use divan::counter::ItemsCount;

@@ -10,6 +10,8 @@
 //! into target/bench-catalogs/. Process-level numbers (start-up, peak memory, the comparisons
 //! with kubectl kustomize, Python jsonschema and kpt) are in benches/compare.sh.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;

@@ -1,55 +1,68 @@
 #!/usr/bin/env bash
-# Builds the jax-runtimes container image offline and prints its tag, last and alone on stdout.
+# Builds the jax-runtimes container image offline, when it is missing or stale, and prints its
+# tag, last and alone on stdout.
 #
-#   functions/build-image.sh [TAG]        # default tag: localhost/jax-runtimes:dev
-#   functions/build-image.sh --source-hash
+#   functions/build-image.sh [--force] [TAG]   # default tag: localhost/jax-runtimes:dev
+#   functions/build-image.sh --hash            # the hash an image of the current binary carries
 #
 # 1. functions/build-static.sh builds the static release binary on the host (no base image, no
-#    registry: the image is FROM scratch).
-# 2. podman (or docker, when that is what the machine has; CONTAINER_ENGINE=docker|podman picks)
-#    builds functions/Dockerfile --target prebuilt from a context holding only that binary and
-#    functions/image/: the same layout stage and binary path as the published build.
-# 3. The image is run once, as kpt runs functions (`--network none --user nobody`) and with a
+#    registry: the image is FROM scratch); cargo makes that a no-op when nothing changed.
+# 2. The image carries the label dev.jax-runtimes.binary: a hash of what it is made of (that
+#    binary, functions/Dockerfile, functions/image/). An image of TAG with the same hash is up to
+#    date and is kept (--force rebuilds it); so an edit that leaves the binary as it was (a test,
+#    a comment, a doc) costs no image build.
+# 3. Otherwise podman (or docker: the first that answers `info`; CONTAINER_ENGINE=docker|podman
+#    picks) builds functions/Dockerfile --target prebuilt from a context holding only that binary
+#    and functions/image/: the same layout stage and binary path as the published build.
+# 4. The image is run once, as kpt runs functions (`--network none --user nobody`) and with a
 #    read-only root filesystem, to show the binary starts in it.
 #
-# The image carries the label dev.jax-runtimes.source: a hash of the files it is built from, which
-# --source-hash prints. tests/krm_image.rs compares the two, so it never tests a stale image.
-# .ci/run runs this before tests/run; tests/krm_image.rs uses $JAX_RUNTIMES_IMAGE (default: the
-# default tag above). Podman needs runc and `default_ulimits = []` on these machines: see
-# functions/README.md.
+# tests/krm_image.rs runs this for the image it tests ($JAX_RUNTIMES_IMAGE, default: the default
+# tag above) and checks the label. Podman needs runc and `default_ulimits = []` on these machines
+# (tests/run sets that up): see functions/README.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# The files the image is made from, hashed with their paths.
-source_hash() {
-  find Cargo.toml Cargo.lock benches/render.rs src catalog functions/Dockerfile functions/build-static.sh functions/image -type f -print0 |
-    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
-}
-
-if [[ ${1:-} == --source-hash ]]; then
-  source_hash
-  exit 0
-fi
-if [[ ${1:-} == -* ]]; then
-  echo "usage: functions/build-image.sh [TAG] | --source-hash" >&2
-  exit 2
-fi
+force= hash_only=
+case ${1:-} in
+  --force) force=1; shift ;;
+  --hash) hash_only=1; shift ;;
+  -*)
+    echo "usage: functions/build-image.sh [--force] [TAG] | --hash" >&2
+    exit 2
+    ;;
+esac
 tag=${1:-localhost/jax-runtimes:dev}
 
+bin=$(functions/build-static.sh)
+# What the image is made of: the binary's bytes, and the Dockerfile and functions/image/ with their paths.
+hash=$({ sha256sum "$bin" | cut -d' ' -f1; find functions/Dockerfile functions/image -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
+if [[ -n $hash_only ]]; then
+  echo "$hash"
+  exit 0
+fi
+
+# The engine: one that answers (a docker client without a daemon does not).
 engine=${CONTAINER_ENGINE:-}
 if [[ -z $engine ]]; then
-  if command -v podman >/dev/null; then
-    engine=podman
-  elif command -v docker >/dev/null; then
-    engine=docker
-  else
-    echo "build-image.sh: neither podman nor docker is installed (Debian: apt-get install podman runc)" >&2
+  for e in podman docker; do
+    if command -v $e >/dev/null && $e info >/dev/null 2>&1; then
+      engine=$e
+      break
+    fi
+  done
+  if [[ -z $engine ]]; then
+    echo "build-image.sh: no container engine answers (\`podman info\`, \`docker info\`); Debian: apt-get install -y podman runc (tests/run does it as root)" >&2
     exit 2
   fi
 fi
 
-bin=$(functions/build-static.sh)
-hash=$(source_hash)
+if [[ -z $force && "$("$engine" image inspect --format '{{index .Config.Labels "dev.jax-runtimes.binary"}}' "$tag" 2>/dev/null || true)" == "$hash" ]]; then
+  echo "build-image.sh: $tag is up to date (the same binary)" >&2
+  echo "$tag"
+  exit 0
+fi
+echo "build-image.sh: building $tag with $engine" >&2
 version=$("$bin" --version | sed 's/^jax-runtimes //')
 
 context=$(mktemp -d)
@@ -70,7 +83,7 @@ cache=()
 "$engine" build "${cache[@]}" \
   --file functions/Dockerfile \
   --target prebuilt \
-  --label "dev.jax-runtimes.source=$hash" \
+  --label "dev.jax-runtimes.binary=$hash" \
   --label "org.opencontainers.image.version=$version" \
   --label "org.opencontainers.image.title=jax-runtimes" \
   --tag "$tag" \

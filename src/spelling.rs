@@ -28,7 +28,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, n:
     let w = word.to_lowercase();
     let mut scored: Vec<(usize, usize, &str)> =
         candidates.into_iter().enumerate().map(|(i, c)| (distance(&w, &c.to_lowercase()), i, c)).collect();
-    scored.sort();
+    scored.sort_unstable();
     scored.into_iter().take(n).map(|(_, _, c)| c).collect()
 }
 

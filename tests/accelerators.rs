@@ -4,14 +4,18 @@
 //! selectors) and the rendered runtimes (the `google.com/tpu` / GPU limit, nodeSelector, numNodes,
 //! tolerations, the exclusive-topology annotation of multi-host slices), valid and invalid shapes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use assert_cmd::Command;
 use jax_runtimes::accelerators::{self, GpuError};
 use jax_runtimes::read::{parse_source, Source};
 use serde_json::Value;
+use support::{node_container, node_pod as pod};
 
 const EXCLUSIVE: &str = "alpha.jobset.sigs.k8s.io/exclusive-topology";
 const TPU_ACCEL_LABEL: &str = "cloud.google.com/gke-tpu-accelerator";
@@ -124,16 +128,6 @@ fn render(yaml: &str) -> Result<BTreeMap<String, Value>, Vec<String>> {
 
 fn runtime_doc(name: &str, spec: &str) -> String {
     format!("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n{spec}\n")
-}
-
-fn pod(rt: &Value) -> &Value {
-    &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-}
-
-fn node_container(rt: &Value) -> &Value {
-    let c = &pod(rt)["containers"][0];
-    assert_eq!(c["name"], "node");
-    c
 }
 
 fn string_map(v: &Value) -> BTreeMap<String, String> {
@@ -254,7 +248,7 @@ fn two_by_four_on_v5e_and_v6e_needs_chips_per_host() {
         let err = render(&runtime_doc("x", &format!("  accelerator:\n    tpu: {{type: {g}, topology: \"2x4\", chipsPerHost: 2}}")))
             .unwrap_err()
             .join("\n");
-        assert!(err.contains("4") && err.contains("8"), "{g}: {err}");
+        assert!(err.contains('4') && err.contains('8'), "{g}: {err}");
     }
 }
 
@@ -511,7 +505,7 @@ fn shared_memory_is_on_for_accelerators_and_host_network_is_opt_in() {
 // `jax-runtimes accelerators`
 
 fn accelerators_json(args: &[&str]) -> Vec<Value> {
-    let out = Command::cargo_bin("jax-runtimes").unwrap().arg("accelerators").args(args).args(["--format", "json"]).output().unwrap();
+    let out = support::cli(&["accelerators"]).args(args).args(["--format", "json"]).output().unwrap();
     assert!(out.status.success(), "accelerators {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
 }
@@ -548,7 +542,7 @@ fn the_accelerators_command_lists_the_documented_shapes() {
     assert_eq!(fabric("p5.48xlarge").as_deref(), Some("efa"), "the listing names the machine type's fabric");
     assert_eq!(fabric("g6.48xlarge"), None);
 
-    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["accelerators", "--kind", "tpu", "--type", "v9"]).output().unwrap();
+    let out = support::cli(&["accelerators", "--kind", "tpu", "--type", "v9"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("v5e"), "an unknown generation should list the known ones");
 }

@@ -2,19 +2,22 @@
 //! upstream Trainer v2.3.0 CRD schemas (`../shared/reference`), unknown fields counted as errors
 //! because the API server would prune them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use std::process::Command;
 
-fn reference() -> PathBuf {
-    support::reference().join("kubeflow-trainer-v2.3.0/crds")
+/// The upstream Trainer CRDs (`None`: not run, see support::reference).
+fn reference() -> Option<PathBuf> {
+    Some(support::reference()?.join("kubeflow-trainer-v2.3.0/crds"))
 }
 
 fn bin() -> Command {
-    Command::cargo_bin("jax-runtimes").unwrap()
+    support::cli(&[])
 }
 
 /// Renders every catalog into one folder of runtime files.
@@ -44,7 +47,7 @@ fn render_all(out: &Path) -> usize {
 
 #[test]
 fn rendered_runtimes_pass_the_upstream_crd_schemas() {
-    let crds = reference();
+    let Some(crds) = reference() else { return };
     let dir = tempfile::tempdir().unwrap();
     let n = render_all(dir.path());
     assert!(n > 40, "expected many runtimes, rendered {n}");
@@ -64,7 +67,7 @@ fn rendered_runtimes_pass_the_upstream_crd_schemas() {
 
 #[test]
 fn the_crd_check_catches_an_unknown_field_in_a_rendered_runtime() {
-    let crds = reference();
+    let Some(crds) = reference() else { return };
     let o = bin().arg("render").output().unwrap();
     let text = String::from_utf8(o.stdout).unwrap();
     // A field the Pod schema does not have, at a known path.

@@ -14,11 +14,13 @@
 //! Needs JAX_RUNTIMES_PYTHON (set by tests/run); fails without it.
 //! The numbers asserted here come from the catalog entries, not from the rendered output.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{documents, fixture_catalog, name_of, python, render, run_python, text, write_stream};
+use support::{documents, fixture_catalog, name_of, node_container, python, render, run_python, text, write_stream};
 
 /// Renders the test catalog into a temp dir; returns (dir guard, runtimes file).
 fn rendered_fixture() -> (tempfile::TempDir, PathBuf) {
@@ -143,13 +145,6 @@ fn a_runtime_whose_num_nodes_was_tampered_with_fails() {
 }
 
 /// The `node` container of the `node` replicatedJob (where Trainer puts the job).
-fn node_container(doc: &serde_json::Value) -> &serde_json::Value {
-    let rjobs = doc["spec"]["template"]["spec"]["replicatedJobs"].as_array().expect("replicatedJobs");
-    let rjob = rjobs.iter().find(|r| r["name"] == "node").expect("replicatedJob node");
-    let containers = rjob["template"]["spec"]["template"]["spec"]["containers"].as_array().expect("containers");
-    containers.iter().find(|c| c["name"] == "node").expect("container node")
-}
-
 /// The built-in catalog, too: every multi-node runtime small enough for this machine
 /// (at most 4 nodes of at most 8 devices) runs its job.
 #[test]

@@ -1,9 +1,11 @@
 //! Every class of bad catalog input gives a non-zero exit, writes nothing, and names the file,
 //! line, object and field path with what is accepted.
 
-use std::fs;
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
 
-use assert_cmd::Command;
+mod support;
+
+use std::fs;
 
 const HEAD: &str = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\n";
 
@@ -19,9 +21,8 @@ fn render_text(file_name: &str, text: &str) -> Run {
     fs::write(&path, text).unwrap();
     let out_dir = dir.path().join("out");
     // Once to stdout, once into a directory: neither may write anything.
-    let out = Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name]).output().unwrap();
-    let to_dir =
-        Command::cargo_bin("jax-runtimes").unwrap().current_dir(dir.path()).args(["render", file_name, "-o", "out"]).output().unwrap();
+    let out = support::cli(&["render", file_name]).current_dir(dir.path()).output().unwrap();
+    let to_dir = support::cli(&["render", file_name, "-o", "out"]).current_dir(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), to_dir.status.code());
     if out.status.code() != Some(0) {
         assert!(!out_dir.exists(), "an output directory was created despite errors");
@@ -196,7 +197,7 @@ fn amd_gpus_need_a_cpu_limit_for_the_sdk() {
 
 #[test]
 fn unreadable_path_is_a_usage_error() {
-    let out = Command::cargo_bin("jax-runtimes").unwrap().args(["render", "/nonexistent/catalog.yaml"]).output().unwrap();
+    let out = support::cli(&["render", "/nonexistent/catalog.yaml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/catalog.yaml"));
     assert!(out.stdout.is_empty());

@@ -6,11 +6,14 @@
 //! against what the vendors run. Where jax-runtimes deliberately does otherwise, the difference is
 //! named in `differs` and checked too.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
+use support::{node_container as node, node_pod as pod, node_template as template};
 
 fn runtimes() -> BTreeMap<String, Value> {
     let path = support::root().join("tests/golden/fabrics/catalog.yaml");
@@ -21,20 +24,6 @@ fn runtimes() -> BTreeMap<String, Value> {
     let infos: Vec<String> = out.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(infos.is_empty(), "every fabric runtime of the golden catalog is wired without a finding: {infos:?}");
     out.runtimes.into_iter().map(|r| (support::name_of(&r.object).to_string(), r.object)).collect()
-}
-
-fn template(rt: &Value) -> &Value {
-    &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
-}
-
-fn pod(rt: &Value) -> &Value {
-    &template(rt)["spec"]
-}
-
-fn node(rt: &Value) -> &Value {
-    let c = &pod(rt)["containers"][0];
-    assert_eq!(c["name"], "node");
-    c
 }
 
 fn sidecar<'a>(rt: &'a Value, name: &str) -> &'a Value {

@@ -3,6 +3,8 @@
 //! `kind: List` layout `kubectl get nodes -o yaml` prints), with pods in use: one test per
 //! reason a gang stays Pending, the exit codes, the JSON shape, and bad input placed at its line.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;

@@ -6,6 +6,10 @@
 //! - a cluster's verdicts do not depend on the order of its nodes and pods;
 //! - whatever value a node or pod field holds, `fit` answers or refuses, and never panics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
 use std::sync::{Arc, OnceLock};
 
 use jax_runtimes::fit::{self, inventory, Cluster, Verdict};
@@ -15,12 +19,6 @@ use jax_runtimes::{pipeline, read::BUILTIN};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-/// 64 cases per property; `PROPTEST_CASES=5000` for a longer run.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 /// The built-in catalog's runtimes, rendered once, and a hand-written GPU runtime with no selector.
 fn runtimes() -> &'static [TrainingRuntime] {
@@ -158,7 +156,7 @@ fn build(nodes: &[NodeSpec], pods: &[PodSpec]) -> (Vec<Node>, Vec<Pod>) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(support::proptest_config())]
 
     #[test]
     fn adding_a_node_never_turns_fits_into_does_not_fit((nodes, pods) in cluster_strategy(), extra in prop::option::weighted(0.3, node_spec()), like in any::<prop::sample::Index>()) {
@@ -264,7 +262,7 @@ fn set(v: &mut Value, pointer: &str, new: Value) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(support::proptest_config())]
 
     #[test]
     fn any_value_in_a_node_or_pod_field_is_answered_or_refused_never_a_panic(

@@ -4,6 +4,8 @@
 //! diff, and the kustomization.yaml makes `kubectl kustomize DIR` / `kubectl apply -k DIR` work.
 //! The same ownership rules hold for `jax-runtimes docs -o DIR` (Markdown).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeMap;
@@ -12,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use jax_runtimes::write::HEADER;
-use support::{bin, tool};
+use support::tool;
 
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(bin()).args(args).current_dir(cwd).output().expect("run jax-runtimes")
+    support::cli(args).current_dir(cwd).output().expect("run jax-runtimes")
 }
 
 fn text(b: &[u8]) -> String {

@@ -3,10 +3,12 @@
 //! byte-identical output. `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the expectations
 //! (review the diff before committing).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
 
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
@@ -17,7 +19,7 @@ fn cases() -> Vec<PathBuf> {
 }
 
 fn render(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("jax-runtimes").unwrap().args(args).output().unwrap();
+    let out = support::cli(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
@@ -102,7 +104,7 @@ fn every_golden_catalog_gives_the_same_runtimes_through_the_krm_function() {
         let list = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items});
         let input = jax_runtimes::yaml::to_string(&list).unwrap();
         let run = |stdin: &str| {
-            let o = Command::cargo_bin("jax-runtimes").unwrap().write_stdin(stdin.to_string()).output().unwrap();
+            let o = support::feed(support::cli(&[]), stdin.as_bytes());
             assert!(o.status.success(), "{}: KRM run failed:\n{}", dir.display(), String::from_utf8_lossy(&o.stderr));
             String::from_utf8(o.stdout).unwrap()
         };

@@ -17,6 +17,8 @@
 //! Each guide runs in its own empty temporary directory, blocks in order, with the built
 //! `jax-runtimes` first on PATH and the real `kubectl` (for `kubectl kustomize`) from PATH.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;
@@ -135,9 +137,7 @@ fn run_guide(guide: &Path) -> Vec<String> {
     let name = guide.file_name().unwrap().to_string_lossy().to_string();
     let text = fs::read_to_string(guide).unwrap();
     let work = tempfile::tempdir().unwrap();
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_jax-runtimes")).parent().unwrap().to_path_buf();
-    let path =
-        std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
+    let path = support::path_with_bin();
     let mut failures = Vec::new();
     for step in steps(&text) {
         match step {

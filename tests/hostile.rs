@@ -6,6 +6,10 @@
 //! with a generous wall-clock limit and an address-space limit (`ulimit -v`); speed targets live
 //! in benches/. The 100 MB and 100,000-item inputs are generated in a temporary folder.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -32,9 +36,9 @@ impl Run {
 }
 
 /// Runs the binary under `sh -c 'ulimit -v ..; exec ..'` with stdin from `input` (or nothing),
-/// killing it past [`TIME_LIMIT`].
-fn run(args: &[&str], input: Option<&Path>, what: &str) -> Run {
-    let bin = env!("CARGO_BIN_EXE_jax-runtimes");
+/// killing it past [`TIME_LIMIT`]: support::cli with the bounds this file is about.
+fn run_bounded(args: &[&str], input: Option<&Path>, what: &str) -> Run {
+    let bin = support::bin();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(format!("ulimit -v {MEMORY_LIMIT_KIB} && exec \"$0\" \"$@\"")).arg(bin).args(args);
     cmd.stdin(match input {
@@ -83,7 +87,7 @@ fn file(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
 
 /// CLI: non-zero exit, nothing on stdout, an error on stderr naming the file and saying `expect`.
 fn cli_refuses(path: &Path, expect: &[&str], what: &str) {
-    let r = run(&["render", path.to_str().unwrap()], None, what);
+    let r = run_bounded(&["render", path.to_str().unwrap()], None, what);
     assert_ne!(r.code, Some(0), "{what}: exit 0; stdout: {}", r.stdout_text().chars().take(500).collect::<String>());
     assert!(r.stdout.is_empty(), "{what}: partial output on stdout ({} bytes)", r.stdout.len());
     assert!(r.stderr.contains("error["), "{what}: no error on stderr:\n{}", tail(&r.stderr));
@@ -101,7 +105,7 @@ fn cli_refuses(path: &Path, expect: &[&str], what: &str) {
 /// ResourceList with no items and the error as a result (kpt shows results on failure; an
 /// empty item list with a non-zero exit makes kpt and kustomize write nothing).
 fn krm_refuses(input: &Path, expect: &[&str], what: &str) {
-    let r = run(&[], Some(input), what);
+    let r = run_bounded(&[], Some(input), what);
     assert_ne!(r.code, Some(0), "{what}: exit 0");
     for e in expect {
         assert!(r.stderr.to_lowercase().contains(&e.to_lowercase()), "{what}: stderr lacks {e:?}:\n{}", tail(&r.stderr));
@@ -151,7 +155,7 @@ fn alias_bomb_is_refused() {
     let item = format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n  data:\n{}", indent(&billion_laughs(), 4));
     let rl = file(dir.path(), "bomb-rl.yaml", resource_list(&item));
     let started = Instant::now();
-    let r = run(&[], Some(&rl), "KRM alias bomb");
+    let r = run_bounded(&[], Some(&rl), "KRM alias bomb");
     assert_eq!(r.code, Some(0), "{}", tail(&r.stderr));
     assert!(r.stdout_text().contains(&item), "the item comes back byte for byte:\n{}", tail(&r.stdout_text()));
     assert!(started.elapsed() < Duration::from_secs(30), "the aliases were expanded");
@@ -161,7 +165,7 @@ fn alias_bomb_is_refused() {
         indent(&format!("{RUNTIME_HEAD}spec:\n  accelerator: {{cpu: {{}}}}\n  bomb:\n{}", indent(&billion_laughs(), 4)), 2).trim_start()
     );
     let rl = file(dir.path(), "bomb-catalog-rl.yaml", resource_list(&catalog));
-    let r = run(&[], Some(&rl), "KRM alias bomb in a catalog object");
+    let r = run_bounded(&[], Some(&rl), "KRM alias bomb in a catalog object");
     assert_eq!(r.code, Some(1), "a finding, not a crash: {}", tail(&r.stderr));
     assert!(r.stderr.contains("budget"), "{}", tail(&r.stderr));
     assert!(r.stdout_text().contains(&catalog), "on an error every item comes back as it was");
@@ -222,13 +226,13 @@ fn nan_infinity_and_huge_numbers() {
         // An item the function does not own is not interpreted: it comes back as written.
         let item = format!("- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {{name: t}}\n  spec: {{x: {v}}}\n");
         let rl = file(dir.path(), &format!("nan{i}-rl.yaml"), resource_list(&item));
-        let r = run(&[], Some(&rl), &format!("KRM item with {v}"));
+        let r = run_bounded(&[], Some(&rl), &format!("KRM item with {v}"));
         assert_eq!(r.code, Some(0), "{v}: {}", r.stderr);
         assert!(r.stdout_text().contains(&item), "{v}: {}", r.stdout_text());
     }
     let item = r#"{"apiVersion": "v1", "kind": "X", "metadata": {"name": "x"}, "spec": {"x": 1e999}}"#;
     let rl = file(dir.path(), "inf-rl.json", format!(r#"{{"kind": "ResourceList", "items": [{item}]}}"#));
-    let r = run(&[], Some(&rl), "KRM JSON 1e999");
+    let r = run_bounded(&[], Some(&rl), "KRM JSON 1e999");
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout_text().contains(item), "{}", r.stdout_text());
 
@@ -241,7 +245,7 @@ fn nan_infinity_and_huge_numbers() {
     // Passthrough: numbers of any size come back exactly as written.
     let item = "- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: t}\n  spec: {u: 18446744073709551615, i: -9223372036854775808, f: 1.5e300, big: 123456789012345678901234567890, s: \"1e999\"}\n";
     let rl = file(dir.path(), "big-rl.yaml", resource_list(item));
-    let r = run(&[], Some(&rl), "KRM huge numbers");
+    let r = run_bounded(&[], Some(&rl), "KRM huge numbers");
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout_text().contains(item), "{}", r.stdout_text());
 }
@@ -269,7 +273,7 @@ fn input_of_100_mb_is_handled() {
     }
     assert!(cat.len() > 100_000_000);
     let p = file(dir.path(), "big.yaml", &cat);
-    let r = run(&["render", p.to_str().unwrap()], None, "CLI 100 MB");
+    let r = run_bounded(&["render", p.to_str().unwrap()], None, "CLI 100 MB");
     assert_eq!(r.code, Some(0), "{}", tail(&r.stderr));
     let docs = jax_runtimes::yaml::parse_stream(&r.stdout_text()).unwrap();
     assert_eq!(docs.len(), 1);
@@ -282,7 +286,7 @@ fn input_of_100_mb_is_handled() {
     }
     let p = file(dir.path(), "big-rl.yaml", &rl);
     drop(rl);
-    let r = run(&[], Some(&p), "KRM 100 MB");
+    let r = run_bounded(&[], Some(&p), "KRM 100 MB");
     assert_eq!(r.code, Some(0), "{}", tail(&r.stderr));
     let out = jax_runtimes::yaml::parse_one(&r.stdout_text()).unwrap();
     let items = out["items"].as_array().unwrap();
@@ -308,7 +312,7 @@ fn resource_list_of_100000_items_is_handled() {
         0,
     ));
     let p = file(dir.path(), "rl.yaml", resource_list(&items));
-    let r = run(&[], Some(&p), "KRM 100,000 items");
+    let r = run_bounded(&[], Some(&p), "KRM 100,000 items");
     assert_eq!(r.code, Some(0), "{}", tail(&r.stderr));
     let out = jax_runtimes::yaml::parse_one(&r.stdout_text()).unwrap();
     let got = out["items"].as_array().unwrap();
@@ -340,7 +344,7 @@ fn garbage_and_truncated_input_are_refused() {
     // Empty stdin for the function: a clear error, not an empty list.
     let p = file(dir.path(), "empty.yaml", b"");
     krm_refuses(&p, &[], "KRM empty input");
-    let r = run(&[], None, "no args, no stdin");
+    let r = run_bounded(&[], None, "no args, no stdin");
     assert_ne!(r.code, Some(0));
     let _ = std::io::stderr().flush();
 }

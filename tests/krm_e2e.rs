@@ -2,8 +2,10 @@
 //! functions/ and the golden package in tests/krm/. Each kpt case renders twice: the second run
 //! must change nothing.
 //!
-//! kpt and kubectl must be on PATH (the tests fail without them). `JAX_RUNTIMES_BLESS=1`
-//! rewrites the runtimes committed in functions/kpt/example/runtimes/ from the current renderer.
+//! kpt and kubectl must be on PATH (the tests fail without them). That each example is a fixed
+//! point of its own pipeline is tests/examples.rs's (`UPDATE_GOLDEN=1` rewrites the examples).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
 
 mod support;
 
@@ -14,8 +16,6 @@ use std::process::{Command, Output};
 use jax_runtimes::yaml;
 use serde_json::Value;
 use support::{copy_dir, path_with_bin, root, show, text_tree as tree, tool};
-
-const BIN: &str = env!("CARGO_BIN_EXE_jax-runtimes");
 
 fn kpt_render(kpt: &Path, pkg: &Path, results: &Path) -> Output {
     Command::new(kpt)
@@ -63,25 +63,9 @@ fn runtimes_of(values: Vec<Value>) -> BTreeMap<String, Value> {
 }
 
 fn cli_render(files: &[PathBuf]) -> BTreeMap<String, Value> {
-    let out = Command::new(BIN).arg("render").args(files).output().unwrap();
+    let out = support::cli(&["render"]).args(files).output().unwrap();
     assert!(out.status.success(), "jax-runtimes render failed:\n{}", show(&out));
     runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()))
-}
-
-#[test]
-fn kpt_example_is_a_fixed_point_of_render() {
-    let kpt = tool("kpt");
-    let example = root().join("functions/kpt/example");
-    let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("example");
-    copy_dir(&example, &pkg);
-    let rendered = render_twice(&kpt, &pkg);
-    if std::env::var_os("JAX_RUNTIMES_BLESS").is_some() {
-        let _ = std::fs::remove_dir_all(example.join("runtimes"));
-        copy_dir(&pkg.join("runtimes"), &example.join("runtimes"));
-        return;
-    }
-    assert_eq!(tree(&example), rendered, "functions/kpt/example is not what render makes of it (JAX_RUNTIMES_BLESS=1 rewrites it)");
 }
 
 #[test]
@@ -351,7 +335,7 @@ fn kubectl_legacy_plugin_matches_cli_render() {
         .args(["kustomize", "--enable-alpha-plugins"])
         .arg(legacy.join("example"))
         .env("KUSTOMIZE_PLUGIN_HOME", legacy.join("plugin"))
-        .env("JAX_RUNTIMES", BIN)
+        .env("JAX_RUNTIMES", support::bin())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", show(&out));
@@ -383,15 +367,7 @@ fn kustomize_generator_input_gives_the_cli_runtimes() {
             "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
             "items": [item], "functionConfig": config,
         });
-        let mut child = Command::new(BIN)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write as _;
-        child.stdin.take().unwrap().write_all(yaml::to_string(&list).unwrap().as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = support::feed(support::cli(&[]), yaml::to_string(&list).unwrap().as_bytes());
         assert!(out.status.success(), "{}", show(&out));
         let answer = yaml::parse_one(&String::from_utf8(out.stdout).unwrap()).unwrap();
         let items = answer["items"].as_array().unwrap().clone();
@@ -435,7 +411,7 @@ fn argocd_cmp_generate_prints_the_cli_runtimes() {
         plugin["spec"]["generate"]["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
     assert_eq!(command[0], "/usr/local/bin/jax-runtimes", "the sidecar image puts the binary there");
     let example = argocd.join("example");
-    let out = Command::new(BIN).args(&command[1..]).current_dir(&example).output().unwrap();
+    let out = support::cli(&[]).args(&command[1..]).current_dir(&example).output().unwrap();
     assert!(out.status.success(), "{}", show(&out));
     // Argo CD wants only Kubernetes objects on stdout.
     let objects = docs(&String::from_utf8(out.stdout).unwrap());
@@ -450,7 +426,7 @@ fn argocd_cmp_generate_prints_the_cli_runtimes() {
 fn flux_example_is_rendered_and_builds_without_plugins() {
     let flux = root().join("functions/flux/example");
     // What the CI job runs: the committed runtimes match the catalog.
-    let out = Command::new(BIN).args(["render", "catalog", "-o", "deploy/runtimes", "--check"]).current_dir(&flux).output().unwrap();
+    let out = support::cli(&["render", "catalog", "-o", "deploy/runtimes", "--check"]).current_dir(&flux).output().unwrap();
     assert!(out.status.success(), "functions/flux/example/deploy/runtimes is stale:\n{}", show(&out));
     // What Flux does with it: a plain kustomize build, no plugins.
     let kubectl = tool("kubectl");

@@ -4,9 +4,12 @@
 //! the image the way kpt and Kubernetes do and looks at the running process from the host: no
 //! network, a read-only root filesystem, not root.
 //!
-//! Needs podman and the image that `functions/build-image.sh` builds from this checkout's sources
-//! (`$JAX_RUNTIMES_IMAGE`, default `localhost/jax-runtimes:dev`); .ci/run builds it before
-//! tests/run. A missing podman, a missing image and an image built from other sources all fail.
+//! Needs podman (tests/run sets it up). The first test to need the image builds it with
+//! `functions/build-image.sh` (`$JAX_RUNTIMES_IMAGE`, default `localhost/jax-runtimes:dev`): the
+//! static release binary of this checkout, and the image when that binary changed. A missing
+//! podman, a failed build and an image that does not hold this binary all fail.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
 
 mod support;
 
@@ -21,29 +24,41 @@ use jax_runtimes::yaml;
 use serde_json::Value;
 use support::{copy_dir, path_with_bin, root, show, tool, tree};
 
-const BIN: &str = env!("CARGO_BIN_EXE_jax-runtimes");
 const DEFAULT_IMAGE: &str = "localhost/jax-runtimes:dev";
 /// The user and group `nobody` of functions/image/etc/.
 const NOBODY: &str = "65534";
 
 fn podman() -> PathBuf {
+    support::needs("podman");
     tool("podman")
 }
 
-/// The image under test, once checked to exist and to be built from the sources under test.
+/// The image under test, built or found up to date once per run by `functions/build-image.sh`
+/// (the static binary of this checkout; the image only when that binary changed), then checked
+/// to hold that binary.
 fn image() -> &'static str {
     static IMAGE: OnceLock<String> = OnceLock::new();
     IMAGE.get_or_init(|| {
+        support::needs("podman");
         let tag = std::env::var("JAX_RUNTIMES_IMAGE").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| DEFAULT_IMAGE.to_string());
-        let config = inspect(&tag);
-        let built_from = config["Labels"]["dev.jax-runtimes.source"].as_str().unwrap_or_default().to_string();
-        let out = Command::new(root().join("functions/build-image.sh")).arg("--source-hash").output().unwrap();
-        assert!(out.status.success(), "functions/build-image.sh --source-hash failed:\n{}", show(&out));
-        let sources = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        assert_eq!(
-            built_from, sources,
-            "image {tag} was built from other sources than this checkout (label dev.jax-runtimes.source): rebuild it with `functions/build-image.sh {tag}`"
+        // Cargo's and podman's progress go straight to the terminal: a cold build takes minutes.
+        let _ = writeln!(
+            std::io::stderr(),
+            "krm_image: functions/build-image.sh {tag} (the static release binary, then the image if it changed)"
         );
+        let status = Command::new(root().join("functions/build-image.sh"))
+            .arg(&tag)
+            .env("CONTAINER_ENGINE", "podman")
+            .stdout(Stdio::null())
+            .status()
+            .expect("run functions/build-image.sh");
+        assert!(status.success(), "functions/build-image.sh {tag} failed ({status}); its output is above");
+        let config = inspect(&tag);
+        let built_from = config["Labels"]["dev.jax-runtimes.binary"].as_str().unwrap_or_default().to_string();
+        let out = Command::new(root().join("functions/build-image.sh")).arg("--hash").output().unwrap();
+        assert!(out.status.success(), "functions/build-image.sh --hash failed:\n{}", show(&out));
+        let binary = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert_eq!(built_from, binary, "image {tag} does not hold this checkout's binary (label dev.jax-runtimes.binary)");
         tag
     })
 }
@@ -53,7 +68,7 @@ fn inspect(tag: &str) -> Value {
     let out = Command::new(podman()).args(["image", "inspect", tag]).output().unwrap();
     assert!(
         out.status.success(),
-        "image {tag} is not in podman's image store: build it with `functions/build-image.sh {tag}` (.ci/run does), or point JAX_RUNTIMES_IMAGE at it:\n{}",
+        "image {tag} is not in podman's image store: build it with `functions/build-image.sh {tag}`:\n{}",
         show(&out)
     );
     let all: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -120,7 +135,8 @@ fn eval_both_ways(pkg: &str, tweak: impl Fn(&Path) + Copy, extra: &[&str]) -> Ro
         route(&args, p)
     };
     let image_run = eval(&by_image, ["--image", image()]);
-    let exec_run = eval(&by_exec, ["--exec", BIN]);
+    let bin = support::bin();
+    let exec_run = eval(&by_exec, ["--exec", bin.to_str().unwrap()]);
     assert_eq!(image_run.ok, exec_run.ok, "{pkg}: image and exec routes disagree:\n{}\n---\n{}", show(&image_run.out), show(&exec_run.out));
     assert_eq!(image_run.results, exec_run.results, "{pkg}: the function's results differ between image and exec");
     assert_eq!(image_run.files, exec_run.files, "{pkg}: `kpt fn eval --image` wrote other files than `--exec`");
@@ -307,9 +323,7 @@ fn example_input() -> Vec<u8> {
 }
 
 fn exec_output(input: &[u8]) -> Output {
-    let mut child = Command::new(BIN).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    support::feed(support::cli(&[]), input)
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! - no stage imports a front door (`cli`, `krm`): only `main.rs` and the front doors do;
 //! - every module opens with a `//!` line that says what it takes and gives.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -1,19 +1,20 @@
 //! Output that CI jobs and people can read (issue 18), from the outside: what each command
 //! prints, on which stream, in which format, and what its messages say.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use support::{root, Run};
 
 /// Runs `jax-runtimes ARGS` in `dir` with extra environment variables.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(support::bin());
-    c.args(args).current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
+    let mut c = support::cli(args);
+    c.current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
     for (k, v) in env {
         c.env(k, v);
     }
@@ -72,7 +73,7 @@ fn render_json_findings_are_one_document_on_stderr_with_nothing_else() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0]["rule"], "output/stale");
     assert!(f[0]["message"].as_str().unwrap().contains("0 missing, 1 changed, 0 extra"), "{}", f[0]);
-    assert!(r.stdout.contains("+") && r.stdout.contains("cpu: \"3\""), "the diff stays on stdout:\n{}", r.stdout);
+    assert!(r.stdout.contains('+') && r.stdout.contains("cpu: \"3\""), "the diff stays on stdout:\n{}", r.stdout);
     // A path that does not exist: exit 2, still one JSON document.
     let r = run(d, &["render", "missing.yaml", "--format", "json"], &[]);
     assert_eq!(r.code, 2);

@@ -6,6 +6,10 @@
 //! - the catalog reader and the ResourceList reader never panic, whatever the bytes: this is
 //!   the project's fuzz target, run on every `cargo test` with a modest case count.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
 use std::sync::Arc;
 
 use jax_runtimes::krm;
@@ -13,12 +17,6 @@ use jax_runtimes::read::{self, Source};
 use jax_runtimes::{pipeline, rules, write, yaml};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-
-/// 64 cases per property (fast in debug builds); `PROPTEST_CASES=5000` for a longer fuzzing run.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 // ---------------------------------------------------------------- front doors, in process
 
@@ -297,7 +295,7 @@ fn yamlish() -> impl Strategy<Value = String> {
 // ---------------------------------------------------------------- properties
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(support::proptest_config())]
 
     /// Same catalog, same bytes; and the KRM function reaches a fixed point in one run.
     #[test]

@@ -11,6 +11,8 @@
 //!
 //! Needs JAX_RUNTIMES_PYTHON (set by tests/run); fails without it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::path::Path;

@@ -4,6 +4,8 @@
 //! TrainJob of every built-in runtime's docs page, and previews of a CPU, a multi-node GPU and
 //! a multi-host TPU runtime with TrainJobs that override image, numNodes, env and resources.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
 mod support;
 
 use std::collections::BTreeSet;
@@ -283,8 +285,9 @@ fn preview(trainjob: &str, args: &[&str]) -> (Value, String, support::Run) {
     (pod, header, r)
 }
 
+/// The `node` container of a Pod.
 fn node(pod: &Value) -> &Value {
-    pod["spec"]["containers"].as_array().unwrap().iter().find(|c| c["name"] == "node").expect("container node")
+    support::container_node(&pod["spec"])
 }
 
 fn env(pod: &Value, name: &str) -> Option<String> {
@@ -434,7 +437,8 @@ fn preview_refuses_what_it_cannot_show() {
 
 #[test]
 fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
-    let crd = support::reference().join("kubeflow-trainer-v2.3.0/crds/trainer.kubeflow.org_trainjobs.yaml");
+    let Some(reference) = support::reference() else { return };
+    let crd = reference.join("kubeflow-trainer-v2.3.0/crds/trainer.kubeflow.org_trainjobs.yaml");
     let with_crd = Options::with_crd_files(&[crd]).expect("the TrainJob CRD loads");
     let mut inputs: Vec<(String, Value)> = corpus().iter().map(|c| (c.name.clone(), trainjob(&c.trainjob))).collect();
     let job = |spec: Value| trainjob(&json!({"metadata": {"name": "j"}, "spec": spec}));

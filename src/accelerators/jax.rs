@@ -44,6 +44,7 @@ impl JaxData {
 }
 
 /// The embedded table, parsed once (unit-tested, so this never fails in a built binary).
+#[allow(clippy::expect_used, reason = "embedded data, not input; the unit tests prove it parses")]
 pub fn jax() -> &'static JaxData {
     static DATA: OnceLock<JaxData> = OnceLock::new();
     DATA.get_or_init(|| JaxData::parse(JAX_YAML).expect("catalog/accelerators/jax.yaml is valid (unit-tested)"))

@@ -50,6 +50,7 @@ pub struct Data {
 
 /// The embedded tables, parsed once. They are part of the binary, not input: the unit tests
 /// below prove they parse and hold together, so this never fails in a built binary.
+#[allow(clippy::expect_used, reason = "embedded data, not input; the unit tests prove it parses")]
 pub fn data() -> &'static Data {
     static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(|| {

@@ -88,6 +88,7 @@ impl PoolTaint {
 
 /// The embedded table, parsed once. It is part of the binary, not input: the unit tests below
 /// prove it parses and holds together, so this never fails in a built binary.
+#[allow(clippy::expect_used, reason = "embedded data, not input; the unit tests prove it parses")]
 pub fn nodes() -> &'static NodeData {
     static DATA: OnceLock<NodeData> = OnceLock::new();
     DATA.get_or_init(|| NodeData::parse(NODES_YAML).expect("the embedded node data is valid (unit-tested)"))

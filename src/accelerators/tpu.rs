@@ -185,8 +185,7 @@ impl TpuGeneration {
         if let Some(entry) = self.topologies.iter().find(|t| t.topology == canonical) {
             return entry.machine_types.iter().filter_map(|m| self.machine_type(m)).map(|m| self.shape(&canonical, &dims, m)).collect();
         }
-        if self.large_rule_accepts(&dims) {
-            let rule = self.large_topologies.as_ref().expect("checked");
+        if let Some(rule) = self.large_topologies.as_ref().filter(|_| self.large_rule_accepts(&dims)) {
             if let Some(m) = self.machine_type(&rule.machine_type) {
                 return vec![self.shape(&canonical, &dims, m)];
             }

@@ -224,7 +224,7 @@ pub fn table(f: &Filter) -> Result<Vec<Row>, String> {
                     rows.push(Row {
                         kind: "gpu".into(),
                         name: m.name.clone(),
-                        platform: p.to_string(),
+                        platform: p.clone(),
                         topology: String::new(),
                         accelerator_type: String::new(),
                         machine_type: mt.unwrap_or_else(|| "-".into()),

@@ -61,7 +61,7 @@ pub fn style_for(choice: ColorChoice, terminal: bool, no_color: bool, dumb: bool
 /// other write error (said on stderr).
 pub fn stdout(text: &str) -> Exit {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => Exit::Ok,
         Err(e) if e.kind() == ErrorKind::BrokenPipe => Exit::Ok,
         Err(e) => {
@@ -74,7 +74,7 @@ pub fn stdout(text: &str) -> Exit {
 /// Writes `text` to stderr as it is.
 pub fn stderr(text: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
 }
 
 /// `jax-runtimes: <note>` on stderr.

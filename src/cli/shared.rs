@@ -75,7 +75,7 @@ impl Reporter {
         match self.format {
             FindingsFormat::Text => {
                 if !diags.is_empty() {
-                    out::stderr(&report::text_all_styled(diags, &self.sources, out::style(out::Stream::Stderr)))
+                    out::stderr(&report::text_all_styled(diags, &self.sources, out::style(out::Stream::Stderr)));
                 }
             }
             FindingsFormat::Json => self.kept.extend_from_slice(diags),

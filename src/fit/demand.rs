@@ -83,7 +83,8 @@ impl Demand {
         let pods = u32::try_from(pods.max(1)).unwrap_or(1);
         let requests = requests::pod_requests(spec, &[]).map_err(|source| DemandError::Requests { job: trainer.name.clone(), source })?;
         let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
-        let host_ports = requests::host_ports(spec, if jax { &[COORDINATOR_PORT as i32] } else { &[] });
+        let coordinator = [i32::from(COORDINATOR_PORT)];
+        let host_ports = requests::host_ports(spec, if jax { &coordinator } else { &[] });
         let mut tolerations = spec.tolerations.clone().unwrap_or_default();
         tolerations.extend(nodes().kubernetes.admission_tolerations.iter().cloned());
         let annotation = |key: &str| {

@@ -64,7 +64,7 @@ pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write)
             return Exit::Usage;
         }
     };
-    if let Err(e) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
+    if let Err(e) = output.write_all(text.as_bytes()).and_then(|()| output.flush()) {
         let _ = writeln!(stderr, "{}", Diagnostic::new(&KRM_WRITE, format!("cannot write standard output: {e}")));
         return Exit::Usage;
     }

@@ -35,9 +35,9 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
     check_names(entry, &mut f);
     for d in super::kubernetes::check_entry(entry, defaults) {
         if d.is_error() {
-            f.errors.push(d)
+            f.errors.push(d);
         } else {
-            f.warnings.push(d)
+            f.warnings.push(d);
         }
     }
     let trainer = trainer_version(spec.trainer.as_deref().or(defaults.trainer.as_deref()), &mut f);

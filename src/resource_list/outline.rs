@@ -65,16 +65,14 @@ fn wanted(path: &[&str]) -> bool {
     let meta = |rest: &[&str]| {
         matches!(
             rest,
-            [] | ["apiVersion"]
-                | ["kind"]
-                | ["metadata"]
+            [] | ["apiVersion" | "kind" | "metadata"]
                 | ["metadata", "name" | "namespace" | "labels" | "annotations"]
                 | ["metadata", "labels" | "annotations", _]
         )
     };
     match path {
         [] => true,
-        ["apiVersion"] | ["kind"] => true,
+        ["apiVersion" | "kind"] => true,
         ["items"] => true,
         ["items", "[]", rest @ ..] => meta(rest),
         ["functionConfig", rest @ ..] => meta(rest),

@@ -275,14 +275,14 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
             }
         }
         (Policy::Jax, None) if t.is_none() => {
-            out.push("No JAX plugin variables: the plugin injects them only when the TrainJob has `spec.trainer`.".to_string())
+            out.push("No JAX plugin variables: the plugin injects them only when the TrainJob has `spec.trainer`.".to_string());
         }
         (Policy::Jax, None) => out.push("No JAX plugin variables: the trainer job has no container `node`.".to_string()),
         (Policy::Plain, _) => {
-            out.push("The runtime has no ML framework policy: the PlainML plugin only sets numNodes and the TrainJob's env.".to_string())
+            out.push("The runtime has no ML framework policy: the PlainML plugin only sets numNodes and the TrainJob's env.".to_string());
         }
         (Policy::Other(fw), _) => {
-            out.push(format!("The runtime's `{fw}` policy plugin adds its own env and ports, which this prediction does not show."))
+            out.push(format!("The runtime's `{fw}` policy plugin adds its own env and ports, which this prediction does not show."));
         }
     }
     for r in &p.resolved {

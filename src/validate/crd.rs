@@ -596,6 +596,12 @@ impl<'i> Keyword<'i> for UniqueKeys {
     }
 }
 
+/// Where the upstream reference data is, and what a test does without it (one rule for the unit
+/// and the integration tests).
+#[cfg(test)]
+#[path = "../../tests/support/reference.rs"]
+mod reference_data;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,12 +612,8 @@ mod tests {
     #[test]
     fn planned_cel_walk_agrees_with_the_full_kube_cel_walk() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let reference = root.join("../shared/reference/kubeflow-trainer-v2.3.0");
-        assert!(
-            reference.is_dir(),
-            "{} is missing: the upstream Trainer CRDs and runtimes (../shared/reference/README.md)",
-            reference.display()
-        );
+        let Some(reference) = reference_data::reference() else { return };
+        let reference = reference.join(reference_data::TRAINER);
         let crd_text = std::fs::read_to_string(reference.join("crds/trainer.kubeflow.org_clustertrainingruntimes.yaml")).unwrap();
         let crd = compile(&crate::yaml::parse_one(&crd_text).unwrap(), "crd").unwrap();
         let version = &crd.versions[0];

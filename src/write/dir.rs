@@ -275,8 +275,8 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), DirError> {
     let mut unrestored = Vec::new();
     for d in done.iter().rev() {
         let res = match d {
-            Done::Created(p) => fs::remove_file(p).map(|_| p),
-            Done::Replaced(p, old) | Done::Removed(p, old) => write_synced(p, old).map(|_| p),
+            Done::Created(p) => fs::remove_file(p).map(|()| p),
+            Done::Replaced(p, old) | Done::Removed(p, old) => write_synced(p, old).map(|()| p),
         };
         if let Err(e) = res {
             let p = match d {

@@ -134,7 +134,7 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
 /// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
     let total = |per: &str| match per.parse::<i64>() {
-        Ok(n) => format!("{} ({per} per node x {})", n * num_nodes as i64, words::count(num_nodes, "node")),
+        Ok(n) => format!("{} ({per} per node x {})", n * i64::from(num_nodes), words::count(num_nodes, "node")),
         Err(_) => format!("{per} per node"),
     };
     match data().sdk.device_of(limits) {
@@ -265,7 +265,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
             Some(json!({ "model": g.model, "vendor": g.vendor, "resource": g.resource, "count": g.count, "machineType": g.machine_type })),
             format!(
                 "{}: {} x {} per node on {}",
-                words::count(g.count as i64 * r.num_nodes as i64, "GPU"),
+                words::count(i64::from(g.count) * i64::from(r.num_nodes), "GPU"),
                 g.count,
                 g.model,
                 words::count(r.num_nodes, "node")

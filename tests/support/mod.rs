@@ -1,7 +1,7 @@
 //! Shared by every test binary (`mod support;`): the project root, the binary, running it, and
 //! the real components the tests use (the upstream reference data, kpt, kubectl, the Python venv
-//! that tests/run creates). A component that is missing fails the test with what to do: no test
-//! skips and passes.
+//! that tests/run creates). A component that is missing fails the test with what to do. The one
+//! exception is the upstream reference data, which a user's clone may lack: see [`reference`].
 
 #![allow(dead_code)]
 
@@ -48,22 +48,9 @@ impl Run {
 
 /// Runs `jax-runtimes ARGS` in `cwd` with `stdin` (empty when `None`).
 pub fn run_in(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run jax-runtimes");
-    {
-        let mut i = child.stdin.take().expect("stdin");
-        if let Some(s) = stdin {
-            // The binary may exit before reading everything (bad input): not an error here.
-            let _ = i.write_all(s);
-        }
-    }
-    Run::of(child.wait_with_output().expect("wait for jax-runtimes"))
+    let mut cmd = cli(args);
+    cmd.current_dir(cwd);
+    Run::of(feed(cmd, stdin.unwrap_or_default()))
 }
 
 /// Runs `jax-runtimes ARGS` in the project root.
@@ -81,22 +68,13 @@ pub fn render(args: &[&Path]) -> String {
     r.stdout
 }
 
-/// `../shared/reference`: the upstream Trainer v2.3.0 CRDs and runtimes and the JobSet CRD. The
-/// tests need it; without it they fail and say where it belongs.
-pub fn reference() -> PathBuf {
-    let dir = root().join("../shared/reference");
-    assert!(
-        dir.join("kubeflow-trainer-v2.3.0/crds").is_dir(),
-        "{} is missing: the tests check against the upstream Trainer CRDs and runtimes there (see ../shared/reference/README.md)",
-        dir.display()
-    );
-    dir
-}
+pub mod reference;
+pub use reference::reference;
 
-/// The Trainer runtime CRDs of the reference data.
-pub fn reference_crd_files() -> Vec<PathBuf> {
-    let crds = reference().join("kubeflow-trainer-v2.3.0/crds");
-    vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")]
+/// The Trainer runtime CRDs of the reference data (`None`: see [`reference()`]).
+pub fn reference_crd_files() -> Option<Vec<PathBuf>> {
+    let crds = reference()?.join(reference::TRAINER).join("crds");
+    Some(vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")])
 }
 
 /// A program the end-to-end tests run (kpt, kubectl). Missing, the test fails.
@@ -107,9 +85,22 @@ pub fn tool(name: &str) -> PathBuf {
     })
 }
 
+/// Says that the calling test needs `what` of tests/tiers.txt (`venv`, `podman`): under
+/// `tests/run --quick`, which sets up neither, a test that is not listed there fails here.
+pub fn needs(what: &str) {
+    let quick = std::env::var("JAX_RUNTIMES_TIER").is_ok_and(|t| t == "quick");
+    assert!(
+        !quick,
+        "{}::{} needs `{what}`, which tests/run --quick does not set up: list it in tests/tiers.txt (`{what} BINARY [TEST]`)",
+        env!("CARGO_CRATE_NAME"),
+        std::thread::current().name().unwrap_or("?")
+    );
+}
+
 /// The venv interpreter that tests/run creates (JAX on CPU, the Kubeflow SDK, jsonschema).
 /// Unset, the test fails: run the tests through tests/run.
 pub fn python() -> PathBuf {
+    needs("venv");
     let p = std::env::var_os("JAX_RUNTIMES_PYTHON")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -220,4 +211,56 @@ pub fn text(out: &Output) -> String {
 /// committed expected files from the current output instead of comparing.
 pub fn bless() -> bool {
     ["UPDATE_GOLDEN", "UPDATE_DOCS", "JAX_RUNTIMES_BLESS"].iter().any(|k| std::env::var(k).is_ok_and(|v| v == "1"))
+}
+
+/// The pod template of a runtime's `node` replicated job (the one Trainer runs the training in):
+/// `spec.template.spec.replicatedJobs[name=node].template.spec.template`.
+pub fn node_template(runtime: &serde_json::Value) -> &serde_json::Value {
+    let jobs = runtime["spec"]["template"]["spec"]["replicatedJobs"].as_array().expect("spec.template.spec.replicatedJobs");
+    let job =
+        jobs.iter().find(|j| j["name"] == "node").unwrap_or_else(|| panic!("no replicatedJob `node` in {}", runtime["metadata"]["name"]));
+    &job["template"]["spec"]["template"]
+}
+
+/// The pod spec of a runtime's `node` replicated job.
+pub fn node_pod(runtime: &serde_json::Value) -> &serde_json::Value {
+    &node_template(runtime)["spec"]
+}
+
+/// The container named `node` of a pod spec (a runtime's, or one of the pods Trainer makes).
+pub fn container_node(pod_spec: &serde_json::Value) -> &serde_json::Value {
+    let containers = pod_spec["containers"].as_array().expect("containers");
+    containers.iter().find(|c| c["name"] == "node").unwrap_or_else(|| panic!("no container `node` in {pod_spec}"))
+}
+
+/// The `node` container of a runtime's `node` replicated job: the one way the tests find it.
+pub fn node_container(runtime: &serde_json::Value) -> &serde_json::Value {
+    container_node(node_pod(runtime))
+}
+
+/// The proptest configuration of every property test: `PROPTEST_CASES` cases (default 64), and
+/// no failure files written into the tree (a failing case is printed, with its seed).
+pub fn proptest_config() -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64);
+    proptest::test_runner::Config { cases, failure_persistence: None, ..proptest::test_runner::Config::default() }
+}
+
+/// The one way the tests start the binary: `jax-runtimes ARGS` in the project root, stdin empty,
+/// stdout and stderr captured by `.output()`. Callers add what they need (`current_dir`, `env`,
+/// more `args`), or hand it to [`feed`] for input on stdin.
+pub fn cli(args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args).current_dir(root()).stdin(Stdio::null());
+    c
+}
+
+/// Runs `cmd` with `stdin` on its standard input and returns what it printed. The program may
+/// exit before reading everything (bad input): that is not an error here.
+pub fn feed(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start the program");
+    {
+        let mut i = child.stdin.take().expect("stdin");
+        let _ = i.write_all(stdin);
+    }
+    child.wait_with_output().expect("wait for the program")
 }
