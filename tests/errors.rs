@@ -55,7 +55,7 @@ fn unknown_field_is_an_error_at_its_path_and_line() {
     fails_with(
         "typo.yaml",
         &text,
-        &["error[catalog/unknown-field]", "typo.yaml:6", "JaxRuntime/x", "`spec.nodeSelectr`", "expected one of", "`nodeSelector`"],
+        &["error[catalog/unknown-field]", "typo.yaml:6", "JaxRuntime/x", "`spec.nodeSelectr`", "did you mean `nodeSelector`?", "[typo.yaml:6:3]"],
     );
 }
 

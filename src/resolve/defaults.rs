@@ -5,7 +5,7 @@ use crate::accelerators::data;
 use crate::catalog::{DefaultsSpec, JaxRuntimeDefaults, Kind};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::read::Document;
-use crate::rules::catalog::{CATALOG_DUPLICATE_DEFAULTS, CATALOG_INVALID_VALUE, CATALOG_UNKNOWN_FIELD};
+use crate::rules::catalog::{CATALOG_DUPLICATE_DEFAULTS, CATALOG_INVALID_VALUE};
 use crate::spelling;
 
 /// The one `JaxRuntimeDefaults` (a second is an error), checked; empty when there is none.
@@ -32,32 +32,8 @@ pub(super) fn single(defaults: &[(JaxRuntimeDefaults, &Document)], diags: &mut V
             spec.platform = None;
         }
     }
-    let keys = image_keys();
-    for key in spec.images.0.keys() {
-        if !keys.iter().any(|k| k == key) {
-            let near =
-                spelling::nearest(key, keys.iter().map(String::as_str), 3).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
-            report(
-                Diagnostic::new(
-                    &CATALOG_UNKNOWN_FIELD,
-                    format!("unknown image key `{key}`{near}; expected one of {}", crate::accelerators::quoted(&keys)),
-                )
-                .with_field(format!("spec.images.{key}"))
-                .with_help("name the image by accelerator kind: `cpu`, `tpu`, or a GPU vendor's key"),
-            );
-        }
-    }
-    spec.images.0.retain(|k, _| keys.contains(k));
     super::kubernetes::check_defaults(&spec).into_iter().for_each(&mut report);
     spec
-}
-
-/// The keys `JaxRuntimeDefaults.spec.images` accepts: `cpu`, `tpu` and each GPU vendor's key.
-pub fn image_keys() -> Vec<String> {
-    let mut keys = vec!["cpu".to_string()];
-    keys.extend(data().gpu.vendors.iter().map(|v| v.image_key.clone()));
-    keys.push("tpu".to_string());
-    keys
 }
 
 /// A platform name the accelerator data knows, else an error at `field`.

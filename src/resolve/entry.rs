@@ -9,16 +9,12 @@ use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
 
 use super::resolved::{Accel, AcceleratorPlan, Origin, Resolved};
 use crate::accelerators::data;
-use crate::catalog::{DefaultsSpec, JaxRuntime, Platform};
+use crate::catalog::{self, DefaultsSpec, JaxRuntime, Platform};
 use crate::diag::Diagnostic;
 use crate::k8s::names;
 use crate::keys;
 use crate::rules::catalog::*;
 use crate::trainer::JAX_PLUGIN_VARIABLES;
-
-/// Trainer releases with the JAX policy.
-pub const TRAINER_VERSIONS: [&str; 2] = ["v2.2", "v2.3"];
-pub const TRAINER_DEFAULT: &str = "v2.3";
 
 /// Errors and warnings of one entry.
 #[derive(Default)]
@@ -109,39 +105,56 @@ fn check_names(entry: &JaxRuntime, f: &mut Findings) {
     }
 }
 
-/// The Trainer release, normalized (`2.3`, `v2.3.0` -> `v2.3`); the default when unset.
+/// The Trainer release, exactly as [`catalog::trainer_releases`] lists it; the default when unset.
 fn trainer_version(given: Option<&str>, f: &mut Findings) -> String {
-    let Some(t) = given else { return TRAINER_DEFAULT.to_string() };
-    match normalize_trainer(t) {
+    let Some(t) = given else { return catalog::trainer_default().to_string() };
+    match check_trainer(t) {
         Ok(v) => v,
         Err(e) => {
             f.errors.push(
                 Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
                     .with_field("spec.trainer")
-                    .with_help(format!("set `spec.trainer` to one of {}", TRAINER_VERSIONS.join(", "))),
+                    .with_help(format!("set `spec.trainer` to one of {}", quoted_releases())),
             );
-            TRAINER_DEFAULT.to_string()
+            catalog::trainer_default().to_string()
         }
     }
+}
+
+/// `` `v2.2`, `v2.3` ``.
+fn quoted_releases() -> String {
+    catalog::trainer_releases().iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// A Trainer release jax-runtimes cannot target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum TrainerVersionError {
-    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
+    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = quoted_releases())]
     NoJaxPolicy(String),
-    #[error("unsupported Trainer release `{0}`; expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
+    #[error("`{given}` is not how the catalog names a Trainer release: it takes exactly one of {versions}; did you mean `{near}`?", versions = quoted_releases())]
+    Spelling { given: String, near: String },
+    #[error("unknown Trainer release `{0}`; the known releases are {versions}", versions = quoted_releases())]
     Unsupported(String),
 }
 
-fn normalize_trainer(t: &str) -> Result<String, TrainerVersionError> {
-    let s = t.trim().trim_start_matches('v');
+/// `t` when it is exactly a known release. `2.3`, `v2.3.0` or `v2.2.7` name a known minor
+/// release in another spelling (or a patch release jax-runtimes does not know): an error that
+/// says how to write it, never a silent match.
+fn check_trainer(t: &str) -> Result<String, TrainerVersionError> {
+    let releases = catalog::trainer_releases();
+    if releases.contains(&t) {
+        return Ok(t.to_string());
+    }
+    let s = t.trim().trim_start_matches(['v', 'V']);
     let mut parts = s.split('.');
     let major = parts.next().and_then(|p| p.parse::<u32>().ok());
     let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
     match (major, minor) {
         (Some(2), Some(0 | 1)) => Err(TrainerVersionError::NoJaxPolicy(t.to_string())),
-        (Some(ma), Some(mi)) if TRAINER_VERSIONS.contains(&format!("v{ma}.{mi}").as_str()) => Ok(format!("v{ma}.{mi}")),
+        (Some(ma), Some(mi)) => match releases.iter().find(|r| **r == format!("v{ma}.{mi}")) {
+            Some(near) => Err(TrainerVersionError::Spelling { given: t.to_string(), near: near.to_string() }),
+            None => Err(TrainerVersionError::Unsupported(t.to_string())),
+        },
         _ => Err(TrainerVersionError::Unsupported(t.to_string())),
     }
 }
@@ -421,11 +434,17 @@ mod tests {
     }
 
     #[test]
-    fn trainer_releases_normalize_and_old_ones_are_refused() {
-        assert_eq!(normalize_trainer("2.3").unwrap(), "v2.3");
-        assert_eq!(normalize_trainer(" v2.2.1 ").unwrap(), "v2.2");
-        assert!(normalize_trainer("v2.1").unwrap_err().to_string().contains("no JAX policy"));
-        assert!(normalize_trainer("v3.0").unwrap_err().to_string().contains("unsupported"));
+    fn trainer_takes_exactly_the_known_releases() {
+        assert_eq!(check_trainer("v2.3").unwrap(), "v2.3");
+        assert_eq!(check_trainer("v2.2").unwrap(), "v2.2");
+        for (given, near) in [("2.3", "v2.3"), ("v2.3.0", "v2.3"), ("v2.2.7", "v2.2"), (" v2.2 ", "v2.2")] {
+            let e = check_trainer(given).unwrap_err().to_string();
+            assert!(e.contains(&format!("did you mean `{near}`")) && e.contains("`v2.2`, `v2.3`"), "{given}: {e}");
+        }
+        assert!(check_trainer("v2.1").unwrap_err().to_string().contains("no JAX policy"));
+        let e = check_trainer("v3.0").unwrap_err().to_string();
+        assert_eq!(e, "unknown Trainer release `v3.0`; the known releases are `v2.2`, `v2.3`");
+        assert!(check_trainer("latest").is_err());
     }
 
     #[test]

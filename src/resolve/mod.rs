@@ -87,17 +87,17 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                 res.catalog_objects += 1;
                 match kind {
                     Kind::Runtime => {
-                        if let Some(r) = shape::typed::<JaxRuntime>(doc, &object, &mut res.diagnostics) {
+                        if let Some(r) = shape::typed::<JaxRuntime>(doc, kind, &object, &mut res.diagnostics) {
                             objects.entries.push((r, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
                         }
                     }
                     Kind::Defaults => {
-                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, &object, &mut res.diagnostics) {
+                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, kind, &object, &mut res.diagnostics) {
                             objects.defaults.push((d, doc));
                         }
                     }
                     Kind::Matrix => {
-                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, &object, &mut res.diagnostics) {
+                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, kind, &object, &mut res.diagnostics) {
                             objects.matrices.push((m, doc));
                         }
                     }
@@ -119,9 +119,9 @@ fn expand_matrices(matrices: &[(JaxRuntimeMatrix, &Document)], entries: &mut Vec
                 for row in rows {
                     let origin =
                         Origin { doc: doc.place(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
-                    match shape::from_value::<JaxRuntime>(&row.runtime) {
+                    match shape::read::<JaxRuntime>(Kind::Runtime, &row.runtime) {
                         Ok(r) => entries.push((r, origin)),
-                        Err(d) => diags.push(origin.locate(d)),
+                        Err(errors) => diags.extend(errors.into_iter().map(|d| origin.locate(d))),
                     }
                 }
             }
