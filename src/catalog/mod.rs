@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -287,10 +288,15 @@ pub struct JaxRuntimeDefaults {
     pub spec: DefaultsSpec,
 }
 
-/// Values a `JaxRuntime` gets when it does not set them.
+/// Values a `JaxRuntime` gets when it does not set them. Without `selector`, for every runtime of
+/// the input (at most one such defaults per input); with one, for the runtimes it selects, over
+/// the unselected defaults (at most one selected defaults per runtime).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DefaultsSpec {
+    /// Which runtimes these defaults apply to. Absent: every runtime of the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<DefaultsSelector>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trainer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -320,6 +326,27 @@ pub struct DefaultsSpec {
     /// network names, device counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fabric: Option<FabricSpec>,
+}
+
+/// Which runtimes a `JaxRuntimeDefaults` applies to: those that meet every condition given (an
+/// empty selector selects every runtime).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefaultsSelector {
+    /// Labels the runtime's own `metadata.labels` (a `JaxRuntime`'s, or a matrix row's, before any
+    /// defaults) must have, as in a Kubernetes label selector.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: BTreeMap<String, String>,
+    /// Label selector requirements on the same labels (`In`, `NotIn`, `Exists`, `DoesNotExist`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+    /// Runtime names, one of which must match; `*` matches any characters (`team-ml-*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// `true`: only runtimes whose catalog file is in the folder of this defaults' file, or below
+    /// it (paths as the command or the package names them).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_folder: bool,
 }
 
 /// Images per accelerator kind: `cpu`, `tpu`, and one key per GPU vendor of the accelerator data

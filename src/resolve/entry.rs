@@ -45,6 +45,17 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
                 .with_field("spec.numNodes"),
         );
     }
+    let gpu = match &plan.accel {
+        Accel::Gpu(g) => Some(g),
+        _ => None,
+    };
+    let replaced = |k: &str| match k {
+        keys::DESCRIPTION => spec.description.is_some(),
+        keys::MACHINE_TYPES => gpu.is_some_and(|g| !g.machine_types.is_empty()),
+        keys::INTERCONNECT => gpu.is_some() && plan.num_nodes > 1,
+        _ => true,
+    };
+    f.warnings.extend(super::defaults::generator_metadata(&entry.metadata.labels, &entry.metadata.annotations, "metadata", &replaced));
     let (resources, cpu_limit_from_request) = resources(entry, &plan, &mut f);
     let env = env(entry, defaults, std::mem::take(&mut plan.env), &mut f);
     let (node_selector, tolerations) = scheduling(entry, defaults, &plan);
