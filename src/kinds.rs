@@ -48,8 +48,8 @@ pub fn near_miss(gvk: Gvk<'_>) -> Option<Diagnostic> {
         return None;
     }
     let exact_kind = FAMILIES.iter().find_map(|f| f.kinds.iter().find(|k| **k == gvk.kind).map(|k| (f, *k)));
-    let near_kind = exact_kind
-        .or_else(|| FAMILIES.iter().find_map(|f| spelling::nearest(gvk.kind, f.kinds.iter().copied(), TYPO).map(|k| (f, k))));
+    let near_kind =
+        exact_kind.or_else(|| FAMILIES.iter().find_map(|f| spelling::nearest(gvk.kind, f.kinds.iter().copied(), TYPO).map(|k| (f, k))));
     let api_version = if gvk.group.is_empty() { gvk.version.to_string() } else { format!("{}/{}", gvk.group, gvk.version) };
     if let Some((f, kind)) = near_kind {
         let same_group = gvk.group == f.group;
@@ -74,11 +74,9 @@ pub fn near_miss(gvk: Gvk<'_>) -> Option<Diagnostic> {
                 format!("`apiVersion: {api_version}`, `kind: {}` looks like a {} object; did you mean `apiVersion: {right_api}`, `kind: {kind}`?", gvk.kind, f.owner),
             ),
         };
-        return Some(
-            Diagnostic::new(&INPUT_NEAR_MISS, message)
-                .with_field(field)
-                .with_help(format!("write `apiVersion: {right_api}` and `kind: {kind}`; an object jax-runtimes does not recognise would go unchecked")),
-        );
+        return Some(Diagnostic::new(&INPUT_NEAR_MISS, message).with_field(field).with_help(format!(
+            "write `apiVersion: {right_api}` and `kind: {kind}`; an object jax-runtimes does not recognise would go unchecked"
+        )));
     }
     // The group is one of ours, the kind is nothing like one of its kinds.
     let f = FAMILIES.iter().find(|f| f.group == gvk.group)?;

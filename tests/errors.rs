@@ -55,7 +55,14 @@ fn unknown_field_is_an_error_at_its_path_and_line() {
     fails_with(
         "typo.yaml",
         &text,
-        &["error[catalog/unknown-field]", "typo.yaml:6", "JaxRuntime/x", "`spec.nodeSelectr`", "did you mean `nodeSelector`?", "[typo.yaml:6:3]"],
+        &[
+            "error[catalog/unknown-field]",
+            "typo.yaml:6",
+            "JaxRuntime/x",
+            "`spec.nodeSelectr`",
+            "did you mean `nodeSelector`?",
+            "[typo.yaml:6:3]",
+        ],
     );
 }
 
@@ -166,7 +173,13 @@ fn matrix_errors_point_at_the_bad_value_and_name_the_row() {
     fails_with(
         "m.yaml",
         text,
-        &["JaxRuntimeMatrix/m", "`spec.matrix.topology[1]`", "at `spec.template.spec.accelerator.tpu.topology`", "matrix row topology=3x3", "[m.yaml:5:28]"],
+        &[
+            "JaxRuntimeMatrix/m",
+            "`spec.matrix.topology[1]`",
+            "at `spec.template.spec.accelerator.tpu.topology`",
+            "matrix row topology=3x3",
+            "[m.yaml:5:28]",
+        ],
     );
 }
 

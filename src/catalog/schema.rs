@@ -71,7 +71,23 @@ fn build() -> Value {
         templated(defs);
     }
     if let Some(obj) = schema.as_object_mut() {
+        // By kind, not "any of": an editor (and a validator) then reports the fields of the kind
+        // the object says it is, and a kind that is none of them.
+        obj.remove("anyOf");
+        let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        obj.insert("type".into(), json!("object"));
+        obj.insert("required".into(), json!(["apiVersion", "kind"]));
+        obj.insert("properties".into(), json!({"apiVersion": {"const": super::API_VERSION}, "kind": {"enum": kinds}}));
+        let by_kind: Vec<Value> = kinds
+            .iter()
+            .map(|k| json!({"if": {"properties": {"kind": {"const": k}}, "required": ["kind"]}, "then": {"$ref": format!("#/$defs/{k}")}}))
+            .collect();
+        obj.insert("allOf".into(), Value::Array(by_kind));
         obj.insert("title".into(), Value::String("jax-runtimes catalog object".into()));
+        obj.insert(
+            "description".into(),
+            json!("A jax-runtimes catalog object (apiVersion `jax-runtimes.dev/v1alpha1`): a `JaxRuntime`, `JaxRuntimeDefaults` or `JaxRuntimeMatrix`, or the KRM function's `JaxRuntimeValidation` config."),
+        );
         obj.insert("$id".into(), Value::String("https://jax-runtimes.dev/schema/v1alpha1/catalog.json".into()));
     }
     schema
@@ -186,12 +202,8 @@ fn refine(defs: &mut Map<String, Value>) {
     let p = patterns();
 
     // Names that are data.
-    let platforms: Vec<Value> = d
-        .platforms
-        .platforms
-        .iter()
-        .map(|p| json!({"description": p.description, "type": "string", "const": p.name}))
-        .collect();
+    let platforms: Vec<Value> =
+        d.platforms.platforms.iter().map(|p| json!({"description": p.description, "type": "string", "const": p.name})).collect();
     defs.insert("Platform".into(), json!({"description": "The platform the runtime schedules on.", "oneOf": platforms}));
     let mut images = Map::new();
     images.insert("cpu".into(), json!({"description": "CPU runtimes.", "type": "string"}));
@@ -211,12 +223,16 @@ fn refine(defs: &mut Map<String, Value>) {
     // Runtimes' metadata: what the API server checks of a runtime's name, namespace and labels.
     if let Some(Value::Object(meta)) = defs.get("Metadata").cloned() {
         let mut rm = meta;
-        rm.insert("description".into(), json!("Object metadata of a runtime: its name, namespace, labels and annotations are the generated runtime's."));
+        rm.insert(
+            "description".into(),
+            json!("Object metadata of a runtime: its name, namespace, labels and annotations are the generated runtime's."),
+        );
         defs.insert(RUNTIME_METADATA.into(), Value::Object(rm));
         replace(defs, RUNTIME_METADATA, "name", p.dns_subdomain.clone());
         replace(defs, RUNTIME_METADATA, "namespace", optional(p.dns_label.clone()));
         let labels = json!({"type": "object", "propertyNames": {"pattern": p.label_key}, "additionalProperties": p.label_value});
-        let annotations = json!({"type": "object", "propertyNames": {"pattern": p.annotation_key}, "additionalProperties": {"type": "string"}});
+        let annotations =
+            json!({"type": "object", "propertyNames": {"pattern": p.annotation_key}, "additionalProperties": {"type": "string"}});
         replace(defs, RUNTIME_METADATA, "labels", labels.clone());
         replace(defs, RUNTIME_METADATA, "annotations", annotations.clone());
         replace(defs, "DefaultsSpec", "labels", labels.clone());
@@ -258,6 +274,17 @@ fn refine(defs: &mut Map<String, Value>) {
         }
     }
 
+    let selector_ops: Vec<Value> = k.label_selector_operators.keys().map(|s| Value::from(s.as_str())).collect();
+    set(defs, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", "operator", json!({"enum": selector_ops}));
+    set(defs, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", "key", json!({"pattern": p.label_key}));
+    replace(
+        defs,
+        "DefaultsSelector",
+        "matchLabels",
+        json!({"type": "object", "propertyNames": {"pattern": p.label_key}, "additionalProperties": p.label_value}),
+    );
+    replace(defs, "DefaultsSelector", "names", json!({"type": "array", "items": {"type": "string", "pattern": "^[-a-z0-9.*]+$"}}));
+
     // GPUs.
     let models: Vec<Value> =
         d.gpu.models.iter().map(|m| json!({"description": m.description, "type": "string", "const": m.name})).collect();
@@ -279,19 +306,13 @@ fn refine(defs: &mut Map<String, Value>) {
         n.push(g.accelerator_label.clone());
         n
     };
-    let generation_pattern =
-        |g: &crate::accelerators::TpuGeneration| format!("^\\s*({})\\s*$", names(g).iter().map(|n| any_case(n)).collect::<Vec<_>>().join("|"));
-    let all_generations = format!(
-        "^\\s*({})\\s*$",
-        t.generations.iter().flat_map(names).map(|n| any_case(&n)).collect::<Vec<_>>().join("|")
-    );
+    let generation_pattern = |g: &crate::accelerators::TpuGeneration| {
+        format!("^\\s*({})\\s*$", names(g).iter().map(|n| any_case(n)).collect::<Vec<_>>().join("|"))
+    };
+    let all_generations =
+        format!("^\\s*({})\\s*$", t.generations.iter().flat_map(names).map(|n| any_case(&n)).collect::<Vec<_>>().join("|"));
     let canonical: Vec<Value> = t.generations.iter().map(|g| Value::from(g.name.as_str())).collect();
-    replace(
-        defs,
-        "TpuSpec",
-        "type",
-        optional(json!({"type": "string", "anyOf": [{"enum": canonical}, {"pattern": all_generations}]})),
-    );
+    replace(defs, "TpuSpec", "type", optional(json!({"type": "string", "anyOf": [{"enum": canonical}, {"pattern": all_generations}]})));
     replace(defs, "TpuSpec", "topology", optional(json!({"type": "string", "pattern": "^[1-9][0-9]*x[1-9][0-9]*(x[1-9][0-9]*)?$"})));
     let prefixes: BTreeSet<String> =
         t.generations.iter().flat_map(|g| [g.accelerator_type_prefix.clone(), g.name.clone()]).map(|p| any_case(&p)).collect();
@@ -327,12 +348,7 @@ fn refine(defs: &mut Map<String, Value>) {
     }
 
     // Matrices: every variable has at least one value.
-    replace(
-        defs,
-        "MatrixSpec",
-        "matrix",
-        json!({"type": "object", "additionalProperties": {"type": "array", "minItems": 1}}),
-    );
+    replace(defs, "MatrixSpec", "matrix", json!({"type": "object", "additionalProperties": {"type": "array", "minItems": 1}}));
 }
 
 /// Adds the templated twins of what a matrix template holds, and points the template at them.
@@ -363,7 +379,10 @@ fn templated(defs: &mut Map<String, Value>) {
         if let Some(Value::Object(props)) = t.get_mut("properties") {
             props.insert(
                 "metadata".into(),
-                or_template(json!({"$ref": format!("#/$defs/{TEMPLATED}{RUNTIME_METADATA}")}), Some("The generated runtimes' metadata; its strings are templates.")),
+                or_template(
+                    json!({"$ref": format!("#/$defs/{TEMPLATED}{RUNTIME_METADATA}")}),
+                    Some("The generated runtimes' metadata; its strings are templates."),
+                ),
             );
             props.insert(
                 "spec".into(),
@@ -403,7 +422,9 @@ fn twin(s: &Value, refs: &mut Vec<String>) -> Value {
                 None => v.clone(),
             },
             "properties" => match v {
-                Value::Object(props) => Value::Object(props.iter().map(|(name, p)| (name.clone(), or_template(twin(p, refs), None))).collect()),
+                Value::Object(props) => {
+                    Value::Object(props.iter().map(|(name, p)| (name.clone(), or_template(twin(p, refs), None))).collect())
+                }
                 other => other.clone(),
             },
             "items" | "additionalProperties" if v.is_object() => or_template(twin(v, refs), None),
@@ -650,7 +671,9 @@ mod tests {
     fn the_schema_compiles_and_is_closed_inside_kubernetes_types() {
         let s = schema();
         jsonschema::validator_for(s).expect("the catalog schema compiles");
-        for def in ["io.k8s.api.core.v1.EnvVar", "io.k8s.api.core.v1.Toleration", "io.k8s.api.core.v1.ResourceRequirements", "JaxRuntimeSpec"] {
+        for def in
+            ["io.k8s.api.core.v1.EnvVar", "io.k8s.api.core.v1.Toleration", "io.k8s.api.core.v1.ResourceRequirements", "JaxRuntimeSpec"]
+        {
             assert_eq!(s["$defs"][def]["additionalProperties"], json!(false), "{def}");
             assert_eq!(s["$defs"][format!("{TEMPLATED}{def}")]["additionalProperties"], json!(false), "{def} in templates");
         }

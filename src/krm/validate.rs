@@ -30,6 +30,12 @@ pub fn process(list: ResourceList) -> Output {
         .enumerate()
         .filter_map(|(i, item)| {
             let (path, index) = annotations::file_of(&item.meta);
+            // A near miss of a kind the validator checks would pass unchecked.
+            if let Some(d) = crate::kinds::near_miss(item.meta.gvk()) {
+                let file = path.clone().unwrap_or_else(|| format!("<items[{i}]>"));
+                diags.push(d.with_object(item.meta.object_ref()).with_file(file, index, None));
+                return None;
+            }
             if !needed(item.meta.gvk()) && !path.as_deref().is_some_and(|p| inventory.contains(&p)) {
                 return None;
             }

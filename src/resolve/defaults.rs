@@ -57,7 +57,9 @@ impl<'a> DefaultsSet<'a> {
                             &CATALOG_DUPLICATE_DEFAULTS,
                             format!("a second JaxRuntimeDefaults without a `spec.selector`; `{first}` already applies to every runtime"),
                         )
-                        .with_help("merge them into one JaxRuntimeDefaults, or give this one a `spec.selector` (labels, names or `sameFolder`)"),
+                        .with_help(
+                            "merge them into one JaxRuntimeDefaults, or give this one a `spec.selector` (labels, names or `sameFolder`)",
+                        ),
                     ),
                     None => {
                         global = Some(&d.metadata.name);
@@ -93,7 +95,11 @@ impl<'a> DefaultsSet<'a> {
         let names: Vec<String> = std::iter::once(first).chain(others).map(|s| format!("`{}` ({})", s.name, s.doc.source.name)).collect();
         Err(Diagnostic::new(
             &CATALOG_DEFAULTS_OVERLAP,
-            format!("the runtime is selected by {} JaxRuntimeDefaults: {}; which one applies would depend on the order of the files", names.len(), names.join(", ")),
+            format!(
+                "the runtime is selected by {} JaxRuntimeDefaults: {}; which one applies would depend on the order of the files",
+                names.len(),
+                names.join(", ")
+            ),
         )
         .with_field("metadata.name")
         .with_help(CATALOG_DEFAULTS_OVERLAP.fix))
@@ -106,19 +112,27 @@ impl<'a> DefaultsSet<'a> {
             .filter(|s| !s.used.get())
             .map(|s| {
                 s.doc.locate(
-                    Diagnostic::new(&CATALOG_DEFAULTS_UNUSED, "the selector selects no runtime of the input; these defaults apply to nothing")
-                        .with_field("spec.selector")
-                        .with_object(ObjectRef::new(Kind::Defaults.name(), &s.name))
-                        .with_help(CATALOG_DEFAULTS_UNUSED.fix),
+                    Diagnostic::new(
+                        &CATALOG_DEFAULTS_UNUSED,
+                        "the selector selects no runtime of the input; these defaults apply to nothing",
+                    )
+                    .with_field("spec.selector")
+                    .with_object(ObjectRef::new(Kind::Defaults.name(), &s.name))
+                    .with_help(CATALOG_DEFAULTS_UNUSED.fix),
                 )
             })
             .collect()
     }
 }
 
-/// The defaults' values, checked; a platform the data does not know is reported and dropped.
+/// The defaults' values, checked; a release or platform the data does not know is reported (once,
+/// here) and dropped.
 fn checked(spec: &DefaultsSpec, report: &mut impl FnMut(Diagnostic)) -> DefaultsSpec {
     let mut spec = spec.clone();
+    if let Some(d) = spec.trainer.as_deref().and_then(super::entry::trainer_error) {
+        report(d);
+        spec.trainer = None;
+    }
     if let Some(p) = &spec.platform {
         if let Err(d) = check_platform(p.as_str(), "spec.platform") {
             report(d);
@@ -156,9 +170,16 @@ pub(super) fn generator_metadata(
     for key in keys::GENERATOR_ANNOTATIONS.into_iter().filter(|k| replaced(k)) {
         if annotations.contains_key(key) {
             out.push(
-                Diagnostic::new(&CATALOG_GENERATOR_METADATA, format!("the annotation `{key}` is replaced on the generated runtimes: the generator sets it"))
-                    .with_field(format!("{prefix}.annotations.{key}"))
-                    .with_help(if key == keys::DESCRIPTION { "remove the annotation; the generator writes `spec.description` there" } else { CATALOG_GENERATOR_METADATA.fix }),
+                Diagnostic::new(
+                    &CATALOG_GENERATOR_METADATA,
+                    format!("the annotation `{key}` is replaced on the generated runtimes: the generator sets it"),
+                )
+                .with_field(format!("{prefix}.annotations.{key}"))
+                .with_help(if key == keys::DESCRIPTION {
+                    "remove the annotation; the generator writes `spec.description` there"
+                } else {
+                    CATALOG_GENERATOR_METADATA.fix
+                }),
             );
         }
     }
@@ -177,11 +198,16 @@ fn check_selector(s: &DefaultsSelector, report: &mut impl FnMut(Diagnostic)) {
         match ops.get(&r.operator) {
             None => {
                 let known: Vec<&str> = ops.keys().map(String::as_str).collect();
-                let near = spelling::nearest(&r.operator, known.iter().copied(), 2).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+                let near =
+                    spelling::nearest(&r.operator, known.iter().copied(), 2).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
                 report(
                     Diagnostic::new(
                         &CATALOG_INVALID_VALUE,
-                        format!("`{}` is not a label selector operator (expected one of {}){near}", r.operator, known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+                        format!(
+                            "`{}` is not a label selector operator (expected one of {}){near}",
+                            r.operator,
+                            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                        ),
                     )
                     .with_field(format!("{at}.operator"))
                     .with_help("use one of the accepted values"),
@@ -205,9 +231,14 @@ fn check_selector(s: &DefaultsSelector, report: &mut impl FnMut(Diagnostic)) {
     for (i, n) in s.names.iter().enumerate() {
         if n.is_empty() || !n.chars().all(|c| c == '*' || c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.') {
             report(
-                Diagnostic::new(&CATALOG_INVALID_VALUE, format!("`{n}` cannot match a runtime name: names are lowercase letters, digits, `-` and `.`, with `*` for any characters"))
-                    .with_field(format!("spec.selector.names[{i}]"))
-                    .with_help("write a runtime name, or a pattern such as `team-ml-*`"),
+                Diagnostic::new(
+                    &CATALOG_INVALID_VALUE,
+                    format!(
+                        "`{n}` cannot match a runtime name: names are lowercase letters, digits, `-` and `.`, with `*` for any characters"
+                    ),
+                )
+                .with_field(format!("spec.selector.names[{i}]"))
+                .with_help("write a runtime name, or a pattern such as `team-ml-*`"),
             );
         }
     }

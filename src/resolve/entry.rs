@@ -119,17 +119,22 @@ fn check_names(entry: &JaxRuntime, f: &mut Findings) {
 /// The Trainer release, exactly as [`catalog::trainer_releases`] lists it; the default when unset.
 fn trainer_version(given: Option<&str>, f: &mut Findings) -> String {
     let Some(t) = given else { return catalog::trainer_default().to_string() };
-    match check_trainer(t) {
-        Ok(v) => v,
-        Err(e) => {
-            f.errors.push(
-                Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
-                    .with_field("spec.trainer")
-                    .with_help(format!("set `spec.trainer` to one of {}", quoted_releases())),
-            );
+    match trainer_error(t) {
+        None => t.to_string(),
+        Some(d) => {
+            f.errors.push(d);
             catalog::trainer_default().to_string()
         }
     }
+}
+
+/// The error at `spec.trainer` for a release that is not exactly a known one.
+pub(super) fn trainer_error(t: &str) -> Option<Diagnostic> {
+    check_trainer(t).err().map(|e| {
+        Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
+            .with_field("spec.trainer")
+            .with_help(format!("set `spec.trainer` to one of {}", quoted_releases()))
+    })
 }
 
 /// `` `v2.2`, `v2.3` ``.

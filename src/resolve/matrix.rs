@@ -21,7 +21,9 @@ use serde_json::{Map, Value};
 use crate::catalog::schema::is_template;
 use crate::catalog::{JaxRuntimeMatrix, Kind, API_VERSION};
 use crate::diag::Diagnostic;
-use crate::rules::catalog::{CATALOG_INVALID_MATRIX, CATALOG_MATRIX_EXCLUDE_UNUSED, CATALOG_MATRIX_LIMIT, CATALOG_MATRIX_VARIABLE, CATALOG_TEMPLATE};
+use crate::rules::catalog::{
+    CATALOG_INVALID_MATRIX, CATALOG_MATRIX_EXCLUDE_UNUSED, CATALOG_MATRIX_LIMIT, CATALOG_MATRIX_VARIABLE, CATALOG_TEMPLATE,
+};
 use crate::spelling;
 
 /// The most rows the matrices of one input may expand to, together.
@@ -108,7 +110,13 @@ type Cell = (Value, String);
 /// Every combination of the matrix variables (in the order written, the last variable varying
 /// fastest), minus `exclude`, plus `include`; each with the paths of its values. Errors and
 /// warnings about the matrix come in `findings`; `None` when no row can be made.
-fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budget, template_bytes: usize, findings: &mut Vec<Diagnostic>) -> Option<Vec<Row>> {
+fn combinations(
+    m: &JaxRuntimeMatrix,
+    used: &BTreeSet<String>,
+    budget: &mut Budget,
+    template_bytes: usize,
+    findings: &mut Vec<Diagnostic>,
+) -> Option<Vec<Row>> {
     let spec = &m.spec;
     let mut lists: Vec<(&String, &Vec<Value>)> = Vec::new();
     for (key, values) in &spec.matrix {
@@ -134,13 +142,19 @@ fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budg
     for (i, ex) in spec.exclude.iter().enumerate() {
         for key in ex.keys().filter(|k| !variables.contains(&k.as_str())) {
             bad_keys = true;
-            findings.push(variable_error(key, &format!("spec.exclude[{i}].{key}"), "an `exclude` key must be a variable of `spec.matrix`", &variables));
+            findings.push(variable_error(
+                key,
+                &format!("spec.exclude[{i}].{key}"),
+                "an `exclude` key must be a variable of `spec.matrix`",
+                &variables,
+            ));
         }
     }
     for (i, inc) in spec.include.iter().enumerate() {
         for key in inc.keys().filter(|k| !variables.contains(&k.as_str()) && !used.contains(*k)) {
             bad_keys = true;
-            let known: Vec<&str> = variables.iter().copied().chain(used.iter().map(String::as_str)).collect::<BTreeSet<_>>().into_iter().collect();
+            let known: Vec<&str> =
+                variables.iter().copied().chain(used.iter().map(String::as_str)).collect::<BTreeSet<_>>().into_iter().collect();
             findings.push(variable_error(
                 key,
                 &format!("spec.include[{i}].{key}"),
@@ -153,7 +167,8 @@ fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budg
         return None;
     }
     // The size, before anything is built.
-    let product = if lists.is_empty() { 0 } else { lists.iter().try_fold(1usize, |n, (_, v)| n.checked_mul(v.len())).unwrap_or(usize::MAX) };
+    let product =
+        if lists.is_empty() { 0 } else { lists.iter().try_fold(1usize, |n, (_, v)| n.checked_mul(v.len())).unwrap_or(usize::MAX) };
     let count = product.saturating_add(spec.include.len());
     let bytes = count.saturating_mul(template_bytes);
     if count > budget.rows || bytes > budget.bytes {
@@ -175,9 +190,9 @@ fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budg
             )
         };
         findings.push(
-            Diagnostic::new(&CATALOG_MATRIX_LIMIT, what)
-                .with_field("spec.matrix")
-                .with_help("split the catalog into inputs rendered one at a time, or make the matrix smaller (docs/catalog-guide.md, Limits)"),
+            Diagnostic::new(&CATALOG_MATRIX_LIMIT, what).with_field("spec.matrix").with_help(
+                "split the catalog into inputs rendered one at a time, or make the matrix smaller (docs/catalog-guide.md, Limits)",
+            ),
         );
         budget.rows = 0;
         return None;
@@ -210,7 +225,13 @@ fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budg
     let mut excluded = vec![false; spec.exclude.len()];
     let mut out: Vec<Row> = Vec::with_capacity(rows.len() + spec.include.len());
     for cells in rows {
-        let hit = spec.exclude.iter().enumerate().filter(|(_, ex)| ex.iter().all(|(k, v)| keys.iter().position(|x| *x == k).is_some_and(|i| &cells[i].0 == v))).map(|(i, _)| i).collect::<Vec<_>>();
+        let hit = spec
+            .exclude
+            .iter()
+            .enumerate()
+            .filter(|(_, ex)| ex.iter().all(|(k, v)| keys.iter().position(|x| *x == k).is_some_and(|i| &cells[i].0 == v)))
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>();
         if hit.is_empty() {
             out.push(to_row(cells, &keys));
         } else {
@@ -221,9 +242,12 @@ fn combinations(m: &JaxRuntimeMatrix, used: &BTreeSet<String>, budget: &mut Budg
     }
     for (i, ex) in spec.exclude.iter().enumerate().filter(|(i, _)| !excluded[*i]) {
         findings.push(
-            Diagnostic::new(&CATALOG_MATRIX_EXCLUDE_UNUSED, format!("this `exclude` entry ({}) matches no combination of the matrix; it excludes nothing", describe(ex)))
-                .with_field(format!("spec.exclude[{i}]"))
-                .with_help(CATALOG_MATRIX_EXCLUDE_UNUSED.fix),
+            Diagnostic::new(
+                &CATALOG_MATRIX_EXCLUDE_UNUSED,
+                format!("this `exclude` entry ({}) matches no combination of the matrix; it excludes nothing", describe(ex)),
+            )
+            .with_field(format!("spec.exclude[{i}]"))
+            .with_help(CATALOG_MATRIX_EXCLUDE_UNUSED.fix),
         );
     }
     let product_rows = out.len();
@@ -262,9 +286,17 @@ enum Node<'a> {
     Literal(&'a Value),
     Null,
     /// A string that is exactly one `{{ expression }}`: the expression's value and type.
-    Expr { site: usize, source: &'a str, expr: Expression<'a, 'a> },
+    Expr {
+        site: usize,
+        source: &'a str,
+        expr: Expression<'a, 'a>,
+    },
     /// A string with templates inside: rendered to a string.
-    Text { site: usize, source: &'a str, template: Template<'a, 'a> },
+    Text {
+        site: usize,
+        source: &'a str,
+        template: Template<'a, 'a>,
+    },
     Array(Vec<Node<'a>>),
     Object(Vec<(&'a str, Node<'a>)>),
 }
@@ -281,7 +313,8 @@ fn plain_lookup(expr: &str) -> Option<(String, Vec<String>)> {
     let mut parts = expr.trim().split('.');
     let var = parts.next()?.to_string();
     let attrs: Vec<String> = parts.map(str::to_string).collect();
-    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
+    let ident =
+        |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
     (ident(&var) && attrs.iter().all(|a| ident(a))).then_some((var, attrs))
 }
 
@@ -416,7 +449,9 @@ fn render(node: &Node<'_>, ctx: &JValue, vars: &Map<String, Value>, sites: &[Sit
                 Ok(val) => match serde_json::to_value(&val) {
                     Ok(j) => j,
                     Err(e) => {
-                        errors.push(Diagnostic::new(&CATALOG_TEMPLATE, format!("cannot use the value of `{source}`: {e}")).with_field(field()));
+                        errors.push(
+                            Diagnostic::new(&CATALOG_TEMPLATE, format!("cannot use the value of `{source}`: {e}")).with_field(field()),
+                        );
                         Value::Null
                     }
                 },
@@ -580,7 +615,12 @@ spec:
     fn an_undefined_name_is_an_error_as_a_whole_value_and_as_part_of_one() {
         for (from, to, field, says) in [
             ("{{ topology }}-{{ nodes }}", "{{ topo }}", "metadata.name", "`topo` is not defined; the row's variables are"),
-            ("\"{{ nodes }}\"", "\"{{ node }}\"", "spec.numNodes", "`node` is not defined; the row's variables are `topology`, `nodes`; did you mean `nodes`?"),
+            (
+                "\"{{ nodes }}\"",
+                "\"{{ node }}\"",
+                "spec.numNodes",
+                "`node` is not defined; the row's variables are `topology`, `nodes`; did you mean `nodes`?",
+            ),
         ] {
             let bad = M.replace(from, to);
             let x = expand_all(&matrix(&bad));
@@ -647,7 +687,11 @@ spec:
         assert!(x.rows.is_empty());
         assert_eq!(x.findings.len(), 1);
         assert_eq!(x.findings[0].rule, &CATALOG_MATRIX_LIMIT);
-        assert!(x.findings[0].message.contains("1000000 rows (100 a x 100 b x 100 c)") && x.findings[0].message.contains("20000 rows"), "{}", x.findings[0].message);
+        assert!(
+            x.findings[0].message.contains("1000000 rows (100 a x 100 b x 100 c)") && x.findings[0].message.contains("20000 rows"),
+            "{}",
+            x.findings[0].message
+        );
         assert!(started.elapsed() < std::time::Duration::from_secs(5), "refused before expanding");
         // Two matrices share the input's budget.
         let mut budget = Budget { rows: 5, bytes: MAX_EXPANDED_BYTES };

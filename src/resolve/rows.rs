@@ -99,7 +99,8 @@ fn site_of<'s>(sites: &'s [Site], field: &str) -> Option<&'s Site> {
 fn cause<'r>(site: &Site, rows: &[&'r Row], all: &[Row]) -> Option<(&'r str, &'r str)> {
     let constant = |rows: &[&Row], v: &str| -> Option<String> {
         let sources: BTreeSet<&String> = rows.iter().filter_map(|r| r.sources.get(v)).collect();
-        (sources.len() == 1 && rows.iter().all(|r| r.sources.contains_key(v))).then(|| sources.into_iter().next().cloned().unwrap_or_default())
+        (sources.len() == 1 && rows.iter().all(|r| r.sources.contains_key(v)))
+            .then(|| sources.into_iter().next().cloned().unwrap_or_default())
     };
     let mut candidates: Vec<&String> = site.vars.iter().filter(|v| constant(rows, v).is_some()).collect();
     if candidates.len() > 1 {

@@ -117,15 +117,22 @@ mod tests {
     #[test]
     fn serde_errors_become_rules_at_their_field() {
         let base = |spec: Value| serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec});
-        let errs = read::<JaxRuntime>(Kind::Runtime, &base(serde_json::json!({"accelerator": {"cpu": {}}, "nodeSelectr": {}, "numNodes": "two", "imag": "x"})))
-            .unwrap_err();
+        let errs = read::<JaxRuntime>(
+            Kind::Runtime,
+            &base(serde_json::json!({"accelerator": {"cpu": {}}, "nodeSelectr": {}, "numNodes": "two", "imag": "x"})),
+        )
+        .unwrap_err();
         let found: Vec<(&str, Option<&str>, &str)> = errs.iter().map(|d| (d.rule.id, d.field.as_deref(), d.message.as_str())).collect();
         assert_eq!(
             found,
             [
                 ("catalog/unknown-field", Some("spec.nodeSelectr"), "unknown field `nodeSelectr`; did you mean `nodeSelector`?"),
                 ("catalog/unknown-field", Some("spec.imag"), "unknown field `imag`; did you mean `image`?"),
-                ("catalog/wrong-type", Some("spec.numNodes"), "expected a whole number from -2147483648 to 2147483647, found the string \"two\""),
+                (
+                    "catalog/wrong-type",
+                    Some("spec.numNodes"),
+                    "expected a whole number from -2147483648 to 2147483647, found the string \"two\""
+                ),
             ],
             "every unknown field, then the first type error of the rest"
         );
