@@ -838,3 +838,90 @@ fn kpt_applies_each_folders_defaults() {
         assert_eq!(support::documents(&text)[0]["metadata"]["labels"]["team"], t, "{text}");
     }
 }
+
+/// `validate` of a hand-written runtime: every unknown field in one run, each with the field it
+/// may mean, at its key; the KRM validator says the same.
+#[test]
+fn validate_names_the_nearest_field_of_every_unknown_one_at_its_key() {
+    let text = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: x, labels: {trainer.kubeflow.org/framework: jax}}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec:
+                nodeSelectr: {a: b}
+                containers:
+                - name: node
+                  image: x:1
+                  resorces: {}
+";
+    let r = cli(&[("rt.yaml", text)], &["validate", "--format", "json", "rt.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let mut got: Vec<(u64, u64, String)> = findings
+        .iter()
+        .filter(|f| f["rule"] == "schema/unknown-field")
+        .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap(), f["message"].as_str().unwrap().to_string()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (15, 17, "unknown field `nodeSelectr` (did you mean `nodeSelector`?); the API server would drop it".to_string()),
+            (19, 19, "unknown field `resorces` (did you mean `resources`?); the API server would drop it".to_string()),
+        ],
+        "{findings:#?}"
+    );
+    let config = json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}});
+    let (code, list) = krm(&[("rt.yaml", text)], Some(config));
+    assert_eq!(code, 1);
+    let messages: Vec<String> = results(&list).into_iter().filter(|r| r.0 == "schema/unknown-field").map(|r| r.3).collect();
+    assert_eq!(messages.len(), 2, "{list:#}");
+    assert!(messages.iter().all(|m| m.contains("(did you mean `")), "{messages:?}");
+    // The validator's own config is strict too, with the field it may mean.
+    let config = json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": {"failOnWarning": true}});
+    let (code, list) = krm(&[("rt.yaml", text)], Some(config));
+    assert_eq!(code, 1);
+    assert!(
+        results(&list)
+            .iter()
+            .any(|r| r.0 == "krm/function-config" && r.2 == "spec.failOnWarning" && r.3.contains("did you mean `failOnWarnings`?")),
+        "{list:#}"
+    );
+}
+
+/// The keys `catalog/generator-metadata` knows are the ones the generator writes: a catalog with
+/// no labels or annotations of its own renders no other key.
+#[test]
+fn the_generator_owned_keys_are_every_key_the_generator_writes() {
+    let text = format!(
+        "{}---\n{}---\n{}",
+        runtime("g", "  description: multi-node GPUs\n  platform: gke\n  numNodes: 2\n  accelerator:\n    gpu: {model: h100-80gb}\n"),
+        runtime("t", "  accelerator:\n    tpu: {type: v5e, topology: 4x4}\n"),
+        runtime("c", "  accelerator: {cpu: {}}\n"),
+    );
+    let r = cli(&[("c.yaml", &text)], &["render", "c.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let mut written = std::collections::BTreeSet::new();
+    for rt in support::documents(&r.stdout) {
+        for part in ["labels", "annotations"] {
+            for k in rt["metadata"][part].as_object().unwrap().keys() {
+                written.insert(k.clone());
+            }
+        }
+    }
+    let owned: std::collections::BTreeSet<String> = jax_runtimes::keys::GENERATOR_LABELS
+        .iter()
+        .map(|(k, _)| k.to_string())
+        .chain(jax_runtimes::keys::GENERATOR_ANNOTATIONS.iter().map(|k| k.to_string()))
+        .collect();
+    assert_eq!(written, owned, "the generator's keys and keys::GENERATOR_* differ");
+}

@@ -85,6 +85,19 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
             return ValidationSpec::default();
         }
     };
+    // Every unknown field, with the field it may mean.
+    let unknown = crate::catalog::schema::unknown_fields(crate::catalog::Kind::Validation, &value);
+    for u in &unknown {
+        diags.push(
+            Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", u.message()))
+                .with_object(fc.meta.object_ref())
+                .with_field(u.field.clone())
+                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind"),
+        );
+    }
+    if !unknown.is_empty() {
+        return ValidationSpec::default();
+    }
     match serde_path_to_error::deserialize::<_, JaxRuntimeValidation>(&value) {
         Ok(c) => c.spec,
         Err(e) => {

@@ -194,7 +194,6 @@ fn combinations(
                 "split the catalog into inputs rendered one at a time, or make the matrix smaller (docs/catalog-guide.md, Limits)",
             ),
         );
-        budget.rows = 0;
         return None;
     }
     budget.rows -= count;

@@ -15,7 +15,7 @@ define_rules! {
         "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`; `JaxRuntimeValidation` as a function config).",
         "Fix the kind; the message names the nearest one.";
     CATALOG_UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog,
-        "A field the catalog kind does not have (a typo such as `nodeSelectr`).",
+        "A field the catalog kind does not have, at any depth: the catalog's own fields and those of the Kubernetes types inside it (`env`, `tolerations`, `resources`, selectors), e.g. `nodeSelectr` or `valu`. Every one is reported in one run, at its key, with the nearest field.",
         "Remove the field or fix its spelling; `jax-runtimes schema` lists every field.";
     CATALOG_MISSING_FIELD = "catalog/missing-field", Error, Catalog,
         "A required field of the catalog kind is missing (`metadata.name`, `spec.accelerator`, a GPU `model`).",
