@@ -27,7 +27,7 @@ pub(super) struct Findings {
 }
 
 enum Slot {
-    Ready(Diagnostic),
+    Ready(Box<Diagnostic>),
     Group(usize),
 }
 
@@ -43,7 +43,7 @@ type Key = (usize, &'static str, Severity, Option<String>, String);
 impl Findings {
     /// A finding already placed.
     pub fn push(&mut self, d: Diagnostic) {
-        self.slots.push(Slot::Ready(d));
+        self.slots.push(Slot::Ready(Box::new(d)));
     }
 
     /// A finding on row `row` of matrix `matrix` (its field relative to the runtime, not placed).
@@ -70,7 +70,7 @@ impl Findings {
         self.slots
             .into_iter()
             .filter_map(|s| match s {
-                Slot::Ready(d) => Some(d),
+                Slot::Ready(d) => Some(*d),
                 Slot::Group(g) => groups[g].take().map(|g| {
                     let m = &matrices[g.matrix];
                     place(g, m)
