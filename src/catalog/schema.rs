@@ -563,15 +563,7 @@ impl Walk<'_> {
         if is_template_schema(node) {
             return value.as_str().is_some_and(is_template);
         }
-        let wanted = match value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        };
+        let wanted = crate::words::json_type(value);
         let type_ok = |t: &Value| match t {
             Value::String(s) => s == wanted || (s == "number" && wanted == "integer"),
             Value::Array(a) => a.iter().any(|x| x.as_str() == Some(wanted) || (x == "number" && wanted == "integer")),

@@ -401,15 +401,7 @@ fn describe(v: &Value) -> String {
     let s = v.to_string();
     let s =
         if s.len() > 60 { format!("{}...", &s[..s.char_indices().take(57).last().map(|(i, c)| i + c.len_utf8()).unwrap_or(0)]) } else { s };
-    let t = match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
+    let t = crate::words::json_type(v);
     match v {
         Value::Array(_) | Value::Object(_) => format!("an {t}"),
         _ => format!("{t} {s}"),
