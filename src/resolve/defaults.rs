@@ -129,7 +129,7 @@ impl<'a> DefaultsSet<'a> {
 /// here) and dropped.
 fn checked(spec: &DefaultsSpec, report: &mut impl FnMut(Diagnostic)) -> DefaultsSpec {
     let mut spec = spec.clone();
-    if let Some(d) = spec.trainer.as_deref().and_then(super::entry::trainer_error) {
+    if let Some(d) = spec.trainer.as_deref().and_then(super::release::trainer_error) {
         report(d);
         spec.trainer = None;
     }

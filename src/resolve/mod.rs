@@ -18,6 +18,7 @@ pub mod fabric;
 pub mod gpu;
 pub mod kubernetes;
 pub mod matrix;
+mod release;
 mod resolved;
 mod rows;
 mod shape;
