@@ -279,6 +279,16 @@ fn the_schema_refuses_every_mistake_render_refuses_and_accepts_what_renders() {
     let r = cli(&[("t.yaml", templated)], &["render", "t.yaml"]);
     assert_eq!(r.code, 0, "{}", r.all());
     docs.push(("templated".into(), support::documents(templated).remove(0)));
+    // Names render reads in any case (and GPU models with `_` for `-`).
+    for (name, spec) in [
+        ("cased-gpu", "  platform: gke\n  accelerator: {gpu: {model: H100_80GB}}\n"),
+        ("cased-tpu", "  accelerator: {tpu: {type: Trillium, topology: 2x2}}\n"),
+    ] {
+        let text = runtime(name, spec);
+        let r = cli(&[("v.yaml", &text)], &["render", "v.yaml"]);
+        assert_eq!(r.code, 0, "{}", r.all());
+        docs.push((name.into(), support::documents(&text).remove(0)));
+    }
     for (file, doc) in &docs {
         if doc["apiVersion"] != "jax-runtimes.dev/v1alpha1" {
             continue;

@@ -288,7 +288,10 @@ fn refine(defs: &mut Map<String, Value>) {
     // GPUs.
     let models: Vec<Value> =
         d.gpu.models.iter().map(|m| json!({"description": m.description, "type": "string", "const": m.name})).collect();
-    replace(defs, "GpuSpec", "model", json!({"oneOf": models}));
+    // Read as `render` reads them: any case, `_` for `-`, spaces around.
+    let any_model =
+        format!("^\\s*({})\\s*$", d.gpu.models.iter().map(|m| any_case(&m.name).replace('-', "[-_]")).collect::<Vec<_>>().join("|"));
+    replace(defs, "GpuSpec", "model", json!({"anyOf": [{"oneOf": models}, {"type": "string", "pattern": any_model}]}));
     let vendors: Vec<Value> = d.gpu.vendors.iter().map(|v| Value::from(v.name.as_str())).collect();
     replace(defs, "GpuSpec", "vendor", optional(json!({"type": "string", "enum": vendors})));
     let machine_types: BTreeSet<&str> =

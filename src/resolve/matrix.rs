@@ -483,7 +483,9 @@ fn render(node: &Node<'_>, ctx: &JValue, vars: &Map<String, Value>, sites: &[Sit
 
 /// A template that failed: an undefined name gets its own message, anything else minijinja's.
 fn failed(template: &str, vars: &Map<String, Value>, e: &minijinja::Error) -> Diagnostic {
-    if e.kind() == minijinja::ErrorKind::UndefinedError {
+    // An undefined name is the cause whatever minijinja made of it (`x * 2` on an undefined `x` is
+    // an invalid operation to it).
+    if e.kind() == minijinja::ErrorKind::UndefinedError || missing_name(template, vars).is_some() {
         return undefined(template, vars, Some(e));
     }
     template_error(template, e)
@@ -502,6 +504,10 @@ fn missing_name(template: &str, vars: &Map<String, Value>) -> Option<String> {
     for name in names {
         let mut parts = name.split('.');
         let var = parts.next().unwrap_or_default();
+        // `range`, `dict`, `namespace`: minijinja's own, not the row's.
+        if !vars.contains_key(var) && env.globals().any(|(g, _)| g == var) {
+            continue;
+        }
         let Some(mut value) = vars.get(var) else {
             let known: Vec<&str> = vars.keys().map(String::as_str).collect();
             let near = spelling::nearest(var, known.iter().copied(), 2).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
@@ -643,6 +649,31 @@ spec:
         let (_, d) = &x.row_errors[0];
         assert_eq!(d.field.as_deref(), Some("metadata.labels.team"));
         assert!(d.message.contains("`shape` has no attribute `taem` (it has `team`, `name`); did you mean `shape.team`?"), "{}", d.message);
+    }
+
+    #[test]
+    fn a_missing_attribute_is_named_whatever_minijinja_makes_of_it() {
+        let m = r#"
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeMatrix
+metadata: {name: m}
+spec:
+  matrix:
+    shape: [{name: a, n: 2}, {name: b}]
+  template:
+    metadata: {name: "x-{{ shape['name'] }}", labels: {size: "s{{ shape.n * 2 }}"}}
+    spec:
+      accelerator: {cpu: {}}
+      args: ["{% for i in range(shape.n) %}{{ i }}{% endfor %}"]
+"#;
+        let x = expand_all(&matrix(m));
+        assert_eq!(x.rendered().count(), 1, "row a renders");
+        let messages: Vec<&str> =
+            x.row_errors.iter().map(|(row, d)| (*row == 1).then_some(d.message.as_str()).unwrap_or("row a")).collect();
+        assert_eq!(messages.len(), 2);
+        for m in messages {
+            assert!(m.ends_with("failed: `shape` has no attribute `n` (it has `name`)"), "{m}");
+        }
     }
 
     #[test]
