@@ -668,8 +668,7 @@ spec:
 "#;
         let x = expand_all(&matrix(m));
         assert_eq!(x.rendered().count(), 1, "row a renders");
-        let messages: Vec<&str> =
-            x.row_errors.iter().map(|(row, d)| (*row == 1).then_some(d.message.as_str()).unwrap_or("row a")).collect();
+        let messages: Vec<&str> = x.row_errors.iter().map(|(row, d)| if *row == 1 { d.message.as_str() } else { "row a" }).collect();
         assert_eq!(messages.len(), 2);
         for m in messages {
             assert!(m.ends_with("failed: `shape` has no attribute `n` (it has `name`)"), "{m}");
