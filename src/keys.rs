@@ -23,6 +23,13 @@ pub const INTERCONNECT: &str = "jax-runtimes.dev/interconnect";
 /// The value of [`INTERCONNECT`] for a runtime without a fabric.
 pub const INTERCONNECT_NONE: &str = "none";
 
+/// The labels the generator sets on every runtime, with their values: a catalog's own value for
+/// one of these keys is replaced (a `catalog/generator-metadata` warning).
+pub const GENERATOR_LABELS: [(&str, &str); 2] = [(MANAGED_BY, MANAGED_BY_VALUE), (TRAINER_FRAMEWORK, "jax")];
+/// The annotations the generator sets (the description only for a runtime with one, the machine
+/// types and interconnect for GPU runtimes).
+pub const GENERATOR_ANNOTATIONS: [&str; 6] = [SOURCE, ACCELERATOR, TRAINER_VERSION, DESCRIPTION, MACHINE_TYPES, INTERCONNECT];
+
 // --- Kubeflow Trainer (kubeflow/trainer v2.3.0 `pkg/constants/constants.go`) --------------------
 
 /// Label the Kubeflow SDK needs to list a runtime.

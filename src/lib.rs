@@ -22,6 +22,7 @@ pub mod fit;
 pub mod gvk;
 pub mod k8s;
 pub mod keys;
+pub mod kinds;
 pub mod krm;
 pub mod pipeline;
 pub mod read;

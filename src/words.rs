@@ -27,6 +27,21 @@ pub fn plural(noun: &str) -> String {
     }
 }
 
+/// The JSON Schema type of a value: `null`, `boolean`, `integer`, `number`, `string`, `array`
+/// or `object`.
+pub fn json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// A serde error message in the user's terms (catalog fields, function configs): `invalid type: string "two", expected i32` ->
 /// `expected a whole number from -2147483648 to 2147483647, found the string "two"`. Messages
 /// that already read well (unknown and missing fields, unknown variants) are kept.

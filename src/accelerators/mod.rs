@@ -20,7 +20,6 @@ pub mod nodes;
 pub mod sdk;
 pub mod tpu;
 
-pub(crate) use error::quoted;
 pub use error::AcceleratorError;
 
 pub use fabric::{Fabric, FabricData, FabricError, FabricMachine, FabricPatch, NetworkInterface, Overrides};

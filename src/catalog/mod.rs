@@ -7,16 +7,20 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::accelerators::NetworkInterface;
 use crate::trainer::PodGroupPolicy;
 
 pub mod kinds;
+pub mod releases;
+pub mod schema;
 
 pub use kinds::{identify, Identity, Kind, API_VERSION, GROUP};
+pub use releases::{trainer_default, trainer_releases};
 
 /// Object metadata of a catalog object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -284,10 +288,15 @@ pub struct JaxRuntimeDefaults {
     pub spec: DefaultsSpec,
 }
 
-/// Values a `JaxRuntime` gets when it does not set them.
+/// Values a `JaxRuntime` gets when it does not set them. Without `selector`, for every runtime of
+/// the input (at most one such defaults per input); with one, for the runtimes it selects, over
+/// the unselected defaults (at most one selected defaults per runtime).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DefaultsSpec {
+    /// Which runtimes these defaults apply to. Absent: every runtime of the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<DefaultsSelector>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trainer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +326,27 @@ pub struct DefaultsSpec {
     /// network names, device counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fabric: Option<FabricSpec>,
+}
+
+/// Which runtimes a `JaxRuntimeDefaults` applies to: those that meet every condition given (an
+/// empty selector selects every runtime).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefaultsSelector {
+    /// Labels the runtime's own `metadata.labels` (a `JaxRuntime`'s, or a matrix row's, before any
+    /// defaults) must have, as in a Kubernetes label selector.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: BTreeMap<String, String>,
+    /// Label selector requirements on the same labels (`In`, `NotIn`, `Exists`, `DoesNotExist`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+    /// Runtime names, one of which must match; `*` matches any characters (`team-ml-*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// `true`: only runtimes whose catalog file is in the folder of this defaults' file, or below
+    /// it (paths as the command or the package names them).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_folder: bool,
 }
 
 /// Images per accelerator kind: `cpu`, `tpu`, and one key per GPU vendor of the accelerator data
@@ -429,54 +459,4 @@ pub struct ValidationSpec {
     /// yaml`). Without it the nodes are taken as empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pods: Option<String>,
-}
-
-// ---------------------------------------------------------------------------------------------
-// The JSON Schema (`jax-runtimes schema`, `docs/schema/`): derived from the types above; the names
-// that are data (platforms, image keys) are filled in by the caller.
-
-/// A name the schema accepts, with what it means.
-#[derive(Debug, Clone, Copy)]
-pub struct Choice<'a> {
-    pub name: &'a str,
-    pub description: &'a str,
-}
-
-/// Any catalog object, for the JSON Schema.
-#[derive(schemars::JsonSchema)]
-#[serde(untagged)]
-// Only the schema generator reads it: never built, so its size does not matter, and its variants
-// are named after the kinds they describe.
-#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
-enum CatalogObject {
-    JaxRuntime(JaxRuntime),
-    JaxRuntimeDefaults(JaxRuntimeDefaults),
-    JaxRuntimeMatrix(JaxRuntimeMatrix),
-    JaxRuntimeValidation(JaxRuntimeValidation),
-}
-
-/// The schema, with `platforms` as the values of every `platform` field and `images` as the
-/// keys of `JaxRuntimeDefaults.spec.images`.
-pub fn json_schema(platforms: &[Choice<'_>], images: &[Choice<'_>]) -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(CatalogObject)).unwrap_or(Value::Null);
-    if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
-        defs.insert(
-            "Platform".into(),
-            json!({
-                "description": "The platform the runtime schedules on.",
-                "oneOf": platforms.iter().map(|p| json!({"description": p.description, "type": "string", "const": p.name})).collect::<Vec<_>>(),
-            }),
-        );
-        let properties: serde_json::Map<String, Value> =
-            images.iter().map(|i| (i.name.to_string(), json!({"description": i.description, "type": "string"}))).collect();
-        defs.insert(
-            "Images".into(),
-            json!({"description": "Images per accelerator kind.", "type": "object", "properties": properties, "additionalProperties": false}),
-        );
-    }
-    if let Some(obj) = schema.as_object_mut() {
-        obj.insert("title".into(), Value::String("jax-runtimes catalog object".into()));
-        obj.insert("$id".into(), Value::String("https://jax-runtimes.dev/schema/v1alpha1/catalog.json".into()));
-    }
-    schema
 }

@@ -142,7 +142,12 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value);
     for doc in docs {
-        if !checked(doc) && !written_by_render(doc) {
+        if checked(doc) {
+            continue;
+        }
+        if let Some(d) = crate::kinds::near_miss(crate::gvk::Gvk::of(&doc.value)) {
+            diags.push(doc.locate(d.with_object(ObjectRef::of(&doc.value))));
+        } else if !written_by_render(doc) {
             diags.push(
                 doc.locate(
                     Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")

@@ -87,7 +87,13 @@ fn catalog_documents(list: &ResourceList, diagnostics: &mut Vec<Diagnostic>) -> 
                 }
             }
             Identity::Misspelt(d) => diagnostics.push(place(meta, d.with_object(meta.object_ref()))),
-            Identity::Ours(_) | Identity::Foreign => {}
+            // A near miss of a Trainer or JobSet kind would pass through unchecked.
+            Identity::Foreign => {
+                if let Some(d) = crate::kinds::near_miss(meta.gvk()) {
+                    diagnostics.push(place(meta, d.with_object(meta.object_ref())));
+                }
+            }
+            Identity::Ours(_) => {}
         }
     }
     let Some(fc) = &list.function_config else { return docs };

@@ -30,6 +30,12 @@ pub fn process(list: ResourceList) -> Output {
         .enumerate()
         .filter_map(|(i, item)| {
             let (path, index) = annotations::file_of(&item.meta);
+            // A near miss of a kind the validator checks would pass unchecked.
+            if let Some(d) = crate::kinds::near_miss(item.meta.gvk()) {
+                let file = path.clone().unwrap_or_else(|| format!("<items[{i}]>"));
+                diags.push(d.with_object(item.meta.object_ref()).with_file(file, index, None));
+                return None;
+            }
             if !needed(item.meta.gvk()) && !path.as_deref().is_some_and(|p| inventory.contains(&p)) {
                 return None;
             }
@@ -79,6 +85,19 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
             return ValidationSpec::default();
         }
     };
+    // Every unknown field, with the field it may mean.
+    let unknown = crate::catalog::schema::unknown_fields(crate::catalog::Kind::Validation, &value);
+    for u in &unknown {
+        diags.push(
+            Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", u.message()))
+                .with_object(fc.meta.object_ref())
+                .with_field(u.field.clone())
+                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind"),
+        );
+    }
+    if !unknown.is_empty() {
+        return ValidationSpec::default();
+    }
     match serde_path_to_error::deserialize::<_, JaxRuntimeValidation>(&value) {
         Ok(c) => c.spec,
         Err(e) => {

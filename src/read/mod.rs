@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_TOO_LARGE, INPUT_UNREADABLE};
-use crate::yaml::{self, LazyIndex, Position};
+use crate::yaml::{self, LazyIndex, Mark, Position};
 
 mod builtin;
 
@@ -46,8 +46,13 @@ impl Source {
     /// Where a finding at a field path of document `doc` points (line, and the characters to
     /// underline), where the text is known.
     pub fn position(&self, doc: usize, path: &str) -> Option<Position> {
+        self.position_marking(doc, path, Mark::Value)
+    }
+
+    /// [`Source::position`], underlining the key (`Mark::Key`) or the value.
+    pub fn position_marking(&self, doc: usize, path: &str, mark: Mark) -> Option<Position> {
         let text = self.text.as_deref()?;
-        self.lines.position(text, doc, path)
+        self.lines.position(text, doc, path, mark)
     }
 }
 
@@ -132,17 +137,23 @@ impl Place {
 
     /// Where a finding at a field path of the object points, where the text is known.
     pub fn position(&self, field: &str) -> Option<Position> {
+        self.position_marking(field, Mark::Value)
+    }
+
+    fn position_marking(&self, field: &str, mark: Mark) -> Option<Position> {
         let path = match (self.within.is_empty(), field.is_empty()) {
             (true, _) => field.to_string(),
             (false, true) => self.within.clone(),
             (false, false) => format!("{}.{field}", self.within),
         };
-        self.source.position(self.index, &path)
+        self.source.position_marking(self.index, &path, mark)
     }
 
-    /// Places a diagnostic here: file, document index, and the line and columns of its field.
+    /// Places a diagnostic here: file, document index, and the line and columns of its field. A
+    /// finding about the field's name (an unknown field) points at the key, others at the value.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
-        let position = self.position(d.field.as_deref().unwrap_or(""));
+        let mark = if about_the_key(&d) { Mark::Key } else { Mark::Value };
+        let position = self.position_marking(d.field.as_deref().unwrap_or(""), mark);
         d.file = Some(self.source.name.clone());
         d.index = Some(self.index);
         d.line = position.map(|p| p.line);
@@ -150,6 +161,12 @@ impl Place {
         d.width = position.and_then(|p| p.column).map(|c| c.1);
         d
     }
+}
+
+/// Findings about a field's name rather than its value: an unknown field (`catalog/`, `schema/`
+/// and `crd/unknown-field`).
+fn about_the_key(d: &Diagnostic) -> bool {
+    d.rule.id.ends_with("/unknown-field")
 }
 
 /// What was read: the documents, and every problem (all files are tried, not just up to the

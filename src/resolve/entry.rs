@@ -9,16 +9,12 @@ use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements, Toleration};
 
 use super::resolved::{Accel, AcceleratorPlan, Origin, Resolved};
 use crate::accelerators::data;
-use crate::catalog::{DefaultsSpec, JaxRuntime, Platform};
+use crate::catalog::{self, DefaultsSpec, JaxRuntime, Platform};
 use crate::diag::Diagnostic;
 use crate::k8s::names;
 use crate::keys;
 use crate::rules::catalog::*;
 use crate::trainer::JAX_PLUGIN_VARIABLES;
-
-/// Trainer releases with the JAX policy.
-pub const TRAINER_VERSIONS: [&str; 2] = ["v2.2", "v2.3"];
-pub const TRAINER_DEFAULT: &str = "v2.3";
 
 /// Errors and warnings of one entry.
 #[derive(Default)]
@@ -49,6 +45,17 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
                 .with_field("spec.numNodes"),
         );
     }
+    let gpu = match &plan.accel {
+        Accel::Gpu(g) => Some(g),
+        _ => None,
+    };
+    let replaced = |k: &str| match k {
+        keys::DESCRIPTION => spec.description.is_some(),
+        keys::MACHINE_TYPES => gpu.is_some_and(|g| !g.machine_types.is_empty()),
+        keys::INTERCONNECT => gpu.is_some() && plan.num_nodes > 1,
+        _ => true,
+    };
+    f.warnings.extend(super::defaults::generator_metadata(&entry.metadata.labels, &entry.metadata.annotations, "metadata", &replaced));
     let (resources, cpu_limit_from_request) = resources(entry, &plan, &mut f);
     let env = env(entry, defaults, std::mem::take(&mut plan.env), &mut f);
     let (node_selector, tolerations) = scheduling(entry, defaults, &plan);
@@ -109,40 +116,15 @@ fn check_names(entry: &JaxRuntime, f: &mut Findings) {
     }
 }
 
-/// The Trainer release, normalized (`2.3`, `v2.3.0` -> `v2.3`); the default when unset.
+/// The Trainer release, exactly as [`catalog::trainer_releases`] lists it; the default when unset.
 fn trainer_version(given: Option<&str>, f: &mut Findings) -> String {
-    let Some(t) = given else { return TRAINER_DEFAULT.to_string() };
-    match normalize_trainer(t) {
-        Ok(v) => v,
-        Err(e) => {
-            f.errors.push(
-                Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
-                    .with_field("spec.trainer")
-                    .with_help(format!("set `spec.trainer` to one of {}", TRAINER_VERSIONS.join(", "))),
-            );
-            TRAINER_DEFAULT.to_string()
+    let Some(t) = given else { return catalog::trainer_default().to_string() };
+    match super::release::trainer_error(t) {
+        None => t.to_string(),
+        Some(d) => {
+            f.errors.push(d);
+            catalog::trainer_default().to_string()
         }
-    }
-}
-
-/// A Trainer release jax-runtimes cannot target.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-enum TrainerVersionError {
-    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
-    NoJaxPolicy(String),
-    #[error("unsupported Trainer release `{0}`; expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
-    Unsupported(String),
-}
-
-fn normalize_trainer(t: &str) -> Result<String, TrainerVersionError> {
-    let s = t.trim().trim_start_matches('v');
-    let mut parts = s.split('.');
-    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-    match (major, minor) {
-        (Some(2), Some(0 | 1)) => Err(TrainerVersionError::NoJaxPolicy(t.to_string())),
-        (Some(ma), Some(mi)) if TRAINER_VERSIONS.contains(&format!("v{ma}.{mi}").as_str()) => Ok(format!("v{ma}.{mi}")),
-        _ => Err(TrainerVersionError::Unsupported(t.to_string())),
     }
 }
 
@@ -418,14 +400,6 @@ mod tests {
 
     fn resolve(spec: serde_json::Value) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {
         resolve_entry(&entry(spec), &DefaultsSpec::default(), origin())
-    }
-
-    #[test]
-    fn trainer_releases_normalize_and_old_ones_are_refused() {
-        assert_eq!(normalize_trainer("2.3").unwrap(), "v2.3");
-        assert_eq!(normalize_trainer(" v2.2.1 ").unwrap(), "v2.2");
-        assert!(normalize_trainer("v2.1").unwrap_err().to_string().contains("no JAX policy"));
-        assert!(normalize_trainer("v3.0").unwrap_err().to_string().contains("unsupported"));
     }
 
     #[test]

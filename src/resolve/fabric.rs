@@ -30,7 +30,7 @@ pub struct Wiring {
 }
 
 /// The entry's settings over the defaults'.
-fn merged(entry: Option<&FabricSpec>, defaults: Option<&FabricSpec>) -> FabricSpec {
+pub(super) fn merged(entry: Option<&FabricSpec>, defaults: Option<&FabricSpec>) -> FabricSpec {
     let (e, d) = (entry.cloned().unwrap_or_default(), defaults.cloned().unwrap_or_default());
     let mut capabilities = d.capabilities;
     for c in e.capabilities {

@@ -18,16 +18,26 @@ pub mod fabric;
 pub mod gpu;
 pub mod kubernetes;
 pub mod matrix;
+mod release;
 mod resolved;
+mod rows;
 mod shape;
 pub mod tpu;
 
 pub use resolved::{Accel, Origin, Resolution, Resolved};
 
+/// One entry to resolve: a `JaxRuntime`, or a row of a matrix (`row`: the matrix's index among
+/// the input's matrices and the row's index in it).
+struct Entry {
+    runtime: JaxRuntime,
+    origin: Origin,
+    row: Option<(usize, usize)>,
+}
+
 /// The catalog objects of the input, read into their types.
 #[derive(Default)]
 struct Objects<'a> {
-    entries: Vec<(JaxRuntime, Origin)>,
+    entries: Vec<Entry>,
     defaults: Vec<(JaxRuntimeDefaults, &'a Document)>,
     matrices: Vec<(JaxRuntimeMatrix, &'a Document)>,
 }
@@ -36,17 +46,25 @@ struct Objects<'a> {
 pub fn resolve(docs: &[Document]) -> Resolution {
     let mut res = Resolution::default();
     let mut objects = sort(docs, &mut res);
-    let defaults = defaults::single(&objects.defaults, &mut res.diagnostics);
-    expand_matrices(&objects.matrices, &mut objects.entries, &mut res.diagnostics);
+    let defaults = defaults::DefaultsSet::new(&objects.defaults, &mut res.diagnostics);
+    let mut findings = rows::Findings::default();
+    let matrices = expand_matrices(&objects.matrices, &mut objects.entries, &mut findings);
+    // A finding on a matrix row is grouped with the same finding on the matrix's other rows.
+    let report = |findings: &mut rows::Findings, entry: &Entry, d: Diagnostic| match entry.row {
+        Some((m, row)) => findings.row(m, row, d),
+        None => findings.push(entry.origin.locate(d)),
+    };
     let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
-    for (entry, origin) in objects.entries {
-        let key = (entry.metadata.namespace.clone(), entry.metadata.name.clone());
+    for entry in &objects.entries {
+        let runtime = &entry.runtime;
+        let origin = &entry.origin;
+        let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
         if let Some(first) = seen.get(&key) {
             let what = match &key.0 {
                 Some(ns) => format!("TrainingRuntime `{}` in namespace `{ns}`", key.1),
                 None => format!("ClusterTrainingRuntime `{}`", key.1),
             };
-            res.diagnostics.push(
+            findings.push(
                 origin.locate(
                     Diagnostic::new(&CATALOG_DUPLICATE_NAME, format!("{what} is generated twice; {first} generates it too"))
                         .with_field("metadata.name")
@@ -56,14 +74,29 @@ pub fn resolve(docs: &[Document]) -> Resolution {
             continue;
         }
         seen.insert(key, origin.object.clone());
-        match entry::resolve_entry(&entry, &defaults, origin.clone()) {
+        let spec = match defaults.of(runtime, &origin.doc.source.name) {
+            Ok(spec) => spec,
+            Err(d) => {
+                report(&mut findings, entry, d);
+                continue;
+            }
+        };
+        match entry::resolve_entry(runtime, spec, origin.clone()) {
             Ok((resolved, warnings)) => {
-                res.diagnostics.extend(warnings.into_iter().map(|w| origin.locate(w)));
+                for w in warnings {
+                    report(&mut findings, entry, w);
+                }
                 res.runtimes.push(resolved);
             }
-            Err(errs) => res.diagnostics.extend(errs.into_iter().map(|e| origin.locate(e))),
+            Err(errs) => {
+                for e in errs {
+                    report(&mut findings, entry, e);
+                }
+            }
         }
     }
+    res.diagnostics.extend(findings.finish(&matrices));
+    res.diagnostics.extend(defaults.unused());
     res.runtimes.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     res
 }
@@ -78,7 +111,10 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
         }
         let object = ObjectRef::of(&doc.value);
         match catalog::identify(Gvk::of(&doc.value)) {
-            Identity::Foreign => res.ignored.push(doc.clone()),
+            Identity::Foreign => match crate::kinds::near_miss(Gvk::of(&doc.value)) {
+                Some(d) => res.diagnostics.push(doc.locate(d.with_object(object))),
+                None => res.ignored.push(doc.clone()),
+            },
             Identity::Misspelt(d) => {
                 res.catalog_objects += 1;
                 res.diagnostics.push(doc.locate(d.with_object(object)));
@@ -87,17 +123,18 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                 res.catalog_objects += 1;
                 match kind {
                     Kind::Runtime => {
-                        if let Some(r) = shape::typed::<JaxRuntime>(doc, &object, &mut res.diagnostics) {
-                            objects.entries.push((r, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
+                        if let Some(r) = shape::typed::<JaxRuntime>(doc, kind, &object, &mut res.diagnostics) {
+                            let origin = Origin { doc: doc.place(), object, row: None, field_prefix: "" };
+                            objects.entries.push(Entry { runtime: r, origin, row: None });
                         }
                     }
                     Kind::Defaults => {
-                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, &object, &mut res.diagnostics) {
+                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, kind, &object, &mut res.diagnostics) {
                             objects.defaults.push((d, doc));
                         }
                     }
                     Kind::Matrix => {
-                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, &object, &mut res.diagnostics) {
+                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, kind, &object, &mut res.diagnostics) {
                             objects.matrices.push((m, doc));
                         }
                     }
@@ -110,24 +147,38 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
     objects
 }
 
-/// Every row of every matrix becomes an entry.
-fn expand_matrices(matrices: &[(JaxRuntimeMatrix, &Document)], entries: &mut Vec<(JaxRuntime, Origin)>, diags: &mut Vec<Diagnostic>) {
-    for (m, doc) in matrices {
+/// Every row of every matrix becomes an entry, within the input's budget of rows. Findings about a
+/// matrix are placed in its document; those about its rows are grouped.
+fn expand_matrices<'a>(
+    matrices: &[(JaxRuntimeMatrix, &'a Document)],
+    entries: &mut Vec<Entry>,
+    findings: &mut rows::Findings,
+) -> Vec<rows::Matrix<'a>> {
+    let mut budget = matrix::Budget::default();
+    let mut out = Vec::with_capacity(matrices.len());
+    for (index, (m, doc)) in matrices.iter().enumerate() {
         let object = ObjectRef::new(Kind::Matrix.name(), &m.metadata.name);
-        match matrix::expand(m) {
-            Ok(rows) => {
-                for row in rows {
-                    let origin =
-                        Origin { doc: doc.place(), object: object.clone(), row: Some(row.describe()), field_prefix: "spec.template" };
-                    match shape::from_value::<JaxRuntime>(&row.runtime) {
-                        Ok(r) => entries.push((r, origin)),
-                        Err(d) => diags.push(origin.locate(d)),
-                    }
-                }
-            }
-            Err(errs) => diags.extend(errs.into_iter().map(|d| doc.locate(d.with_object(object.clone())))),
+        let mut expansion = matrix::expand(m, &mut budget);
+        for d in std::mem::take(&mut expansion.findings) {
+            findings.push(doc.locate(d.with_object(object.clone())));
         }
+        for (row, d) in std::mem::take(&mut expansion.row_errors) {
+            findings.row(index, row, d);
+        }
+        for (row, r) in expansion.rendered() {
+            let origin = Origin { doc: doc.place(), object: object.clone(), row: Some(r.describe()), field_prefix: "spec.template" };
+            match shape::read::<JaxRuntime>(Kind::Runtime, &r.runtime) {
+                Ok(runtime) => entries.push(Entry { runtime, origin, row: Some((index, row)) }),
+                Err(errors) => errors.into_iter().for_each(|d| findings.row(index, row, d)),
+            }
+        }
+        // The rows' JSON is not needed any more: only their variables, for messages.
+        for r in &mut expansion.rows {
+            r.runtime = serde_json::Value::Null;
+        }
+        out.push(rows::Matrix { doc, object, expansion });
     }
+    out
 }
 
 #[cfg(test)]

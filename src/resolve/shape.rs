@@ -1,23 +1,48 @@
-//! Reading a catalog document into its type: serde's errors become located findings in the
-//! user's terms (`catalog/unknown-field`, `catalog/missing-field`, `catalog/invalid-value`,
+//! Reading a catalog document into its type. Every unknown field, at any depth (inside the
+//! Kubernetes types too), is found with the catalog's schema ([`crate::catalog::schema`]) and
+//! named with the nearest known field; then serde's first error on the rest becomes a located
+//! finding in the user's terms (`catalog/missing-field`, `catalog/invalid-value`,
 //! `catalog/wrong-type`).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::catalog::schema::{self, Unknown};
+use crate::catalog::Kind;
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::read::Document;
 use crate::rules::catalog::{CATALOG_INVALID_VALUE, CATALOG_MISSING_FIELD, CATALOG_UNKNOWN_FIELD, CATALOG_WRONG_TYPE};
 
-/// Deserializes a catalog document, or records why not (located in the document).
-pub(super) fn typed<T: DeserializeOwned>(doc: &Document, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> Option<T> {
-    match from_value(&doc.value) {
+/// Deserializes a catalog document, or records every reason why not (located in the document).
+pub(super) fn typed<T: DeserializeOwned>(doc: &Document, kind: Kind, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> Option<T> {
+    match read(kind, &doc.value) {
         Ok(t) => Some(t),
-        Err(d) => {
-            diags.push(doc.locate(d.with_object(object.clone())));
+        Err(errors) => {
+            diags.extend(errors.into_iter().map(|d| doc.locate(d.with_object(object.clone()))));
             None
         }
     }
+}
+
+/// Reads a catalog object of `kind`: every field its schema does not have, then the first shape
+/// error of what is left. The errors have field paths, not yet a place.
+pub(super) fn read<T: DeserializeOwned>(kind: Kind, value: &Value) -> Result<T, Vec<Diagnostic>> {
+    let unknown = schema::unknown_fields(kind, value);
+    if unknown.is_empty() {
+        return from_value(value).map_err(|d| vec![d]);
+    }
+    let mut errors: Vec<Diagnostic> = unknown.iter().map(unknown_field).collect();
+    if let Err(d) = from_value::<T>(&schema::without(value, &unknown)) {
+        errors.push(d);
+    }
+    Err(errors)
+}
+
+/// `unknown field `valu`; did you mean `value`?` at the field.
+fn unknown_field(u: &Unknown) -> Diagnostic {
+    Diagnostic::new(&CATALOG_UNKNOWN_FIELD, u.message())
+        .with_field(u.field.clone())
+        .with_help("remove the field or fix its spelling; `jax-runtimes schema` lists every field")
 }
 
 /// Deserializes a value; the error has the field path, not yet a place.
@@ -47,16 +72,37 @@ fn shape_error(e: &serde_path_to_error::Error<serde_json::Error>) -> Diagnostic 
         }
     }
     let help = if inner.contains("invalid type: boolean") && inner.contains("string") {
-        "YAML 1.1 (what kubectl reads) takes y, yes, on, n, no and off for booleans: quote the value, e.g. \"on\""
+        "YAML 1.1 (what kubectl reads) takes y, yes, on, n, no and off for booleans: quote the value, e.g. \"on\"".to_string()
     } else {
-        help
+        help.to_string()
     };
-    let d = Diagnostic::new(rule, crate::words::serde_message(&inner)).with_help(help);
+    let mut message = crate::words::serde_message(&inner);
+    if let Some(quoted) = number_for_string(&inner, &field) {
+        message = format!("{message}; quote it: {quoted}");
+    }
+    let d = Diagnostic::new(rule, message).with_help(help);
     if field.is_empty() {
         d
     } else {
         d.with_field(field)
     }
+}
+
+/// A number where a string belongs (`trainer: 2.3`, `image: 1`), as the string it should be:
+/// `"2.3"`, or for a Trainer release, the release's name (`"v2.3"`).
+fn number_for_string(inner: &str, field: &str) -> Option<String> {
+    let rest = inner.strip_prefix("invalid type: ")?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    if !matches!(expected, "a string" | "string" | "a borrowed string") {
+        return None;
+    }
+    let number = ["floating point `", "integer `"].iter().find_map(|p| found.strip_prefix(p))?.trim_end_matches('`');
+    let is_trainer = field == "spec.trainer" || field.ends_with(".spec.trainer");
+    let release = format!("v{number}");
+    if is_trainer && crate::catalog::trainer_releases().contains(&release.as_str()) {
+        return Some(format!("\"{release}\""));
+    }
+    Some(format!("\"{number}\""))
 }
 
 #[cfg(test)]
@@ -71,8 +117,29 @@ mod tests {
     #[test]
     fn serde_errors_become_rules_at_their_field() {
         let base = |spec: Value| serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec});
-        let d = err(base(serde_json::json!({"accelerator": {"cpu": {}}, "nodeSelectr": {}})));
-        assert_eq!((d.rule.id, d.field.as_deref()), ("catalog/unknown-field", Some("spec.nodeSelectr")));
+        let errs = read::<JaxRuntime>(
+            Kind::Runtime,
+            &base(serde_json::json!({"accelerator": {"cpu": {}}, "nodeSelectr": {}, "numNodes": "two", "imag": "x"})),
+        )
+        .unwrap_err();
+        let found: Vec<(&str, Option<&str>, &str)> = errs.iter().map(|d| (d.rule.id, d.field.as_deref(), d.message.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                ("catalog/unknown-field", Some("spec.nodeSelectr"), "unknown field `nodeSelectr`; did you mean `nodeSelector`?"),
+                ("catalog/unknown-field", Some("spec.imag"), "unknown field `imag`; did you mean `image`?"),
+                (
+                    "catalog/wrong-type",
+                    Some("spec.numNodes"),
+                    "expected a whole number from -2147483648 to 2147483647, found the string \"two\""
+                ),
+            ],
+            "every unknown field, then the first type error of the rest"
+        );
+        let d = err(base(serde_json::json!({"accelerator": {"cpu": {}}, "trainer": 2.3})));
+        assert_eq!(d.message, "expected a string, found the number 2.3; quote it: \"v2.3\"");
+        let d = err(base(serde_json::json!({"accelerator": {"cpu": {}}, "image": 7})));
+        assert_eq!(d.message, "expected a string, found the number 7; quote it: \"7\"");
         let d = err(base(serde_json::json!({})));
         assert_eq!((d.rule.id, d.field.as_deref()), ("catalog/missing-field", Some("spec")));
         let d = err(base(serde_json::json!({"accelerator": {"cpu": {}}, "numNodes": "two"})));

@@ -15,7 +15,7 @@ define_rules! {
         "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`; `JaxRuntimeValidation` as a function config).",
         "Fix the kind; the message names the nearest one.";
     CATALOG_UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog,
-        "A field the catalog kind does not have (a typo such as `nodeSelectr`).",
+        "A field the catalog kind does not have, at any depth: the catalog's own fields and those of the Kubernetes types inside it (`env`, `tolerations`, `resources`, selectors), e.g. `nodeSelectr` or `valu`. Every one is reported in one run, at its key, with the nearest field.",
         "Remove the field or fix its spelling; `jax-runtimes schema` lists every field.";
     CATALOG_MISSING_FIELD = "catalog/missing-field", Error, Catalog,
         "A required field of the catalog kind is missing (`metadata.name`, `spec.accelerator`, a GPU `model`).",
@@ -27,8 +27,8 @@ define_rules! {
         "A value of the wrong type: a list where a map belongs, a word where a number belongs, a YAML 1.1 boolean (`on`, `yes`) where a string belongs.",
         "Write the value with the type the field expects; quote strings that YAML 1.1 reads as booleans.";
     CATALOG_DUPLICATE_DEFAULTS = "catalog/duplicate-defaults", Error, Catalog,
-        "More than one `JaxRuntimeDefaults` in the same input.",
-        "Merge them into one JaxRuntimeDefaults object.";
+        "More than one `JaxRuntimeDefaults` without a `spec.selector` in the same input (one may apply to every runtime; others select theirs).",
+        "Merge them, or give all but one a `spec.selector`.";
     CATALOG_DUPLICATE_NAME = "catalog/duplicate-name", Error, Catalog,
         "Two entries (or matrix rows) generate the same ClusterTrainingRuntime, or the same TrainingRuntime in one namespace.",
         "Give every runtime a unique name.";
@@ -36,7 +36,7 @@ define_rules! {
         "A runtime name that is not a DNS-1123 subdomain, or a namespace that is not a DNS-1123 label: the API server refuses the runtime.",
         "Use lowercase letters, digits, `-` (and `.` in names), starting and ending with a letter or digit.";
     CATALOG_TRAINER_VERSION = "catalog/trainer-version", Error, Catalog,
-        "A Trainer release without the JAX policy (before v2.2) or one jax-runtimes does not know.",
+        "A Trainer release that is not exactly one jax-runtimes knows (`v2.2`, `v2.3`): one without the JAX policy (before v2.2), an unknown patch release (`v2.2.7`), or a known release in another spelling (`2.3`, `v2.3.0`).",
         "Set `spec.trainer` to v2.2 or v2.3.";
     CATALOG_ACCELERATOR_COUNT = "catalog/accelerator-count", Error, Catalog,
         "`spec.accelerator` sets none, or more than one, of `cpu`, `gpu`, `tpu`.",
@@ -93,6 +93,24 @@ define_rules! {
         "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime.",
         "Give every variable a list of values, or rows under `include`.";
     CATALOG_TEMPLATE = "catalog/template", Error, Catalog,
-        "A template string of a `JaxRuntimeMatrix` that does not render: an undefined variable, a syntax error, a value that cannot be used.",
+        "A template string of a `JaxRuntimeMatrix` that does not render: an undefined variable or attribute (as a whole value or inside a string), a syntax error, a value that cannot be used.",
         "Use only variables defined under `spec.matrix` or `spec.include`; `{{ x | default(none) }}` leaves a field unset.";
+    CATALOG_MATRIX_VARIABLE = "catalog/matrix-variable", Error, Catalog,
+        "An `exclude` key that is not a variable of `spec.matrix`, or an `include` key that is neither a matrix variable nor one the template uses: a typo that would exclude nothing, or add a value nothing reads.",
+        "Fix the key; the message names the nearest variable.";
+    CATALOG_MATRIX_EXCLUDE_UNUSED = "catalog/matrix-exclude-unused", Warning, Catalog,
+        "An `exclude` entry that matches no combination of the matrix (a value that is not in the variable's list): it excludes nothing.",
+        "Fix the value, or remove the entry.";
+    CATALOG_MATRIX_LIMIT = "catalog/matrix-limit", Error, Catalog,
+        "The matrices of one input would make more than 20,000 rows, or more than 64 MiB of template text, together; refused before anything is expanded.",
+        "Render the catalog in parts, or make the matrix smaller.";
+    CATALOG_DEFAULTS_OVERLAP = "catalog/defaults-overlap", Error, Catalog,
+        "Two `JaxRuntimeDefaults` with a `spec.selector` both select the same runtime: which one wins would depend on file order.",
+        "Make the selectors disjoint, or merge the two defaults.";
+    CATALOG_DEFAULTS_UNUSED = "catalog/defaults-unused", Warning, Catalog,
+        "A `JaxRuntimeDefaults` whose `spec.selector` selects no runtime of the input.",
+        "Fix the selector, or remove the defaults.";
+    CATALOG_GENERATOR_METADATA = "catalog/generator-metadata", Warning, Catalog,
+        "A label or annotation the generator sets on every runtime (`app.kubernetes.io/managed-by`, `trainer.kubeflow.org/framework`, the `jax-runtimes.dev/*` annotations), set in a runtime or in defaults to another value: the generator's value replaces it.",
+        "Remove it; the generator owns these keys (ownership, the SDK and prunes rely on them).";
 }

@@ -21,6 +21,9 @@ define_rules! {
     INPUT_EMPTY_CATALOG = "input/empty-catalog", Error, Input,
         "`render` or `docs` read no catalog object at all (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`).",
         "Check the paths; with no path the built-in catalog is used.";
+    INPUT_NEAR_MISS = "input/near-miss", Error, Input,
+        "An object whose kind or apiVersion is one typo away from a Trainer kind (`ClusterTrainingRuntime`, `TrainingRuntime`, `TrainJob`) or JobSet's (`JobSet`): a kind such as `TrainJobb`, a group such as `trainer.kubeflow.com`. Skipped, it would go unchecked; catalog kinds have `catalog/api-version` and `catalog/unknown-kind`.",
+        "Fix the kind or apiVersion; the message names the nearest spelling.";
     INPUT_NOT_A_RUNTIME = "input/not-a-runtime", Info, Input,
         "A document that is not a ClusterTrainingRuntime, TrainingRuntime or TrainJob (`trainer.kubeflow.org`); it is not checked.",
         "Nothing to do, or check the file list.";

@@ -42,6 +42,8 @@ pub struct Version {
     pub name: String,
     pub api_version: String,
     schema: jsonschema::Validator,
+    /// The adapted schema it was compiled from: the fields an unknown field may have meant.
+    adapted: Value,
     cel: kube_cel::CompiledSchema,
     /// Where in the compiled tree rules can report anything (see [`CelPlan`]); `None`: walk the
     /// whole object with kube-cel (schemas where the pruned walk could differ).
@@ -199,7 +201,8 @@ pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
         let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
             return Err(bad(&format!("spec.versions[{i}].schema"), format!("version {vname} has no openAPIV3Schema")));
         };
-        let validator = build(&adapt(schema), jsonschema::Draft::Draft4)
+        let adapted = adapt(schema);
+        let validator = build(&adapted, jsonschema::Draft::Draft4)
             .map_err(|e| bad(&format!("spec.versions[{i}].schema.openAPIV3Schema"), format!("the schema does not compile: {e}")))?;
         let cel = kube_cel::compile_schema(schema);
         let cel_plan = CelPlan::exact_for(&cel).then(|| CelPlan::of(&cel));
@@ -207,6 +210,7 @@ pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
             name: vname.to_string(),
             api_version: format!("{group}/{vname}"),
             schema: validator,
+            adapted,
             has_cel: schema.to_string().contains("x-kubernetes-validations"),
             cel,
             cel_plan,
@@ -241,7 +245,7 @@ pub(crate) fn build(schema: &Value, draft: jsonschema::Draft) -> Result<jsonsche
 impl Version {
     /// Structure findings (`crd/*`), field paths relative to the object.
     pub fn check_structure(&self, value: &Value) -> Vec<Diagnostic> {
-        findings(&self.schema, value, Structure::Crd)
+        findings(&self.schema, &self.adapted, value, Structure::Crd)
     }
 
     /// CEL findings (`cel/rule`, `cel/unevaluated`). Transition rules (`oldSelf`) are skipped:
@@ -311,8 +315,9 @@ impl Structure {
     }
 }
 
-/// Runs a compiled schema and turns its errors into findings of the `family`'s rules.
-pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, family: Structure) -> Vec<Diagnostic> {
+/// Runs a compiled schema (compiled from `schema`) and turns its errors into findings of the
+/// `family`'s rules.
+pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value: &Value, family: Structure) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // Valid objects (the common case) take jsonschema's fast path, which builds no errors.
     if validator.is_valid(value) {
@@ -324,13 +329,15 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, family:
         let instance = e.instance().clone().into_owned();
         let (rule, field, message) = match e.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let known = known_fields(schema, e.schema_path().as_str());
                 for u in unexpected {
                     let field = crate::diag::join_path(&path, u);
                     if seen.insert(("unknown-field", field.clone())) {
+                        let near = nearest_field(u, &known).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
                         out.push(Diagnostic::finding(
                             family.rule("unknown-field"),
                             field,
-                            format!("unknown field `{u}`; the API server would drop it"),
+                            format!("unknown field `{u}`{near}; the API server would drop it"),
                         ));
                     }
                 }
@@ -377,19 +384,24 @@ pub(crate) fn findings(validator: &jsonschema::Validator, value: &Value, family:
     out
 }
 
+/// The fields of the object schema whose `additionalProperties` keyword is at `keyword` (a JSON
+/// Pointer into `schema`).
+fn known_fields<'s>(schema: &'s Value, keyword: &str) -> Vec<&'s str> {
+    let object = keyword.strip_suffix("/additionalProperties").and_then(|p| schema.pointer(p));
+    object.and_then(|o| o.get("properties")).and_then(Value::as_object).map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default()
+}
+
+/// The known field an unknown one is a typo of, if any is close enough.
+fn nearest_field<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
+    let max = (unknown.chars().count() / 3).clamp(1, 4);
+    crate::spelling::nearest(unknown, known.iter().copied(), max)
+}
+
 fn describe(v: &Value) -> String {
     let s = v.to_string();
     let s =
         if s.len() > 60 { format!("{}...", &s[..s.char_indices().take(57).last().map(|(i, c)| i + c.len_utf8()).unwrap_or(0)]) } else { s };
-    let t = match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
+    let t = crate::words::json_type(v);
     match v {
         Value::Array(_) | Value::Object(_) => format!("an {t}"),
         _ => format!("{t} {s}"),

@@ -36,7 +36,7 @@ fn trainjob_validator() -> &'static jsonschema::Validator {
 
 /// Structure findings (`schema/*`) for one TrainJob, field paths relative to the object.
 pub fn check_trainjob(value: &Value) -> Vec<Diagnostic> {
-    let mut out = crd::findings(trainjob_validator(), value, crd::Structure::Typed);
+    let mut out = crd::findings(trainjob_validator(), trainjob_schema(), value, crd::Structure::Typed);
     if out.iter().all(|d| !d.is_error()) {
         if let Err(e) = serde_path_to_error::deserialize::<_, TrainJob>(value) {
             out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
@@ -61,7 +61,7 @@ fn validator() -> &'static jsonschema::Validator {
 /// `serialized` says the caller made `value` by serializing a typed runtime, so it reads back
 /// into the typed model by construction and is not read again.
 pub fn check(value: &Value, serialized: bool) -> Vec<Diagnostic> {
-    let mut out = crd::findings(validator(), value, crd::Structure::Typed);
+    let mut out = crd::findings(validator(), schema(), value, crd::Structure::Typed);
     if !serialized && out.iter().all(|d| !d.is_error()) {
         // The schema and serde agree by construction; if they ever do not, say so rather than
         // skip the later layers silently.

@@ -246,18 +246,32 @@ impl LineIndex {
     /// its key; for a path that does not exist, the key of its nearest ancestor that does (the
     /// field is missing there).
     pub fn position(&self, doc: usize, path: &str) -> Option<Position> {
-        self.docs.get(doc)?.position(path)
+        self.docs.get(doc)?.position(path, Mark::Value)
     }
+
+    /// [`LineIndex::position`], marking the key of `path` rather than its value: where a finding
+    /// about the field's name (an unknown field) points.
+    pub fn key_position(&self, doc: usize, path: &str) -> Option<Position> {
+        self.docs.get(doc)?.position(path, Mark::Key)
+    }
+}
+
+/// What a position underlines on a path that exists: its value (findings about a value) or its
+/// key (findings about the field's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Value,
+    Key,
 }
 
 impl Doc {
     /// [`LineIndex::position`] in this document.
-    fn position(&self, path: &str) -> Option<Position> {
+    fn position(&self, path: &str, mark: Mark) -> Option<Position> {
         let mut p = path;
         let mut exact = true;
         loop {
             if let Some(node) = self.by_path.get(p).map(|&i| &self.nodes[i]) {
-                let mark = if exact { node.value.or(node.key) } else { node.key.or(node.value) };
+                let mark = if exact && mark == Mark::Value { node.value.or(node.key) } else { node.key.or(node.value) };
                 let column = mark.filter(|c| c.line == node.line).map(|c| (c.start + 1, c.end - c.start));
                 return Some(Position { line: node.line, column });
             }
@@ -296,13 +310,13 @@ impl LazyIndex {
     /// [`LineIndex::position`]). `text` is the same text on every call, and one that parses
     /// (findings are made on documents that were read): of a stream with a syntax error, a
     /// piece after the error may still be indexed.
-    pub fn position(&self, text: &str, doc: usize, path: &str) -> Option<Position> {
+    pub fn position(&self, text: &str, doc: usize, path: &str, mark: Mark) -> Option<Position> {
         let Some(pieces) = self.pieces.get_or_init(|| cut(text)) else {
-            return self.whole.get_or_init(|| LineIndex::new(text)).position(doc, path);
+            return self.whole.get_or_init(|| LineIndex::new(text)).docs.get(doc)?.position(path, mark);
         };
         let piece = pieces.get(doc)?;
         let d = piece.doc.get_or_init(|| text.get(piece.bytes.clone()).and_then(|t| LineIndex::new(t).docs.into_iter().next()));
-        let p = d.as_ref()?.position(path)?;
+        let p = d.as_ref()?.position(path, mark)?;
         Some(Position { line: p.line + piece.lines_before, column: p.column })
     }
 }
@@ -428,10 +442,11 @@ mod tests {
             paths(value, "", &mut all);
             all.push("spec.missing.deeper".to_string());
             for p in &all {
-                assert_eq!(lazy.position(text, d, p), eager.position(d, p), "document {d}, `{p}` of:\n{text}");
+                assert_eq!(lazy.position(text, d, p, Mark::Value), eager.position(d, p), "document {d}, `{p}` of:\n{text}");
+                assert_eq!(lazy.position(text, d, p, Mark::Key), eager.key_position(d, p), "document {d}, key `{p}` of:\n{text}");
             }
         }
-        assert_eq!(lazy.position(text, docs.len(), ""), eager.position(docs.len(), ""));
+        assert_eq!(lazy.position(text, docs.len(), "", Mark::Value), eager.position(docs.len(), ""));
     }
 
     #[test]

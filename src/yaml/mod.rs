@@ -12,7 +12,7 @@ mod json;
 pub mod lines;
 pub mod split;
 
-pub use lines::{parent_path, LazyIndex, LineIndex, Position};
+pub use lines::{parent_path, LazyIndex, LineIndex, Mark, Position};
 
 /// Stack of the threads that parse and check: deep (but allowed) nesting recurses in the reader
 /// and in serde, and the default 2 MiB of a spawned thread is less than the main thread has.
