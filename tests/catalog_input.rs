@@ -5,6 +5,7 @@
 //! selectors, exact Trainer releases, and objects that nearly are Trainer, JobSet or catalog kinds
 //! refused everywhere. Each case runs through the CLI, the KRM function (the binary on a
 //! ResourceList, and kpt where a package matters) and the schema.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
 
 mod support;
 
