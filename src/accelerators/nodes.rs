@@ -1,13 +1,12 @@
 //! What the nodes of a cluster look like (`catalog/accelerators/nodes.yaml`): the taints Kubernetes
-//! puts on nodes and what they mean, the tolerations the API server adds to every pod, and per
-//! platform the labels that name a node pool and the taints its pools carry. Also the accelerator
-//! a node selector asks for, in words (`TPU v5e 4x4`), from the TPU and GPU tables. `fit` asks this
-//! module; nothing else keeps a copy of the data.
+//! puts on nodes and what they mean, and per platform the labels that name a node pool and the
+//! taints its pools carry. Also the accelerator a node selector asks for, in words (`TPU v5e
+//! 4x4`), from the TPU and GPU tables. `fit` asks this module; nothing else keeps a copy of the
+//! data.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use k8s_openapi::api::core::v1::Toleration;
 use serde::{Deserialize, Serialize};
 
 use super::error::AcceleratorError;
@@ -22,12 +21,11 @@ pub struct NodeData {
     pub platforms: Vec<PlatformNodes>,
 }
 
-/// Kubernetes' own taints and admission defaults.
+/// Kubernetes' own taints, and what each says about its node.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KubernetesNodes {
     pub node_taints: Vec<NodeTaint>,
-    pub admission_tolerations: Vec<Toleration>,
 }
 
 /// A taint Kubernetes puts on a node, and what it says.
@@ -184,7 +182,8 @@ mod tests {
                 assert!(!t.on.is_empty());
             }
         }
-        for t in &d.kubernetes.admission_tolerations {
+        // The tolerations admission adds are for taints of a node that is not Ready.
+        for t in &crate::k8s::facts::facts().scheduling.admission_tolerations {
             assert_eq!(t.operator.as_deref(), Some("Exists"));
             assert!(d.node_taint(t.key.as_deref().unwrap_or_default()).is_some_and(|n| n.state == NodeState::NotReady));
         }

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{NodeSelector, PodSpec, Toleration};
 
-use super::requests::{self, Amounts, RequestError};
-use crate::accelerators::nodes::nodes;
+use crate::k8s::requests::{self, Amounts, RequestError};
+use crate::k8s::resources::is_extended;
 use crate::keys;
 use crate::trainer::{TrainingRuntime, COORDINATOR_PORT, NODE};
 
@@ -46,7 +46,7 @@ pub struct Demand {
     pub node_name: Option<String>,
     pub node_selector: BTreeMap<String, String>,
     pub affinity: Option<NodeSelector>,
-    /// The template's tolerations and those the API server adds to every pod.
+    /// The template's own tolerations (admission adds more: [`crate::k8s::selection::admitted_tolerations`]).
     pub tolerations: Vec<Toleration>,
     pub host_ports: Vec<(String, i32)>,
     /// The node label of JobSet exclusive placement.
@@ -81,11 +81,15 @@ impl Demand {
             None => job_spec.and_then(|s| s.parallelism).unwrap_or(1),
         };
         let pods = u32::try_from(pods.max(1)).unwrap_or(1);
-        let requests = requests::pod_requests(spec, &[]).map_err(|source| DemandError::Requests { job: trainer.name.clone(), source })?;
+        let requests = requests::pod_requests(spec, None).map_err(|source| DemandError::Requests { job: trainer.name.clone(), source })?;
         let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
-        let host_ports = requests::host_ports(spec, if jax { &[COORDINATOR_PORT as i32] } else { &[] });
-        let mut tolerations = spec.tolerations.clone().unwrap_or_default();
-        tolerations.extend(nodes().kubernetes.admission_tolerations.iter().cloned());
+        let mut host_ports = requests::host_ports(spec);
+        if jax && spec.host_network == Some(true) {
+            host_ports.push(("TCP".to_string(), i32::from(COORDINATOR_PORT)));
+            host_ports.sort();
+            host_ports.dedup();
+        }
+        let tolerations = spec.tolerations.clone().unwrap_or_default();
         let annotation = |key: &str| {
             let jobset = rt.spec.template.metadata.as_ref().and_then(|m| m.annotations.get(key));
             let job = trainer.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
@@ -124,19 +128,9 @@ impl Demand {
         u64::from(self.pods) * u64::from(self.jobs)
     }
 
-    /// The tolerations ExtendedResourceToleration adds: one per extended resource requested.
-    pub fn extended_resource_tolerations(&self) -> impl Iterator<Item = Toleration> + '_ {
-        self.requests.keys().filter(|r| requests::extended(r)).map(|r| Toleration {
-            key: Some(r.clone()),
-            operator: Some("Exists".into()),
-            effect: Some("NoSchedule".into()),
-            ..Toleration::default()
-        })
-    }
-
     /// The requested extended resources (what a node must have for the pod to go there).
     pub fn extended(&self) -> impl Iterator<Item = &str> {
-        self.requests.keys().map(String::as_str).filter(|r| requests::extended(r))
+        self.requests.keys().map(String::as_str).filter(|r| is_extended(r))
     }
 }
 
@@ -189,7 +183,6 @@ mod tests {
         assert_eq!(d.exclusive.as_deref(), Some("cloud.google.com/gke-nodepool"));
         assert_eq!(d.priority, Some(0));
         assert!(d.host_ports.is_empty(), "the coordinator port is a host port only with hostNetwork");
-        assert!(d.tolerations.iter().any(|t| t.key.as_deref() == Some("node.kubernetes.io/unreachable")), "admission tolerations");
         assert_eq!(d.extended().collect::<Vec<_>>(), ["google.com/tpu"]);
         assert!(d.unmodelled.is_empty());
     }

@@ -16,10 +16,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use k8s_openapi::api::core::v1::{Node, Pod, Taint};
 use serde_json::Value;
 
-use super::quantity::{self, QuantityError};
-use super::requests::{self, RequestError};
 use crate::accelerators::nodes::nodes;
 use crate::diag::{Diagnostic, ObjectRef};
+use crate::k8s::facts::facts;
+use crate::k8s::quantity::{self, NotAQuantity};
+use crate::k8s::requests::{self, RequestError};
 use crate::keys;
 use crate::read::Document;
 use crate::rules::fit::{FIT_NOT_A_NODE, FIT_NOT_A_POD, FIT_NO_NODES, FIT_POD_ON_UNKNOWN_NODE};
@@ -28,7 +29,7 @@ use crate::rules::fit::{FIT_NOT_A_NODE, FIT_NOT_A_POD, FIT_NO_NODES, FIT_POD_ON_
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InventoryError {
     #[error("node #{index}: `{field}`: {source}")]
-    NodeQuantity { index: usize, field: String, source: QuantityError },
+    NodeQuantity { index: usize, field: String, source: NotAQuantity },
     #[error("pod #{index}: {source}")]
     PodRequests { index: usize, source: RequestError },
 }
@@ -235,12 +236,10 @@ impl Cluster {
             repels: Vec::new(),
         };
         for (name, q) in alloc.into_iter().flatten() {
-            let amount = quantity::amount(name, &q.0).map_err(|source| InventoryError::NodeQuantity {
-                index,
-                field: format!("{field}.{name}"),
-                source,
-            })?;
-            if name == "pods" {
+            let amount = quantity::read(&q.0)
+                .map_err(|source| InventoryError::NodeQuantity { index, field: format!("{field}.{name}"), source })?
+                .scheduler_amount(name);
+            if *name == facts().scheduling.pods_resource {
                 info.max_pods = amount;
                 continue;
             }
@@ -302,8 +301,7 @@ impl Cluster {
             self.pods.elsewhere += 1;
             return Ok(None);
         };
-        let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_deref()).unwrap_or_default();
-        let amounts = requests::pod_requests(spec, statuses).map_err(|source| InventoryError::PodRequests { index, source })?;
+        let amounts = requests::pod_requests(spec, pod.status.as_ref()).map_err(|source| InventoryError::PodRequests { index, source })?;
         let ids: Vec<(usize, i64)> = amounts.iter().map(|(name, a)| (self.intern(name), *a)).collect();
         let labels = pod.metadata.labels.as_ref();
         let Some(node) = self.nodes.get_mut(n) else { return Ok(None) };
@@ -312,7 +310,7 @@ impl Cluster {
             set(&mut node.used, r, have.saturating_add(a));
         }
         node.pods += 1;
-        node.host_ports.extend(requests::host_ports(spec, &[]));
+        node.host_ports.extend(requests::host_ports(spec));
         if let Some(key) = labels.and_then(|l| l.get(keys::JOBSET_JOB_KEY)) {
             node.jobs.push((key.clone(), labels.and_then(|l| l.get(keys::JOBSET_PRIORITY)).cloned()));
         }
@@ -523,7 +521,7 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
                     }
                 }
                 InventoryError::PodRequests { index, source } => {
-                    let d = Diagnostic::finding(&FIT_NOT_A_POD, format!("spec.{}", source.field), source.source.to_string());
+                    let d = Diagnostic::finding(&FIT_NOT_A_POD, source.field, source.source.to_string());
                     match pod_places.get(index) {
                         Some(doc) => doc.locate(d.with_object(object_ref(&doc.value, "Pod"))),
                         None => d,

@@ -1,8 +1,8 @@
 //! Fit stage: runtimes and a cluster's node and pod lists -> for each runtime, whether kube-scheduler
 //! and JobSet would place the whole gang of its TrainJob's pods now, how many copies fit, where,
 //! and the first blocker in words. [`inventory`] reads the lists, [`demand`] works out what a
-//! runtime's pods ask for ([`requests`], [`quantity`]), [`filter`] holds the scheduler's node
-//! filters, [`place`] reaches the verdict and [`words`] writes it.
+//! runtime's pods ask for (with [`crate::k8s::requests`]), [`place`] reaches the verdict with the
+//! scheduler's node filters of [`crate::k8s::selection`], and [`words`] writes it.
 //!
 //! Not modelled (the lists cannot answer them): volumes, topology spread, pod (anti-)affinity
 //! other than JobSet's exclusive placement, dynamic resource claims, preemption of lower-priority
@@ -17,11 +17,8 @@ use crate::trainer::TrainingRuntime;
 use crate::validate::is_runtime;
 
 pub mod demand;
-pub mod filter;
 pub mod inventory;
 pub mod place;
-pub mod quantity;
-pub mod requests;
 pub mod words;
 
 pub use demand::{Demand, DemandError};

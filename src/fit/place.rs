@@ -25,10 +25,10 @@ use k8s_openapi::api::core::v1::{Taint, Toleration};
 use serde::Serialize;
 
 use super::demand::Demand;
-use super::filter;
 use super::inventory::{Cluster, JobPods, NodeInfo, Readiness};
 use super::words;
 use crate::accelerators::nodes::{accelerator_of, nodes, NodeState};
+use crate::k8s::selection as filter;
 
 /// kube-scheduler's words for a node that cannot take the pod (`ErrReason*` of each plugin).
 const UNSCHEDULABLE: &str = "node(s) were unschedulable";
@@ -227,10 +227,7 @@ impl<'c> Plan<'c> {
     /// The verdict for one demand.
     pub fn evaluate(&self, d: &Demand) -> Outcome {
         let c = self.cluster;
-        let mut tolerations: Vec<Toleration> = d.tolerations.clone();
-        if c.extended_resource_toleration {
-            tolerations.extend(d.extended_resource_tolerations());
-        }
+        let tolerations: Vec<Toleration> = filter::admitted_tolerations(&d.tolerations, d.extended(), c.extended_resource_toleration);
         // Requests in the scheduler's order: cpu, memory, ephemeral-storage, then scalars.
         let rank = |r: &str| match r {
             "cpu" => 0,
@@ -240,8 +237,7 @@ impl<'c> Plan<'c> {
         };
         let mut res: Vec<(Option<usize>, i64, &str)> = d.requests.iter().map(|(r, a)| (c.resource(r), *a, r.as_str())).collect();
         res.sort_by_key(|(_, _, r)| rank(r));
-        let cordon = Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
-        let cordon_tolerated = tolerations.iter().any(|t| filter::tolerates(t, &cordon));
+        let cordon_tolerated = filter::tolerates_cordon(&tolerations);
         let exclusive = d.exclusive.as_deref();
         let priority = d.priority.map(|p| p.to_string());
         let blocked_values: HashMap<&str, bool> = match exclusive.and_then(|k| self.domains.get(k)) {

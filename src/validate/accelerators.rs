@@ -7,12 +7,18 @@
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
 //! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from
-//! an `In` with several values (a runtime that may land on any of them). Requests equal to limits
-//! are Kubernetes' rule (`resources/requests-limits` in [`crate::k8s::resources`]).
+//! an `In` with several values (a runtime that may land on any of them): both
+//! [`crate::k8s::selection::pinned_labels`]. Tolerations are matched as the scheduler matches them
+//! ([`crate::k8s::selection::tolerates_pattern`]), and the per-pod count is summed over the
+//! containers as the scheduler sums it ([`crate::k8s::requests::aggregate`]). Requests equal to
+//! limits are Kubernetes' rule (`resources/requests-limits` in [`crate::k8s::resources`]).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec, Toleration};
+
+use crate::k8s::requests::{aggregate, is_sidecar};
+use crate::k8s::selection::{pinned_labels, pinned_values, tolerates_pattern};
 
 use crate::accelerators::{data, TpuGeneration};
 use crate::diag::Diagnostic;
@@ -36,14 +42,14 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             .and_then(|l| l.get(LABEL_ANCESTOR))
             .is_some_and(|s| s == "trainer");
         let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
-        let labels = node_labels(pod);
+        let labels = pinned_values(pod);
         let tpu = &data().tpu;
         if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
             tpu_checks(&pod_path, &request, pod, &labels, is_trainer.then_some(num_nodes), &mut out);
         }
         for vendor in &data().gpu.vendors {
             if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
-                gpu_checks(&pod_path, &request, &node_label_choices(pod), &mut out);
+                gpu_checks(&pod_path, &request, &pinned_labels(pod), &mut out);
                 for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
                     out.push(Diagnostic::finding(
                         &ACCELERATOR_MISSING_TOLERATION,
@@ -79,10 +85,9 @@ impl PodRequest {
     }
 }
 
-/// The pod's effective request of `resource` from its containers' limits, as kube-scheduler
-/// computes it (kubernetes/component-helpers `resource/helpers.go` `PodRequests`): regular
-/// containers and native sidecars add up; a plain init container runs alone (with the sidecars
-/// started before it), so the pod needs the larger of the two.
+/// The pod's effective request of `resource` from its containers' limits, summed as kube-scheduler
+/// sums a pod's requests ([`aggregate`]: regular containers and native sidecars add up; a plain
+/// init container runs alone, with the sidecars started before it, so the pod needs the larger).
 pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Option<PodRequest> {
     let amount = |c: &Container| -> Option<Option<u32>> {
         let q = c.resources.as_ref()?.limits.as_ref()?.get(resource)?;
@@ -91,104 +96,51 @@ pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Opti
     let mut fields = Vec::new();
     let mut parts = Vec::new();
     let mut whole = true;
-    let mut running: u32 = 0;
-    let mut sidecars: u32 = 0;
-    let mut init_peak: u32 = 0;
-    for (c, container) in pod.init_containers.iter().flatten().enumerate() {
-        let Some(n) = amount(container) else { continue };
-        fields.push(format!("{pod_path}.initContainers[{c}].resources.limits.{resource}"));
+    let mut count = |field: String, c: &Container| -> u64 {
+        let Some(n) = amount(c) else { return 0 };
+        fields.push(field);
         let n = n.unwrap_or_else(|| {
             whole = false;
             0
         });
-        parts.push((container.name.clone(), n));
-        if container.restart_policy.as_deref() == Some("Always") {
-            sidecars = sidecars.saturating_add(n);
-        } else {
-            init_peak = init_peak.max(sidecars.saturating_add(n));
-        }
-    }
-    for (c, container) in pod.containers.iter().enumerate() {
-        let Some(n) = amount(container) else { continue };
-        fields.push(format!("{pod_path}.containers[{c}].resources.limits.{resource}"));
-        let n = n.unwrap_or_else(|| {
-            whole = false;
-            0
-        });
-        parts.push((container.name.clone(), n));
-        running = running.saturating_add(n);
-    }
+        parts.push((c.name.clone(), n));
+        u64::from(n)
+    };
+    let init: Vec<(u64, bool)> = pod
+        .init_containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(c, container)| {
+            (count(format!("{pod_path}.initContainers[{c}].resources.limits.{resource}"), container), is_sidecar(container))
+        })
+        .collect();
+    let containers: Vec<u64> = pod
+        .containers
+        .iter()
+        .enumerate()
+        .map(|(c, container)| count(format!("{pod_path}.containers[{c}].resources.limits.{resource}"), container))
+        .collect();
     if fields.is_empty() {
         return None;
     }
+    let total = u32::try_from(aggregate(init, containers)).unwrap_or(u32::MAX);
     let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.to_string() };
-    Some(PodRequest { total: whole.then_some(running.saturating_add(sidecars).max(init_peak)), field, parts })
-}
-
-/// nodeSelector plus the labels of a single required node-affinity term.
-pub(crate) fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
-    let mut labels = pod.node_selector.clone().unwrap_or_default();
-    let terms = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|r| r.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    if let [term] = terms {
-        for e in term.match_expressions.iter().flatten() {
-            if e.operator == "In" {
-                if let Some([v]) = e.values.as_deref() {
-                    labels.entry(e.key.clone()).or_insert_with(|| v.clone());
-                }
-            }
-        }
-    }
-    labels
-}
-
-/// Every label a node must carry one of the values of: nodeSelector (one value) and the `In`
-/// expressions of a single required node-affinity term (any number of values).
-pub(crate) fn node_label_choices(pod: &PodSpec) -> BTreeMap<String, Vec<String>> {
-    let mut labels: BTreeMap<String, Vec<String>> = pod.node_selector.iter().flatten().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
-    let terms = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|r| r.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    if let [term] = terms {
-        for e in term.match_expressions.iter().flatten() {
-            if e.operator == "In" {
-                if let Some(values) = e.values.as_ref().filter(|v| !v.is_empty()) {
-                    labels.entry(e.key.clone()).or_insert_with(|| values.clone());
-                }
-            }
-        }
-    }
-    labels
+    Some(PodRequest { total: whole.then_some(total), field, parts })
 }
 
 /// The keys of the taints, described by the tolerations the accelerator data lists for such
-/// nodes (`wanted`), that none of the pod's tolerations covers. A pod toleration covers a wanted
-/// one when its key matches (an empty key with `Exists` matches every key) and its effect is the
-/// same or empty; a wanted `Equal` toleration names the taint's value, which the pod's must match
-/// unless it is `Exists`.
+/// nodes (`wanted`), that none of the pod's tolerations tolerates ([`tolerates_pattern`]). A
+/// toleration of that key with an operator Kubernetes does not know is `k8s/toleration`'s finding
+/// (the pod is rejected), not a missing toleration as well.
 fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec<String> {
-    let covers = |t: &Toleration, w: &Toleration| {
-        let exists = t.operator.as_deref() == Some("Exists");
-        let key_ok = match t.key.as_deref() {
-            Some(k) if !k.is_empty() => Some(k) == w.key.as_deref(),
-            _ => exists,
-        };
-        let effect_ok = t.effect.as_deref().is_none_or(str::is_empty) || t.effect == w.effect;
-        let value_ok = exists || w.operator.as_deref() == Some("Exists") || t.value == w.value;
-        key_ok && effect_ok && value_ok
+    let operators = &crate::k8s::facts::facts().enums.toleration_operators;
+    let unknown_operator = |t: &Toleration, w: &Toleration| {
+        t.key == w.key && t.operator.as_deref().is_some_and(|o| !o.is_empty() && !operators.iter().any(|k| k == o))
     };
     wanted
         .iter()
-        .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| covers(t, w)))
+        .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| tolerates_pattern(t, w) || unknown_operator(t, w)))
         .map(|w| w.key.clone().unwrap_or_default())
         .collect()
 }

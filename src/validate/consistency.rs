@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec};
 
-use super::accelerators::{node_label_choices, node_labels, pod_request};
+use super::accelerators::pod_request;
 use crate::accelerators::{data, jax::jax};
 use crate::diag::{join_path, Diagnostic};
+use crate::k8s::selection::{pinned_labels, pinned_values};
 use crate::rules::consistency::{ACCELERATOR_CONTRADICTORY_SELECTOR, ACCELERATOR_IMAGE, ACCELERATOR_JAX_PLATFORMS, TPU_EXCLUSIVE_TOPOLOGY};
 use crate::trainer::TrainingRuntime;
 
@@ -23,7 +24,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     for (i, _, pod) in rt.pods() {
         let Some(pod) = pod else { continue };
         let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
-        let labels = node_labels(pod);
+        let labels = pinned_values(pod);
         let tpu = &data().tpu;
         let tpu_request = pod_request(pod, &pod_path, &tpu.resource);
         let gpu_requested = data().gpu.vendors.iter().any(|v| pod_request(pod, &pod_path, &v.resource).is_some());
@@ -90,7 +91,7 @@ fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, t
     }
     // A GPU model label and machine types (one in nodeSelector, or an `In` list of a node
     // affinity: the pod may land on any of them) of which none is of that model.
-    let choices = node_label_choices(pod);
+    let choices = pinned_labels(pod);
     for platform in &d.gpu.platforms {
         let (Some(model_key), Some(type_key)) = (&platform.model_label, &platform.machine_type_label) else { continue };
         let (Some(value), Some(machines)) = (labels.get(model_key), choices.get(type_key)) else { continue };

@@ -16,7 +16,7 @@ use crate::k8s::names;
 use crate::k8s::pod::{duplicates, pod_spec};
 use crate::k8s::{meta, resources};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH};
-use crate::trainer::names::{max_jobset_name, LABEL_MAX};
+use crate::trainer::names::{fits_job_names, max_jobset_name, LABEL_MAX};
 use crate::trainer::pods::{job_pods, max_trainjob_name_of};
 use crate::trainer::{TrainingRuntime, KIND_NAMESPACED};
 
@@ -101,8 +101,7 @@ fn metadata(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, path
 /// A replicated job's name and group name can be part of JobSet's DNS-1035 Job and pod names.
 fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &str, out: &mut Vec<Diagnostic>) {
     let field = format!("{base}.name");
-    let chars = name.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-');
-    if !chars {
+    if !fits_job_names(name) {
         out.push(finding(
             &JOBSET_REPLICATED_JOB_NAME,
             Scope::Template,

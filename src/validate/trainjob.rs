@@ -34,8 +34,9 @@ use super::structure;
 use crate::accelerators::data;
 use crate::diag::{join_path, within, Diagnostic, ObjectRef};
 use crate::gvk::Gvk;
-use crate::k8s::names::is_dns1123_subdomain;
-use crate::k8s::resources;
+use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
+use crate::k8s::quantity::{self, Quantity};
+use crate::k8s::resources::{self, is_extended, overcommit_allowed};
 use crate::keys::TRAINER_SUPPORT;
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, RESOURCES_REQUESTS_LIMITS};
 use crate::rules::trainjob::*;
@@ -126,22 +127,15 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
 /// The CRD's name rules, without the CRD.
 fn name_format(value: &Value) -> Option<Diagnostic> {
     let name = value.pointer("/metadata/name").and_then(Value::as_str);
-    let problem = match name {
+    let problem = match name.map(|n| (n, dns1035_label(n))) {
         None => "the TrainJob has no `metadata.name`".to_string(),
-        Some(n) if n.len() > names::LABEL_MAX => {
-            format!("`{n}` is {} characters; metadata.name must be no more than 63 characters", n.len())
+        Some((_, Ok(()))) => return None,
+        Some((n, Err(NameError::TooLong { max, .. }))) => {
+            format!("`{n}` is {} characters; metadata.name must be no more than {max} characters", n.len())
         }
-        Some(n) if !is_rfc1035(n) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
-        Some(_) => return None,
+        Some((n, Err(_))) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
     };
     Some(Diagnostic::finding(&TRAINJOB_NAME, "metadata.name", problem))
-}
-
-fn is_rfc1035(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.first().is_some_and(u8::is_ascii_lowercase)
-        && b.last().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
 }
 
 fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
@@ -237,8 +231,8 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     let mut out = Vec::new();
     let tpu = data().tpu.resource.as_str();
     let Some(node) = trainer_node(&rt.spec.template.spec.replicated_jobs) else { return out };
-    let chips = |c: &Container| c.resources.as_ref().and_then(|r| r.limits.as_ref()).and_then(|l| l.get(tpu)).and_then(|q| quantity(&q.0));
-    let Some(rt_chips) = chips(node).filter(|c| *c > 0.0) else { return out };
+    let chips = |c: &Container| limit(c.resources.as_ref(), tpu);
+    let Some(rt_chips) = chips(node).filter(|c| c.q > Quantity::ZERO) else { return out };
     let hosts = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     let selector = |k: &str| {
         rt.spec
@@ -268,7 +262,7 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
         ));
     }
     let after = trainer_node(&over.template.spec.replicated_jobs).and_then(chips);
-    if let Some(c) = after.filter(|c| *c > 0.0 && *c != rt_chips) {
+    if let Some(c) = after.filter(|c| c.q > Quantity::ZERO && c.q != rt_chips.q) {
         out.push(Diagnostic::finding(
             &TRAINJOB_ACCELERATOR_COUNT,
             resource_field(tj, "limits", tpu),
@@ -488,13 +482,10 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     }
     let before = trainer_node(&rt.spec.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
     let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
-    let count = |r: Option<&ResourceRequirements>, k: &str| {
-        r.and_then(|r| r.limits.as_ref()).and_then(|l| l.get(k)).and_then(|q| quantity(&q.0)).unwrap_or(0.0)
-    };
     let mut dropped = Vec::new();
     for key in data().accelerator_resources() {
-        let had = count(before.as_ref(), key);
-        if had > 0.0 && count(after.as_ref(), key) <= 0.0 {
+        let Some(had) = limit(before.as_ref(), key).filter(|h| h.q > Quantity::ZERO) else { continue };
+        if limit(after.as_ref(), key).is_none_or(|a| a.q <= Quantity::ZERO) {
             dropped.push(key.to_string());
             let why = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2 replaces the runtime's resources with `resourcesPerNode`",
@@ -513,12 +504,12 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
             if dropped.contains(key) {
                 continue; // one finding per key: `trainjob/accelerator-dropped` says it
             }
-            let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) else { continue };
+            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let merge = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2's replacement",
                 TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
             };
-            let problem = if is_extended(key) {
+            let problem = if is_extended(key) || !overcommit_allowed(key) {
                 (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
             } else {
                 (a > b).then(|| format!("Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")"))
@@ -535,40 +526,26 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     out
 }
 
-fn is_extended(name: &str) -> bool {
-    match name.split_once('/') {
-        Some((domain, _)) => !(domain == "kubernetes.io" || domain.ends_with(".kubernetes.io")),
-        None => false,
+/// A limit of a container's resources, with the text it was written as (for messages).
+struct Limit {
+    q: Quantity,
+    text: String,
+}
+
+/// Whole numbers as numbers, anything else as written.
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.q.count() {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str(&self.text),
+        }
     }
 }
 
-/// A Kubernetes quantity (`500m`, `16Gi`, `1e3`, `4`) as a number, for comparisons.
-fn quantity(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(s.len());
-    let (num, suffix) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let factor = match suffix {
-        "" => 1.0,
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        e if e.starts_with(['e', 'E']) => 10f64.powi(e.get(1..)?.parse().ok()?),
-        _ => return None,
-    };
-    Some(n * factor)
+/// The limit of `key` in `r`, where it is a quantity.
+fn limit(r: Option<&ResourceRequirements>, key: &str) -> Option<Limit> {
+    let text = &r?.limits.as_ref()?.get(key)?.0;
+    quantity::parse(text).ok().map(|q| Limit { q, text: text.clone() })
 }
 
 /// The runtime checks on the runtime as the TrainJob overrides it; what is new is the TrainJob's.
@@ -683,33 +660,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quantities_compare_across_suffixes() {
-        assert_eq!(quantity("500m"), Some(0.5));
-        assert_eq!(quantity("16Gi"), Some(16.0 * 1024f64.powi(3)));
-        assert_eq!(quantity("1e3"), Some(1000.0));
-        assert_eq!(quantity("2"), Some(2.0));
-        assert!(quantity("4Gi").unwrap() > quantity("4G").unwrap());
-        assert_eq!(quantity("lots"), None);
-        assert_eq!(quantity(""), None);
-    }
-
-    #[test]
     fn managers_are_domain_prefixed_paths() {
         for ok in ["kueue.x-k8s.io/multikueue", "example.com/a/b", "acme.io/foo_bar"] {
             assert_eq!(domain_prefixed_path(ok), None, "{ok}");
         }
         for bad in ["kueue", "/x", "example.com/", "Example.com/x", "example.com/a b"] {
             assert!(domain_prefixed_path(bad).is_some(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn names_follow_rfc_1035() {
-        for ok in ["a", "my-job-1", "x0"] {
-            assert!(is_rfc1035(ok), "{ok}");
-        }
-        for bad in ["", "1job", "job-", "Job", "my_job", "a.b"] {
-            assert!(!is_rfc1035(bad), "{bad}");
         }
     }
 }

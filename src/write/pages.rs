@@ -133,9 +133,11 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
 /// What the Kubeflow SDK reports as the device of the `node` container (its device table is
 /// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
-    let total = |per: &str| match per.parse::<i64>() {
-        Ok(n) => format!("{} ({per} per node x {})", n * num_nodes as i64, words::count(num_nodes, "node")),
-        Err(_) => format!("{per} per node"),
+    let total = |per: &str| match crate::k8s::quantity::parse(per).ok().and_then(|q| q.count()) {
+        Some(n) => {
+            format!("{} ({per} per node x {})", n.saturating_mul(u64::try_from(num_nodes).unwrap_or(0)), words::count(num_nodes, "node"))
+        }
+        None => format!("{per} per node"),
     };
     match data().sdk.device_of(limits) {
         Device::Unknown => ("unknown (the runtime sets no limits)".into(), None),
