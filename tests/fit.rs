@@ -309,7 +309,11 @@ fn a_slice_held_by_another_jobset_fits_only_an_empty_cluster() {
         fit(&[("nodes.yaml", &nodes), ("pods.yaml", &jobset("0"))], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
     let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
     assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool(), t["copiesEmpty"].as_u64()), (Some(false), Some(true), Some(1)), "{t}");
-    assert!(reason(t).contains("node pool v5e-4x4-a holds another JobSet's pods (one Job per node pool)"), "{}", reason(t));
+    assert!(
+        reason(t).contains("node pool v5e-4x4-a holds ml/llama-node-0-0-x7k2p of another JobSet (one Job per node pool)"),
+        "{}",
+        reason(t)
+    );
     assert_eq!(t["nodes"]["node(s) didn't satisfy existing pods anti-affinity rules"], 3);
     // Exclusive placement holds within a priority: a JobSet at another priority does not block
     // the pool, it only holds the chips of its node.
@@ -320,6 +324,77 @@ fn a_slice_held_by_another_jobset_fits_only_an_empty_cluster() {
     let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
     assert_eq!(t["fits"], false);
     assert!(reason(t).contains("node pool v5e-4x4-a takes 3 of 4 now (in use by ml/llama-node-0-0-x7k2p)"), "{}", reason(t));
+}
+
+#[test]
+fn the_pods_named_as_in_the_way_are_those_holding_the_chips_not_the_daemonsets() {
+    let nodes = list(&gke_v5e_pool("v5e-4x4-a", "4x4", 4, 0));
+    // A logging DaemonSet on every host and another team's plain (non-JobSet) pod on one.
+    let mut items: Vec<String> = (0..4)
+        .map(|i| {
+            pod(
+                "kube-system",
+                &format!("fluentbit-gke-{i:04}"),
+                Some(&format!("gke-tpu-c1-v5e-4x4-a-3f1c2a9d-{i:04}")),
+                "Running",
+                "{requests: {cpu: 100m, memory: 200Mi}}",
+                &[],
+            )
+        })
+        .collect();
+    items.push(pod(
+        "team-b",
+        "notebook-0",
+        Some("gke-tpu-c1-v5e-4x4-a-3f1c2a9d-0002"),
+        "Running",
+        "{limits: {google.com/tpu: \"4\"}}",
+        &[],
+    ));
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("pods.yaml", &list(&items))], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
+    assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool()), (Some(false), Some(true)), "{t}");
+    assert!(reason(t).ends_with("node pool v5e-4x4-a takes 3 of 4 now (in use by team-b/notebook-0)"), "{}", reason(t));
+    assert!(!reason(t).contains("fluentbit"), "{}", reason(t));
+}
+
+#[test]
+fn one_node_and_many_nodes_agree_with_their_verbs() {
+    // Two of three A3 nodes cordoned: a two-node runtime gets the one left.
+    let nodes = list(&gke_a3_pool(3, &[1, 2], "8"));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let why = reason(&verdicts(&r)["jax-gpu-gke-h100-2nodes"]).to_string();
+    assert!(
+        why.ends_with("the one usable node takes 1; gke-gpu-c1-a3-h100-9b2e7c41-0001 and gke-gpu-c1-a3-h100-9b2e7c41-0002 are cordoned (spec.unschedulable)"),
+        "{why}"
+    );
+    // Untolerated taints on two nodes of a generic cluster: "have", and the pod "does" not tolerate.
+    let dgx = |name: &str, taint: &str| {
+        node(
+            name,
+            &[("nvidia.com/gpu.present", "true"), ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")],
+            &[(taint, "present", "NoSchedule")],
+            &[("cpu", "223"), ("memory", "2102981580Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+            "True",
+            false,
+        )
+    };
+    let nodes =
+        list(&[dgx("dgx-0", "nvidia.com/gpu"), dgx("dgx-1", "site.example.com/reserved"), dgx("dgx-2", "site.example.com/reserved")]);
+    let rt = BARE_GPU_RUNTIME.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                containers:",
+    );
+    let r = fit(
+        &[("nodes.yaml", &nodes), ("rt.yaml", &rt.replace("numNodes: 1", "numNodes: 2"))],
+        &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"],
+    );
+    let why = reason(&verdicts(&r)["bare-gpu"]).to_string();
+    assert!(
+        why.ends_with("dgx-1 and dgx-2 have the taint site.example.com/reserved=present:NoSchedule, which the pod does not tolerate"),
+        "{why}"
+    );
+    assert!(!why.contains(" is has ") && !why.contains("do not tolerate"), "{why}");
 }
 
 // ------------------------------------------------------------------ GPU pools

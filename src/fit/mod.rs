@@ -2,11 +2,14 @@
 //! and JobSet would place the whole gang of its TrainJob's pods now, how many copies fit, where,
 //! and the first blocker in words. [`inventory`] reads the lists, [`demand`] works out what a
 //! runtime's pods ask for (with [`crate::k8s::requests`]), [`place`] reaches the verdict with the
-//! scheduler's node filters of [`crate::k8s::selection`], and [`words`] writes it.
+//! scheduler's node filters of [`crate::k8s::selection`], as data (a [`Placement`] with its
+//! [`Blocker`]), and [`words`] says it ([`Outcome`]).
 //!
 //! Not modelled (the lists cannot answer them): volumes, topology spread, pod (anti-)affinity
 //! other than JobSet's exclusive placement, dynamic resource claims, preemption of lower-priority
 //! pods, cluster autoscaling, queueing (Kueue) and TrainJob overrides of `numNodes`.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -23,7 +26,7 @@ pub mod words;
 
 pub use demand::{Demand, DemandError};
 pub use inventory::{Cluster, InventoryError, PodCounts};
-pub use place::{Outcome, Plan};
+pub use place::{Blocker, Placement, Plan};
 
 /// The answer for one runtime: which runtime, and the outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,6 +40,57 @@ pub struct Verdict {
     pub outcome: Outcome,
 }
 
+/// What `fit` concludes for one runtime: placement's verdict, and its blocker and notes in words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// Pods in one gang (one TrainJob).
+    pub pods: u64,
+    /// At least one gang fits now.
+    pub fits: bool,
+    /// Whole gangs that fit at once, with what is free now.
+    pub copies: u64,
+    /// The same on these nodes with no pod in use.
+    pub fits_empty: bool,
+    pub copies_empty: u64,
+    /// Where the copies go now: node pools, topology domains, or nodes.
+    #[serde(rename = "where")]
+    pub placement: Vec<String>,
+    /// The first blocker in words; empty when it fits.
+    pub reason: String,
+    /// How to fix it, where `fit` knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// kube-scheduler's reason for each node that cannot take a pod now, with the node count.
+    pub nodes: BTreeMap<String, usize>,
+    /// What holds even when it fits: pods sharing nodes, the JobSet leader's choice, and what
+    /// the pod template asks that `fit` does not model.
+    pub notes: Vec<String>,
+    /// The first blocker, as data (`None` when it fits): what [`Outcome::reason`] says.
+    #[serde(skip)]
+    pub blocker: Option<Blocker>,
+}
+
+impl Outcome {
+    /// Placement's verdict, said.
+    pub fn of(p: Placement) -> Outcome {
+        let (reason, help) = p.blocker.as_ref().map(words::reason).unwrap_or_default();
+        Outcome {
+            pods: p.pods,
+            fits: p.copies > 0,
+            copies: p.copies,
+            fits_empty: p.copies_empty > 0,
+            copies_empty: p.copies_empty,
+            placement: p.placement,
+            reason,
+            help,
+            nodes: p.reasons.iter().map(|(why, n)| (words::scheduler_reason(why), *n)).collect(),
+            notes: p.notes.iter().map(words::note).collect(),
+            blocker: p.blocker,
+        }
+    }
+}
+
 /// The verdict for every runtime, in order.
 pub fn fit(cluster: &Cluster, runtimes: &[&TrainingRuntime]) -> Vec<Verdict> {
     let demands: Vec<Result<Demand, DemandError>> = runtimes.iter().map(|r| Demand::of(r)).collect();
@@ -48,10 +102,10 @@ pub fn fit(cluster: &Cluster, runtimes: &[&TrainingRuntime]) -> Vec<Verdict> {
             runtime: rt.metadata.name.clone().unwrap_or_default(),
             namespace: rt.metadata.namespace.clone(),
             kind: rt.kind.clone(),
-            outcome: match d {
+            outcome: Outcome::of(match d {
                 Ok(d) => plan.evaluate(d),
-                Err(e) => Outcome { reason: e.to_string(), ..Outcome::default() },
-            },
+                Err(e) => Placement { blocker: Some(Blocker::Demand(e.to_string())), ..Placement::default() },
+            }),
         })
         .collect()
 }
