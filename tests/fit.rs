@@ -536,6 +536,94 @@ fn an_untolerated_gpu_taint_blocks_except_where_the_api_server_adds_the_tolerati
     assert_eq!(verdicts(&r)["bare-gpu"]["copies"], 1);
 }
 
+// ------------------------------------------------------------------ TrainJobs, as Trainer merges them
+
+/// A TrainJob on `runtime` with `trainer` as its `spec.trainer` (YAML flow).
+fn trainjob(name: &str, runtime: &str, trainer: &str) -> String {
+    format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}, namespace: ml}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
+}
+
+#[test]
+fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_though_its_runtime_does() {
+    let nodes = list(&gke_a3_pool(2, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let jobs = [
+        trainjob("plain", "jax-gpu-gke-h100", "{}"),
+        trainjob("big-cpu", "jax-gpu-gke-h100", "{resourcesPerNode: {requests: {cpu: \"300\"}, limits: {cpu: \"300\"}}}"),
+        trainjob("three-nodes", "jax-gpu-gke-h100-2nodes", "{numNodes: 3}"),
+    ]
+    .join("---\n");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", jobs.as_str())];
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let by: std::collections::BTreeMap<&str, &Value> = all.iter().map(|v| (v["trainJob"].as_str().unwrap(), v)).collect();
+    assert_eq!(all.len(), 3, "one row per TrainJob; --runtimes get none: {}", r.stdout);
+    assert_eq!((by["plain"]["fits"].as_bool(), by["plain"]["runtime"].as_str()), (Some(true), Some("jax-gpu-gke-h100")));
+    let big = by["big-cpu"];
+    assert_eq!((big["fits"].as_bool(), big["fitsEmpty"].as_bool()), (Some(false), Some(false)), "{big}");
+    assert!(reason(big).contains("needs 1 pod (8 nvidia.com/gpu, cpu 300)"), "{}", reason(big));
+    assert!(reason(big).contains("Insufficient cpu (207410m allocatable, 300 needed)"), "{}", reason(big));
+    // numNodes 3 on two nodes: the TrainJob's count, not the runtime's 2.
+    let three = by["three-nodes"];
+    assert_eq!((three["pods"].as_u64(), three["fits"].as_bool()), (Some(3), Some(false)), "{three}");
+    // Its runtime alone fits (the same nodes, rows for the runtimes).
+    let r = fit(&files, &["--nodes", "nodes.yaml", "runtimes.yaml", "--format", "json"]);
+    assert_eq!(verdicts(&r)["jax-gpu-gke-h100"]["fits"], true);
+    assert_eq!(verdicts(&r)["jax-gpu-gke-h100-2nodes"]["fits"], true);
+    // The table names the TrainJob.
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml"]);
+    assert!(r.stdout.lines().any(|l| l.starts_with("TrainJob/ml/big-cpu ") && l.contains(" no ")), "{}", r.stdout);
+}
+
+#[test]
+fn fit_places_the_pod_preview_prints() {
+    // v2.2 replaces the runtime's resources with resourcesPerNode (the GPUs are gone), v2.3 merges
+    // them: the pod preview shows is the pod fit places, in both releases.
+    let nodes = list(&gke_a3_pool(1, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let job = trainjob("tuned", "jax-gpu-gke-h100", "{resourcesPerNode: {limits: {cpu: \"250\", memory: 64Gi}}}");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("job.yaml", job.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    for version in ["v2.2", "v2.3"] {
+        let p = run_in(dir.path(), &["preview", "job.yaml", "--runtimes", "runtimes.yaml", "--trainer-version", version], None);
+        let pod: k8s_openapi::api::core::v1::Pod = jax_runtimes::yaml::from_str(&p.stdout).unwrap_or_else(|e| panic!("{e:?}\n{}", p.all()));
+        let per_pod = jax_runtimes::k8s::requests::pod_requests(pod.spec.as_ref().unwrap(), None).unwrap();
+        let r = fit(
+            &files,
+            &["--nodes", "nodes.yaml", "--trainer-version", version, "--runtimes", "runtimes.yaml", "job.yaml", "--format", "json"],
+        );
+        let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
+        let why = reason(&all[0]);
+        assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
+        assert_eq!(per_pod.contains_key("nvidia.com/gpu"), version == "v2.3", "{version}: {per_pod:?}");
+    }
+}
+
+#[test]
+fn trainjobs_fit_needs_their_runtimes_and_refuses_what_does_not_read() {
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
+    let job = trainjob("j", "jax-cpu", "{}");
+    let r = fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "job.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[trainjob/runtime-ref]: job.yaml:") && r.stderr.contains("--runtimes PATH"), "{}", r.stderr);
+    let bad = job.replace("trainer: {}", "trainer: {numNodes: many}");
+    let catalog = support::root().join("catalog/runtimes/cpu.yaml");
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("job.yaml", &bad)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[fit/unreadable-trainjob]: job.yaml:") && r.stderr.contains("spec.trainer.numNodes"), "{}", r.stderr);
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.contains("1 of 1 runtime(s) and TrainJob(s) fit now"), "{}", r.stderr);
+}
+
 // ------------------------------------------------------------------ CPU pools and pods in use
 
 #[test]
@@ -770,6 +858,38 @@ fn the_krm_validator_fits_the_packages_runtimes_to_its_node_inventory() {
     let r = run(config(serde_json::json!({"nodes": "cluster/nodes.yaml", "pods": "cluster/pods.yaml"})));
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("fit/inventory-missing") && r.stdout.contains("cluster/pods.yaml"), "{}", r.all());
+}
+
+#[test]
+fn the_krm_validator_fits_the_packages_trainjobs_on_their_runtimes() {
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let mut items: Vec<Value> = jax_runtimes::yaml::parse_stream(&rendered).unwrap();
+    let nodes: Value = jax_runtimes::yaml::parse_one(&list(&gke_a3_pool(1, &[], "8"))).unwrap();
+    items.extend(nodes["items"].as_array().unwrap().iter().cloned().map(|mut n| {
+        n["metadata"]["annotations"]["internal.config.kubernetes.io/path"] = "cluster/nodes.yaml".into();
+        n
+    }));
+    for (name, trainer) in
+        [("fits", "{}"), ("too-big", "{resourcesPerNode: {limits: {nvidia.com/gpu: \"16\"}, requests: {nvidia.com/gpu: \"16\"}}}")]
+    {
+        let mut tj: Value = jax_runtimes::yaml::parse_one(&trainjob(name, "jax-gpu-gke-h100", trainer)).unwrap();
+        tj["metadata"]["annotations"]["internal.config.kubernetes.io/path"] = "jobs.yaml".into();
+        items.push(tj);
+    }
+    let list = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": {"nodes": "cluster/nodes.yaml"}}});
+    let r = run_in(Path::new("."), &[], Some(list.to_string().as_bytes()));
+    let out: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
+    let fits: Vec<(&str, &str)> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["tags"]["rule"] == "fit/does-not-fit")
+        .map(|x| (x["resourceRef"]["kind"].as_str().unwrap(), x["resourceRef"]["name"].as_str().unwrap()))
+        .collect();
+    assert!(fits.contains(&("TrainJob", "too-big")), "{fits:?}");
+    assert!(!fits.contains(&("TrainJob", "fits")), "{fits:?}");
 }
 
 #[test]

@@ -169,7 +169,9 @@ fn options_for(case: &Case) -> Options {
     match case.crd.as_deref() {
         None => Options::default(),
         Some("reference") => reference_options(),
-        Some(file) => Options::with_crd_files(&[root().join(file)]).expect("CRD loads"),
+        Some(file) => {
+            Options::with_crd_files(&[root().join(file.replace("../shared/reference", "/work/shared/reference"))]).expect("CRD loads")
+        }
     }
 }
 

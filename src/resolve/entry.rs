@@ -14,11 +14,8 @@ use crate::diag::Diagnostic;
 use crate::k8s::names;
 use crate::keys;
 use crate::rules::catalog::*;
-use crate::trainer::JAX_PLUGIN_VARIABLES;
-
-/// Trainer releases with the JAX policy.
-pub const TRAINER_VERSIONS: [&str; 2] = ["v2.2", "v2.3"];
-pub const TRAINER_DEFAULT: &str = "v2.3";
+use crate::trainer::facts;
+use crate::trainjob::TrainerVersion;
 
 /// Errors and warnings of one entry.
 #[derive(Default)]
@@ -111,39 +108,24 @@ fn check_names(entry: &JaxRuntime, f: &mut Findings) {
 
 /// The Trainer release, normalized (`2.3`, `v2.3.0` -> `v2.3`); the default when unset.
 fn trainer_version(given: Option<&str>, f: &mut Findings) -> String {
-    let Some(t) = given else { return TRAINER_DEFAULT.to_string() };
+    let Some(t) = given else { return facts().default_release.clone() };
     match normalize_trainer(t) {
         Ok(v) => v,
         Err(e) => {
             f.errors.push(
                 Diagnostic::new(&CATALOG_TRAINER_VERSION, e.to_string())
                     .with_field("spec.trainer")
-                    .with_help(format!("set `spec.trainer` to one of {}", TRAINER_VERSIONS.join(", "))),
+                    .with_help(format!("set `spec.trainer` to one of {}", facts().releases.join(", "))),
             );
-            TRAINER_DEFAULT.to_string()
+            facts().default_release.clone()
         }
     }
 }
 
-/// A Trainer release jax-runtimes cannot target.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-enum TrainerVersionError {
-    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
-    NoJaxPolicy(String),
-    #[error("unsupported Trainer release `{0}`; expected one of {versions}", versions = TRAINER_VERSIONS.join(", "))]
-    Unsupported(String),
-}
-
-fn normalize_trainer(t: &str) -> Result<String, TrainerVersionError> {
-    let s = t.trim().trim_start_matches('v');
-    let mut parts = s.split('.');
-    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-    match (major, minor) {
-        (Some(2), Some(0 | 1)) => Err(TrainerVersionError::NoJaxPolicy(t.to_string())),
-        (Some(ma), Some(mi)) if TRAINER_VERSIONS.contains(&format!("v{ma}.{mi}").as_str()) => Ok(format!("v{ma}.{mi}")),
-        _ => Err(TrainerVersionError::Unsupported(t.to_string())),
-    }
+/// The Trainer release as `v2.3` (`2.3`, `v2.3.0` and `v2.3.1` read the same), if it is one with
+/// the JAX policy ([`TrainerVersion::normalize`]).
+fn normalize_trainer(t: &str) -> Result<String, crate::trainjob::version::VersionError> {
+    TrainerVersion::normalize(t).map(str::to_string)
 }
 
 /// The entry's platform, else the defaults', else the accelerator's default (TPU: the first
@@ -329,19 +311,22 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
         }
     }
     for (i, e) in entry.spec.env.iter().enumerate() {
-        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if facts().is_jax_variable(&e.name) {
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,
                     format!("`{}` is injected by Trainer's JAX plugin; a value here overrides it and can make `jax.distributed.initialize()` hang", e.name),
                 )
                 .with_field(format!("spec.env[{i}].name"))
-                .with_help("remove it: Trainer sets JAX_NUM_PROCESSES, JAX_PROCESS_ID and JAX_COORDINATOR_ADDRESS for every pod"),
+                .with_help({
+                    let [count, id, coordinator] = facts().jax.env();
+                    format!("remove it: Trainer sets {count}, {id} and {coordinator} for every pod")
+                }),
             );
         }
     }
     for (i, e) in defaults.env.iter().enumerate() {
-        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if facts().is_jax_variable(&e.name) {
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,

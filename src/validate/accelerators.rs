@@ -22,7 +22,6 @@ use crate::k8s::selection::{pinned_labels, pinned_values, tolerates_pattern};
 
 use crate::accelerators::{data, TpuGeneration};
 use crate::diag::Diagnostic;
-use crate::keys::TRAINER_ANCESTOR as LABEL_ANCESTOR;
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
     TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
@@ -34,13 +33,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let num_nodes = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
         let Some(pod) = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { continue };
-        let is_trainer = job
-            .template
-            .metadata
-            .as_ref()
-            .and_then(|m| m.labels.as_ref())
-            .and_then(|l| l.get(LABEL_ANCESTOR))
-            .is_some_and(|s| s == "trainer");
+        let is_trainer = job.is_trainer();
         let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
         let labels = pinned_values(pod);
         let tpu = &data().tpu;

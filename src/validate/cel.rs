@@ -12,14 +12,12 @@ use crate::rules::validate::{
     CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_STARTUP_DEPENDS_ON,
 };
 
-const POLICIES: [&str; 5] = ["torch", "mpi", "jax", "xgboost", "flux"];
-
 /// Built-in CEL-equivalent findings for one runtime (untyped: they must work on objects the
 /// typed model rejects too).
 pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {
-        let set: Vec<&str> = POLICIES.iter().copied().filter(|p| ml.contains_key(*p)).collect();
+        let set: Vec<&str> = crate::trainer::facts().ml_policies.iter().map(String::as_str).filter(|p| ml.contains_key(*p)).collect();
         if set.len() > 1 {
             out.push(Diagnostic::finding(
                 &CEL_ONE_ML_POLICY,

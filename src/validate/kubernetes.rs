@@ -16,7 +16,7 @@ use crate::k8s::names;
 use crate::k8s::pod::{duplicates, pod_spec};
 use crate::k8s::{meta, resources};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH};
-use crate::trainer::names::{fits_job_names, max_jobset_name, LABEL_MAX};
+use crate::trainer::names::{fits_job_names, label_max, max_jobset_name};
 use crate::trainer::pods::{job_pods, max_trainjob_name_of};
 use crate::trainer::{TrainingRuntime, KIND_NAMESPACED};
 
@@ -115,7 +115,7 @@ fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &st
             &JOBSET_REPLICATED_JOB_NAME,
             Scope::Template,
             field,
-            format!("`{name}` is so long that no TrainJob name keeps its pod names (`<trainjob>-{name}-<job>-<pod>-<5 characters>`) within {LABEL_MAX} characters"),
+            format!("`{name}` is so long that no TrainJob name keeps its pod names (`<trainjob>-{name}-<job>-<pod>-<5 characters>`) within {} characters", label_max()),
         ));
     }
     if let Some(g) = group.filter(|g| !g.is_empty()) {
@@ -142,7 +142,8 @@ pub fn trainjob_name_length(rt: &TrainingRuntime) -> Option<Diagnostic> {
         &JOBSET_TRAINJOB_NAME_LENGTH,
         "metadata.name",
         format!(
-            "TrainJobs using this runtime can have names of at most {max} characters{count}: JobSet names the last pod `{pod}-<5 characters>` and refuses names over {LABEL_MAX} characters"
+            "TrainJobs using this runtime can have names of at most {max} characters{count}: JobSet names the last pod `{pod}-<5 characters>` and refuses names over {} characters",
+            label_max()
         ),
     ))
 }

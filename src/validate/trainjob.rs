@@ -37,7 +37,6 @@ use crate::gvk::Gvk;
 use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
 use crate::k8s::quantity::{self, Quantity};
 use crate::k8s::resources::{self, is_extended, overcommit_allowed};
-use crate::keys::TRAINER_SUPPORT;
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, RESOURCES_REQUESTS_LIMITS};
 use crate::rules::trainjob::*;
 use crate::rules::validate::{
@@ -45,8 +44,8 @@ use crate::rules::validate::{
     TPU_HOSTS,
 };
 use crate::rules::{Layer, Moment};
-use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
-use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
+use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_TRAINJOB};
+use crate::trainjob::{self, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
 
 /// True for a `TrainJob` of `trainer.kubeflow.org`.
@@ -63,11 +62,6 @@ pub struct Context<'a> {
     /// The Trainer release; `None`: the one the runtime's `jax-runtimes.dev/trainer-version`
     /// annotation names, else v2.3.
     pub version: Option<TrainerVersion>,
-}
-
-/// The Trainer release a TrainJob on `rt` is predicted with.
-pub fn version_for(rt: &TrainingRuntime, given: Option<TrainerVersion>) -> TrainerVersion {
-    given.or_else(|| TrainerVersion::of_runtime(rt)).unwrap_or_default()
 }
 
 /// Checks one TrainJob. `crd` is the TrainJob CRD version to check structure and CEL against,
@@ -138,22 +132,30 @@ fn name_format(value: &Value) -> Option<Diagnostic> {
     Some(Diagnostic::finding(&TRAINJOB_NAME, "metadata.name", problem))
 }
 
+/// The `trainjob/runtime-ref` finding for a runtimeRef that names no runtime given, at the field
+/// that is wrong.
+pub fn runtime_ref_finding(e: &RefError) -> Diagnostic {
+    let field = match e {
+        RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
+        RefError::Unsupported { .. } => "spec.runtimeRef.kind",
+        RefError::NotFound(_) => "spec.runtimeRef.name",
+    };
+    Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string())
+}
+
 fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let rt = match trainjob::find(tj, ctx.runtimes) {
         Ok(rt) => rt,
         Err(e) => {
-            let field = match &e {
-                RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
-                RefError::Unsupported { .. } => "spec.runtimeRef.kind",
-                RefError::NotFound(_) => "spec.runtimeRef.name",
-            };
-            out.push(Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string()));
+            out.push(runtime_ref_finding(&e));
             return out;
         }
     };
     let rt_name = rt.metadata.name.as_deref().unwrap_or_default();
-    if rt.kind == KIND_CLUSTER && rt.metadata.labels.as_ref().and_then(|l| l.get(TRAINER_SUPPORT)).is_some_and(|v| v == "deprecated") {
+    let labels = &facts().labels;
+    if rt.kind == KIND_CLUSTER && rt.metadata.labels.as_ref().and_then(|l| l.get(&labels.support)).is_some_and(|v| *v == labels.deprecated)
+    {
         out.push(Diagnostic::finding(
             &TRAINJOB_RUNTIME_DEPRECATED,
             "spec.runtimeRef.name",
@@ -162,7 +164,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
             ),
         ));
     }
-    let version = version_for(rt, ctx.version);
+    let version = TrainerVersion::for_runtime(rt, ctx.version);
     let all = trainjob::build(rt, tj, version, Steps::All);
     let over = trainjob::build(rt, tj, version, Steps::Overrides);
     let trainer = tj.spec.trainer.as_ref();
@@ -287,7 +289,7 @@ fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
         return None;
     }
     let pods = eff.template.spec.replicated_jobs.iter().position(|j| j.name == job).and_then(|i| eff.counts.get(i)).copied().unwrap_or(1);
-    let last = format!("{}-abcde", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)));
+    let last = format!("{}{}", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)), facts().pod_name_suffix);
     Some(Diagnostic::finding(
         &TRAINJOB_NAME_LENGTH,
         "metadata.name",
@@ -305,7 +307,7 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
     let mut out = Vec::new();
     let Some(injected) = &eff.jax else { return out };
     for (i, e) in tj.spec.trainer.iter().flat_map(|t| t.env.iter().flatten()).enumerate() {
-        if !JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if !facts().is_jax_variable(&e.name) {
             continue;
         }
         let Some(plugin) = injected.env.iter().find(|p| p.name == e.name) else { continue };
@@ -321,7 +323,8 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             (None, Some(r)) => format!("fieldRef `{}`", r.field_path),
             _ => "a reference".to_string(),
         };
-        let same_per_pod = e.name == "JAX_PROCESS_ID" && eff.num_nodes() == 1 && ours.value.as_deref() == Some("0");
+        let jax = &facts().jax;
+        let same_per_pod = e.name == jax.process_id && eff.num_nodes() == 1 && ours.value.as_deref() == Some("0");
         if (ours.value == plugin.value && ours.value_from == plugin.value_from) || same_per_pod {
             out.push(Diagnostic::finding(
                 &TRAINJOB_JAX_ENV_REDUNDANT,
@@ -335,10 +338,12 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             continue;
         }
         let effect = match e.name.as_str() {
-            "JAX_PROCESS_ID" if ours.value.is_some() && eff.num_nodes() == 1 => "the only process gets an id other than 0".to_string(),
-            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
-            "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
-            "JAX_NUM_PROCESSES" => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
+            n if n == jax.process_id && ours.value.is_some() && eff.num_nodes() == 1 => {
+                "the only process gets an id other than 0".to_string()
+            }
+            n if n == jax.process_id && ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
+            n if n == jax.process_id => "the processes do not get their completion index as process id".to_string(),
+            n if n == jax.num_processes => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
             _ => format!("process 0 is reachable as {plugin_says}"),
         };
         out.push(Diagnostic::finding(
@@ -409,12 +414,16 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                         ));
                     } else if field == "containers"
                         && c.env.as_ref().is_some_and(|e| !e.is_empty())
-                        && [NODE, "dataset-initializer", "model-initializer"].contains(&c.name.as_str())
+                        && facts().patch_env_forbidden.contains(&c.name)
                     {
                         out.push(Diagnostic::finding(
                             &TRAINJOB_PATCH_ENV,
                             format!("{cpath}.env"),
-                            format!("must not have envs for the dataset-initializer, model-initializer, node containers (container `{}`): the Trainer webhook rejects the TrainJob", c.name),
+                            format!(
+                                "must not have envs for the {} containers (container `{}`): the Trainer webhook rejects the TrainJob",
+                                facts().patch_env_forbidden.join(", "),
+                                c.name
+                            ),
                         ));
                     }
                 }
@@ -449,13 +458,9 @@ fn domain_prefixed_path(s: &str) -> Option<String> {
     None
 }
 
-/// The `node` container of the first trainer job.
+/// The `node` container of the trainer job.
 fn trainer_node(jobs: &[crate::trainer::ReplicatedJob]) -> Option<&Container> {
-    let job = jobs.iter().find(|j| {
-        j.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(crate::keys::TRAINER_ANCESTOR)).map(String::as_str)
-            == Some(ANCESTOR_TRAINER)
-    })?;
-    job.template.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| c.name == NODE)
+    trainer_job(jobs)?.1.node_container()
 }
 
 /// Where in the TrainJob a resource key of the `node` container comes from.

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
-use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime, COORDINATOR_PORT};
+use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime};
 use crate::{render, words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
@@ -352,7 +352,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         install: data().images.install_for(&r.image).to_vec(),
         install_python: serde_json::to_string(data().images.install_for(&r.image))?,
         fixed_num_nodes: matches!(r.accelerator, Accel::Tpu(_)),
-        coordinator_port: COORDINATOR_PORT,
+        coordinator_port: trainer::facts().jax.port,
         trainjob_yaml: yaml::to_string(&trainjob)?,
         trainjob_namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
         trainjob_name_max: name_room.map(|(n, _)| n),
