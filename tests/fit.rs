@@ -170,7 +170,8 @@ fn eks_p5(n: usize) -> Vec<String> {
         .collect()
 }
 
-/// AKS ND H100 v5 nodes of user pool `gpunp`, created as the AKS GPU guide does (`sku=gpu:NoSchedule`).
+/// AKS ND H100 v5 nodes of user pool `gpunp`, created as the AKS GPU guide does (`sku=gpu:NoSchedule`),
+/// with the InfiniBand devices the SR-IOV device plugin of Azure's RDMA guide advertises.
 fn aks_nd_h100(n: usize) -> Vec<String> {
     (0..n)
         .map(|i| {
@@ -192,6 +193,7 @@ fn aks_nd_h100(n: usize) -> Vec<String> {
                     ("memory", "1858215876Ki"),
                     ("nvidia.com/gpu", "8"),
                     ("pods", "110"),
+                    ("rdma/ib", "8"),
                 ],
                 "True",
                 false,
@@ -271,6 +273,63 @@ fn two_tpu_slices_take_two_copies_of_a_4x4_runtime_one_per_node_pool() {
     assert!(reason(&v["jax-tpu-v6e-2x4-1host"]).starts_with("no node pool for TPU v6e 2x4"), "{}", reason(&v["jax-tpu-v6e-2x4-1host"]));
     // kube-scheduler's view of the nodes a v6e pod cannot use.
     assert_eq!(v["jax-tpu-v6e-2x2"]["nodes"]["node(s) didn't match Pod's node affinity/selector"], 9);
+}
+
+/// A GKE TPU v5e 2x4 node pool of `n` hosts of `machine` (`ct5lp-hightpu-4t`: 4 chips, or
+/// `ct5lp-hightpu-8t`: 8 chips): the same accelerator and topology labels either way.
+fn gke_v5e_2x4_pool(pool: &str, machine: &str, n: usize) -> Vec<String> {
+    let chips = if machine.ends_with("-8t") { "8" } else { "4" };
+    let mut alloc: Vec<(&str, &str)> = TPU_ALLOC.iter().copied().filter(|(k, _)| *k != "google.com/tpu").collect();
+    alloc.push(("google.com/tpu", chips));
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("gke-tpu-c1-{pool}-7d0e1b2c-{i:04}"),
+                &[
+                    ("cloud.google.com/gke-nodepool", pool),
+                    ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+                    ("cloud.google.com/gke-tpu-topology", "2x4"),
+                    ("node.kubernetes.io/instance-type", machine),
+                ],
+                &[("google.com/tpu", "present", "NoSchedule")],
+                &alloc,
+                "True",
+                false,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_two_host_v5e_2x4_runtime_fits_a_4t_pool_and_not_an_8t_pool_whose_one_host_its_pods_would_share() {
+    let four = list(&gke_v5e_2x4_pool("v5e-2x4-4t", "ct5lp-hightpu-4t", 2));
+    let eight = list(&gke_v5e_2x4_pool("v5e-2x4-8t", "ct5lp-hightpu-8t", 1));
+    let on = |nodes: &str| verdicts(&fit(&[("nodes.yaml", nodes)], &["--nodes", "nodes.yaml", "--format", "json"]));
+    let (v4, v8) = (on(&four), on(&eight));
+    assert_eq!(
+        (v4["jax-tpu-v5e-2x4-2hosts"]["fits"].as_bool(), v4["jax-tpu-v5e-2x4-2hosts"]["where"].clone()),
+        (Some(true), serde_json::json!(["v5e-2x4-4t"]))
+    );
+    assert_eq!(v8["jax-tpu-v5e-2x4-2hosts"]["fits"], false, "the runtime pins ct5lp-hightpu-4t");
+    let why = reason(&v8["jax-tpu-v5e-2x4-2hosts"]);
+    assert!(why.contains("the closest, node pool v5e-2x4-8t, has node.kubernetes.io/instance-type=ct5lp-hightpu-8t"), "{why}");
+    // And the one-host variant the other way round.
+    assert_eq!((v8["jax-tpu-v5e-2x4-1host"]["fits"].as_bool(), v4["jax-tpu-v5e-2x4-1host"]["fits"].as_bool()), (Some(true), Some(false)));
+    // A hand-written runtime without the pin (the validator's TPU base) lands both pods on the one
+    // 8-chip host: fit says so, and how to pin it.
+    let unpinned = fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap();
+    let r = fit(&[("nodes.yaml", &eight), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["jax-tpu-v5e-2x4"];
+    let why = reason(v);
+    assert!(
+        why.starts_with("needs 2 pods (4 google.com/tpu each), each on a host of its own (TPU v5e 2x4 runs one pod per host)"),
+        "{why}"
+    );
+    assert!(why.contains("gke-tpu-c1-v5e-2x4-8t-7d0e1b2c-0000 (2)"), "{why}");
+    assert!(v["help"].as_str().unwrap().contains("`node.kubernetes.io/instance-type: ct5lp-hightpu-4t`"), "{v}");
+    let r = fit(&[("nodes.yaml", &four), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!((r.code, verdicts(&r)["jax-tpu-v5e-2x4"]["copies"].as_u64()), (0, Some(1)), "{}", r.all());
 }
 
 #[test]
@@ -481,12 +540,26 @@ fn eks_karpenter_gpu_nodes_take_an_eks_runtime_and_efa_is_counted_like_any_resou
 }
 
 #[test]
-fn an_aks_gpu_pool_tainted_as_the_aks_guide_does_is_not_tolerated_and_the_fix_is_named() {
+fn an_aks_runtime_fits_a_gpu_pool_made_as_the_aks_guide_says_and_a_runtime_without_its_toleration_is_told_the_fix() {
+    // jax-runtimes renders the toleration of the taint the AKS GPU guide puts on GPU pools.
     let catalog = entry("h100-aks", "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n");
     let nodes = list(&aks_nd_h100(2));
     let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["h100-aks"]["copies"], 2);
+    assert_eq!(verdicts(&r)["h100-aks"]["where"], serde_json::json!(["gpunp"]));
+    // So does the built-in AKS runtime, on two such nodes.
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    assert_eq!(verdicts(&r)["jax-gpu-aks-ndh100v5-2nodes"]["fits"], true, "{}", verdicts(&r)["jax-gpu-aks-ndh100v5-2nodes"]);
+    // A hand-written runtime that tolerates only nvidia.com/gpu: every node has the taint, and the
+    // help names the toleration the guide's pools need.
+    let rt = BARE_GPU_RUNTIME.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                nodeSelector: {node.kubernetes.io/instance-type: Standard_ND96isr_H100_v5}\n                containers:",
+    );
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &rt)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
     assert_eq!(r.code, 1, "{}", r.all());
-    let v = &verdicts(&r)["h100-aks"];
+    let v = &verdicts(&r)["bare-gpu"];
     let why = reason(v);
     assert!(why.starts_with("every node for NVIDIA H100 80GB HBM3 (SXM) on Standard_ND96isr_H100_v5 has the taint sku=gpu:NoSchedule, which the pod does not tolerate"), "{why}");
     let help = v["help"].as_str().unwrap();
@@ -494,15 +567,6 @@ fn an_aks_gpu_pool_tainted_as_the_aks_guide_does_is_not_tolerated_and_the_fix_is
         help.contains("AKS GPU node pools") && help.contains("{key: sku, operator: Equal, value: \"gpu\", effect: NoSchedule}"),
         "{help}"
     );
-    // With the toleration the guide names, it fits both nodes.
-    let tolerated = entry(
-        "h100-aks",
-        "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n  tolerations:\n  - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n",
-    );
-    let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &tolerated)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
-    assert_eq!(r.code, 0, "{}", r.all());
-    assert_eq!(verdicts(&r)["h100-aks"]["copies"], 2);
-    assert_eq!(verdicts(&r)["h100-aks"]["where"], serde_json::json!(["gpunp"]));
 }
 
 /// A hand-written runtime asking for 8 GPUs with no selector and no toleration.
@@ -954,4 +1018,108 @@ fn kpt_runs_the_validator_on_a_package_holding_kubectls_node_list() {
     assert!(all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100-2nodes: its pods would stay Pending on `cluster/nodes.yaml`"), "{all}");
     assert!(!all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100: its pods"), "the one-node runtime fits:\n{all}");
     assert_eq!(fs::read_to_string(pkg.join("cluster/nodes.yaml")).unwrap(), nodes, "a failed validator changes nothing");
+}
+
+// ------------------------------------------------------------------ render and fit share the data
+
+/// The nodes a runtime's accelerator data describes: `count` hosts with the labels, taints and
+/// allocatable the accelerator tables (`tpu.yaml`, `gpu.yaml`, `fabrics.yaml`) and the platform's
+/// node data (`nodes.yaml`) say its node pool has. `machine` overrides the machine type.
+fn data_pool(r: &jax_runtimes::resolve::Resolved, machine: Option<&str>) -> Vec<k8s_openapi::api::core::v1::Node> {
+    use jax_runtimes::accelerators::{data, nodes::nodes};
+    use jax_runtimes::resolve::Accel;
+    let d = data();
+    let platform = nodes().platforms.iter().find(|p| p.name == r.platform.as_str()).unwrap();
+    let mut labels = serde_json::Map::new();
+    for k in platform.node_labels.iter().chain(&platform.pool_labels) {
+        labels.insert(k.clone(), format!("{}-pool", r.name).into());
+    }
+    let mut alloc = serde_json::Map::from_iter([
+        ("cpu".to_string(), Value::from("1000")),
+        ("memory".to_string(), "10Ti".into()),
+        ("ephemeral-storage".to_string(), "10Ti".into()),
+        ("pods".to_string(), "110".into()),
+    ]);
+    let (resource, count) = match &r.accelerator {
+        Accel::Cpu => (None, r.num_nodes as u32),
+        Accel::Tpu(s) => {
+            let g = d.tpu.generation(&s.generation).unwrap();
+            let machine = machine.unwrap_or(&s.machine_type);
+            let chips = g.machine_types.iter().find(|m| m.name == machine).unwrap().chips_per_host;
+            labels.insert(d.tpu.accelerator_label.clone(), s.accelerator_label.clone().into());
+            labels.insert(d.tpu.topology_label.clone(), s.topology.clone().into());
+            labels.insert(d.tpu.machine_type_label.clone(), machine.into());
+            alloc.insert(d.tpu.resource.clone(), chips.to_string().into());
+            (Some(d.tpu.resource.as_str()), s.chips / chips)
+        }
+        Accel::Gpu(s) => {
+            let model = d.gpu.model(&s.model).unwrap();
+            let on = model.on(r.platform.as_str()).unwrap();
+            let plat = d.gpu.platform(r.platform.as_str()).unwrap();
+            for (k, v) in &on.node_labels {
+                labels.insert(k.clone(), v.clone().into());
+            }
+            if let (Some(k), Some(v)) = (&plat.model_label, &on.model_label) {
+                labels.insert(k.clone(), v.clone().into());
+            }
+            let gpus = match s.machine_types.first() {
+                Some(m) => {
+                    labels.insert(plat.machine_type_label.clone().unwrap(), m.clone().into());
+                    on.machine(m).unwrap().gpus
+                }
+                None => on.max_gpus(),
+            };
+            alloc.insert(s.resource.clone(), gpus.to_string().into());
+            for (k, q) in s.fabric.iter().flat_map(|f| &f.resources) {
+                alloc.insert(k.clone(), q.0.clone().into());
+            }
+            (Some(s.resource.as_str()), r.num_nodes as u32)
+        }
+    };
+    let taints: Vec<Value> = platform
+        .taints
+        .iter()
+        .filter(|t| resource.is_some_and(|res| t.resources.iter().any(|x| x == res)))
+        .map(|t| serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect}))
+        .collect();
+    (0..count)
+        .map(|i| {
+            serde_json::from_value(serde_json::json!({"metadata": {"name": format!("{}-{i}", r.name), "labels": labels},
+                "spec": {"taints": taints}, "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]}}))
+            .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn every_built_in_runtime_fits_the_node_pool_its_accelerator_data_describes() {
+    use jax_runtimes::read::{self, Source, BUILTIN};
+    let mut docs = Vec::new();
+    for (name, text) in BUILTIN {
+        docs.extend(read::parse_source(std::sync::Arc::new(Source::new(*name, Some(text.to_string())))).unwrap());
+    }
+    let generated = jax_runtimes::pipeline::generate(&docs);
+    assert!(generated.runtimes.len() >= 20);
+    let mut twins = 0;
+    for rendered in &generated.runtimes {
+        let r = &rendered.resolved;
+        let cluster = jax_runtimes::fit::Cluster::new(&data_pool(r, None), None).unwrap();
+        let v = &jax_runtimes::fit::fit(&cluster, &[&rendered.runtime])[0];
+        assert!(v.outcome.fits, "{} does not fit the pool its data describes: {}", r.name, v.outcome.reason);
+        if !matches!(r.accelerator, jax_runtimes::resolve::Accel::Cpu) {
+            assert_eq!(v.outcome.copies, 1, "{}: a pool of its hosts takes one copy", r.name);
+        }
+        // A TPU topology with the same labels on another machine type: that pool is not the
+        // runtime's, and fit says so.
+        if let jax_runtimes::resolve::Accel::Tpu(s) = &r.accelerator {
+            let generation = jax_runtimes::accelerators::data().tpu.generation(&s.generation).unwrap();
+            for other in generation.shapes_for(&s.topology).iter().filter(|o| o.machine_type != s.machine_type) {
+                twins += 1;
+                let cluster = jax_runtimes::fit::Cluster::new(&data_pool(r, Some(&other.machine_type)), None).unwrap();
+                let v = &jax_runtimes::fit::fit(&cluster, &[&rendered.runtime])[0];
+                assert!(!v.outcome.fits, "{} fits a pool of {}", r.name, other.machine_type);
+            }
+        }
+    }
+    assert_eq!(twins, 4, "v5e and v6e 2x4, one host and two hosts");
 }

@@ -61,6 +61,9 @@ pub struct Demand {
     pub exclusive: Option<String>,
     /// The pods' priority where it is known (no `priorityClassName`: 0, or the template's).
     pub priority: Option<i32>,
+    /// The TPU slice the pods form (`TPU v5e 2x4`) when they need a host each: a multi-host slice
+    /// runs one pod, one JAX process, on each of its hosts.
+    pub slice: Option<String>,
     /// What the pod template asks that `fit` does not model, in words.
     pub unmodelled: Vec<String>,
 }
@@ -104,6 +107,7 @@ impl Demand {
         let requests = requests::pod_requests(spec, None).map_err(|source| DemandError::Requests { job: job.name.clone(), source })?;
         let pod_annotations = predicted.pod.metadata.annotations.as_ref();
         let job_annotation = |key: &str| job.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
+        let slice = slice(spec, &requests, eff.num_nodes());
         let mut unmodelled = unmodelled(spec);
         if eff
             .annotations
@@ -129,6 +133,7 @@ impl Demand {
                 (Some(c), None) if !c.is_empty() => None,
                 _ => Some(0),
             },
+            slice,
             unmodelled,
         })
     }
@@ -142,6 +147,17 @@ impl Demand {
     pub fn extended(&self) -> impl Iterator<Item = &str> {
         self.requests.keys().map(String::as_str).filter(|r| is_extended(r))
     }
+}
+
+/// The TPU slice a gang of `pods` pods forms, when they request TPU chips and select a TPU
+/// accelerator the data knows, and there is more than one of them.
+fn slice(spec: &PodSpec, requests: &Amounts, pods: i32) -> Option<String> {
+    let tpu = &crate::accelerators::data().tpu;
+    let selector = spec.node_selector.as_ref()?;
+    if pods <= 1 || !requests.contains_key(&tpu.resource) || !selector.contains_key(&tpu.accelerator_label) {
+        return None;
+    }
+    crate::accelerators::nodes::accelerator_of(selector)
 }
 
 /// What a pod template asks that the node and pod lists cannot answer.

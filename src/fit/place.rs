@@ -184,6 +184,10 @@ pub enum Blocker {
     TooFewDomains { key: String, jobs: u64, gang: Gang, fitting: Vec<String> },
     /// Exclusive: no domain takes a Job's pods even empty; the nearest one.
     NoDomainTakesAJob { wanted: Wanted, key: String, gang: Gang, closest: Option<DomainView> },
+    /// A multi-host TPU slice's pods need a host each, and the hosts that would take the gang
+    /// take several of its pods each: hosts of another machine type (more chips than a pod
+    /// requests). `hosts` are those nodes with how many pods each would take.
+    SharedHost { slice: String, gang: Gang, hosts: Vec<(String, u64)>, help: Option<Fix> },
     /// Not exclusive: the usable nodes together take fewer pods than the gang, even empty.
     TooFewSlots { wanted: Wanted, gang: Gang, usable: usize, takes: u64, short: Option<ShortNodes>, gates: Vec<Gated> },
     /// Exclusive: it fits these nodes empty, not now.
@@ -201,6 +205,8 @@ pub enum Fix {
     Uncordon,
     /// Label the nodes of each domain with the topology key.
     LabelDomains { key: String },
+    /// Pin the pods to the machine type whose hosts have as many chips as a pod requests.
+    PinMachineType { key: String, machine_type: String, chips: u32 },
 }
 
 /// What holds even when the runtime fits.
@@ -268,11 +274,13 @@ enum Stop<'a> {
     NotReady,
 }
 
-/// What a node can take: `k` pods, and why not more when it is 0.
+/// What a node can take: `k` pods, and why not more when it is 0; `shared`: how many it would
+/// take if pods of a slice that needs a host each could share one.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cap<'a> {
     k: u64,
     short: Option<ShortOf<'a>>,
+    shared: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -312,6 +320,8 @@ struct Domain<'a> {
     evals: Vec<usize>,
     slots_now: u64,
     slots_empty: u64,
+    /// What it would take empty if a slice's pods could share a host.
+    slots_shared: u64,
     /// The JobSet pods that keep it from another Job of this priority.
     blocking: Vec<&'a str>,
 }
@@ -486,8 +496,9 @@ impl<'c> Plan<'c> {
             }
             let blocked = domain.is_some_and(|v| blocking.get(v).is_some_and(|b| !b.is_empty()));
             for node in group.iter().filter_map(|i| c.nodes.get(*i)) {
-                let mut now = capacity(node, &found.res, &d.host_ports, false);
-                let empty = capacity(node, &found.res, &d.host_ports, true);
+                let one_per_host = d.slice.is_some();
+                let mut now = capacity(node, &found.res, &d.host_ports, false, one_per_host);
+                let empty = capacity(node, &found.res, &d.host_ports, true, one_per_host);
                 // InterPodAffinity runs after NodeResourcesFit: a node short of resources says so.
                 if now.k > 0 && (blocked || node.repels(d.priority)) {
                     *hist.entry(Why::ExistingAntiAffinity).or_default() += 1;
@@ -506,6 +517,7 @@ impl<'c> Plan<'c> {
                     let dom = found.domains.entry(v).or_default();
                     dom.slots_now += now.k;
                     dom.slots_empty += empty.k;
+                    dom.slots_shared += empty.shared;
                     dom.evals.push(found.evals.len());
                 }
                 found.evals.push(Eval { node, group: g, has_ext: found.in_scope(node), now, empty });
@@ -567,12 +579,14 @@ fn taint_why(t: &Taint) -> Why<&str> {
 }
 
 /// How many pods of the gang one node takes, with what is free now or on an empty node.
-fn capacity<'a>(node: &NodeInfo, res: &[Request<'a>], ports: &[(String, i32)], empty: bool) -> Cap<'a> {
+/// With `one_per_host` (the pods of a multi-host TPU slice) a node takes at most one.
+fn capacity<'a>(node: &NodeInfo, res: &[Request<'a>], ports: &[(String, i32)], empty: bool, one_per_host: bool) -> Cap<'a> {
     if !ports.is_empty() && !empty && ports.iter().any(|p| node.host_ports.contains(p)) {
-        return Cap { k: 0, short: Some(ShortOf::Ports) };
+        return Cap { k: 0, short: Some(ShortOf::Ports), shared: 0 };
     }
     let free_pods = node.free_pods(empty).max(0);
-    let mut cap = Cap { k: u64::try_from(free_pods).unwrap_or(0), short: if free_pods == 0 { Some(ShortOf::Pods) } else { None } };
+    let mut cap =
+        Cap { k: u64::try_from(free_pods).unwrap_or(0), short: if free_pods == 0 { Some(ShortOf::Pods) } else { None }, shared: 0 };
     for (r, need, name) in res {
         let free = r.map(|r| node.free(r, empty)).unwrap_or(0);
         let k = if free <= 0 || *need <= 0 { 0 } else { u64::try_from(free / need).unwrap_or(0) };
@@ -584,6 +598,10 @@ fn capacity<'a>(node: &NodeInfo, res: &[Request<'a>], ports: &[(String, i32)], e
         }
     }
     if !ports.is_empty() {
+        cap.k = cap.k.min(1);
+    }
+    cap.shared = cap.k;
+    if one_per_host {
         cap.k = cap.k.min(1);
     }
     cap
@@ -645,6 +663,16 @@ fn gate_of(g: &Matched<'_>) -> Option<Gate> {
             _ => Gate::Unreported,
         },
     })
+}
+
+/// The machine type whose hosts have as many TPU chips as a pod of the demand requests, for the
+/// accelerator and topology it selects.
+fn pin_machine_type(d: &Demand) -> Option<Fix> {
+    let tpu = &crate::accelerators::data().tpu;
+    let generation = tpu.by_accelerator_label(d.node_selector.get(&tpu.accelerator_label)?)?;
+    let chips = u32::try_from(*d.requests.get(&tpu.resource)?).ok()?;
+    let shape = generation.shapes_for(d.node_selector.get(&tpu.topology_label)?).into_iter().find(|s| s.chips_per_host == chips)?;
+    Some(Fix::PinMachineType { key: tpu.machine_type_label.clone(), machine_type: shape.machine_type, chips })
 }
 
 /// The fix for an untolerated taint a platform puts on its pools.
@@ -762,6 +790,23 @@ fn blocker(f: &Found<'_>, out: &Placement, jobs: u64) -> Blocker {
     }
     let pods = u64::from(d.pods);
     let evals_of = |dom: &Domain<'_>| dom.evals.iter().filter_map(|i| f.evals.get(*i)).collect::<Vec<_>>();
+    if let (Some(slice), 0) = (&d.slice, out.copies_empty) {
+        // Would the gang fit if its pods could share hosts? Then that is what is in the way.
+        let (fits_shared, evals): (bool, Vec<&Eval<'_>>) = match exclusive {
+            Some(_) => {
+                let best = f.domains.values().filter(|dm| dm.slots_shared >= pods).max_by_key(|dm| dm.slots_shared);
+                (best.is_some(), best.map(&evals_of).unwrap_or_default())
+            }
+            None => {
+                let all: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
+                (all.iter().map(|e| e.empty.shared).sum::<u64>() >= out.pods, all)
+            }
+        };
+        if fits_shared {
+            let hosts = evals.iter().filter(|e| e.empty.shared > 1).map(|e| (e.node.name.clone(), e.empty.shared)).collect();
+            return Blocker::SharedHost { slice: slice.clone(), gang: f.gang(), hosts, help: pin_machine_type(d) };
+        }
+    }
     if out.copies_empty == 0 {
         let Some(key) = exclusive else {
             let usable: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
@@ -884,6 +929,7 @@ mod tests {
             host_ports: Vec::new(),
             exclusive: Some("cloud.google.com/gke-nodepool".into()),
             priority: Some(0),
+            slice: (hosts > 1).then(|| "TPU v5e 4x4".to_string()),
             unmodelled: Vec::new(),
         }
     }
@@ -897,6 +943,14 @@ mod tests {
             pods,
             ..tpu_demand(1)
         }
+    }
+
+    fn tpu_2x4_host(name: &str, pool: &str, machine: &str, chips: &str) -> Node {
+        let mut n = tpu_host(name, pool, chips);
+        let labels = n.metadata.labels.get_or_insert_with(Default::default);
+        labels.insert("cloud.google.com/gke-tpu-topology".into(), "2x4".into());
+        labels.insert("node.kubernetes.io/instance-type".into(), machine.into());
+        n
     }
 
     fn place(nodes: &[Node], pods: Option<&[Pod]>, d: &Demand) -> Placement {
@@ -963,6 +1017,28 @@ mod tests {
         let p = place(&nodes[1..], None, &gpu_demand(1));
         let Some(Blocker::Gated { help: Some(Fix::Tolerate { taint, .. }), .. }) = &p.blocker else { panic!("{:?}", p.blocker) };
         assert_eq!(taint, "sku=gpu:NoSchedule");
+    }
+
+    #[test]
+    fn the_pods_of_a_multi_host_slice_never_share_a_host() {
+        let mut d = tpu_demand(2);
+        d.node_selector.insert("cloud.google.com/gke-tpu-topology".into(), "2x4".into());
+        d.slice = Some("TPU v5e 2x4".into());
+        // One ct5lp-hightpu-8t host has the chips of two 4-chip pods: the slice would be broken.
+        let p = place(&[tpu_2x4_host("big-0", "p8", "ct5lp-hightpu-8t", "8")], None, &d);
+        assert_eq!(p.copies, 0);
+        let Some(Blocker::SharedHost { hosts, help: Some(Fix::PinMachineType { machine_type, .. }), .. }) = &p.blocker else {
+            panic!("{:?}", p.blocker)
+        };
+        assert_eq!(hosts.as_slice(), [("big-0".to_string(), 2)]);
+        assert_eq!(machine_type, "ct5lp-hightpu-4t");
+        // Two ct5lp-hightpu-4t hosts: one pod each.
+        let four = [tpu_2x4_host("small-0", "p4", "ct5lp-hightpu-4t", "4"), tpu_2x4_host("small-1", "p4", "ct5lp-hightpu-4t", "4")];
+        let p = place(&four, None, &d);
+        assert_eq!((p.copies, p.blocker), (1, None));
+        // Without the slice (a CPU-like gang), pods may share: the 8-chip host takes both.
+        d.slice = None;
+        assert_eq!(place(&[tpu_2x4_host("big-0", "p8", "ct5lp-hightpu-8t", "8")], None, &d).copies, 1);
     }
 
     #[test]

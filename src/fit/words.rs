@@ -229,6 +229,9 @@ fn fix(f: &Fix) -> String {
         ),
         Fix::Uncordon => "uncordon a node with `kubectl uncordon NODE`".to_string(),
         Fix::LabelDomains { key } => format!("label the nodes of each {} with {key}", domain_word(key)),
+        Fix::PinMachineType { key, machine_type, chips } => format!(
+            "select the machine type with {chips} chips per host, `{key}: {machine_type}`, in the runtime's node selector (`jax-runtimes render` pins it), or use a node pool of it"
+        ),
     }
 }
 
@@ -321,6 +324,17 @@ pub fn reason(b: &Blocker) -> (String, Option<String>) {
                 short_clause(short.as_ref())
             );
             (format!("needs {} in one {word} ({key}){}; {detail}", gang(g), with_labels(g)), None)
+        }
+        Blocker::SharedHost { slice, gang: g, hosts, help: f } => {
+            let room: Vec<String> = hosts.iter().map(|(n, k)| format!("{n} ({k})")).collect();
+            (
+                format!(
+                    "needs {}, each on a host of its own ({slice} runs one pod per host), but the hosts that would take them take several each: {} (pods per host); they are of a machine type with more chips per host than a pod requests",
+                    gang(g),
+                    names(&room)
+                ),
+                help(f),
+            )
         }
         Blocker::TooFewSlots { wanted, gang: g, usable, takes, short, gates } => {
             let noun = noun(wanted);
