@@ -36,6 +36,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use super::facts::facts;
 use super::quantity::{self, NotAQuantity};
 use super::resources::{is_extended, is_hugepages, is_native};
+use crate::diag::FieldPath;
 
 /// Resource name -> amount (millicores for cpu, units otherwise); only resources the scheduler counts.
 pub type Amounts = BTreeMap<String, i64>;
@@ -129,7 +130,7 @@ pub fn pod_requests(spec: &PodSpec, status: Option<&PodStatus>) -> Result<Amount
     let init = spec.init_containers.as_deref().unwrap_or_default();
     // Each container's spec requests, defaulted from its limits, with its field path.
     let spec_of = |list: &[Container], field: &str| -> Result<Vec<Amounts>, RequestError> {
-        list.iter().enumerate().map(|(i, c)| container_requests(c, &|| format!("spec.{field}[{i}]"))).collect()
+        list.iter().enumerate().map(|(i, c)| container_requests(c, &|| FieldPath::from("spec").field(field).index(i).into())).collect()
     };
     let spec_containers = spec_of(&spec.containers, "containers")?;
     let spec_init = spec_of(init, "initContainers")?;

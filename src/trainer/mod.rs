@@ -7,6 +7,7 @@
 
 pub mod facts;
 pub mod names;
+pub mod paths;
 pub mod pods;
 pub mod runtime;
 pub mod trainjob;

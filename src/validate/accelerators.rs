@@ -21,11 +21,12 @@ use crate::k8s::requests::{aggregate, is_sidecar};
 use crate::k8s::selection::{pinned_labels, pinned_values, tolerates_pattern};
 
 use crate::accelerators::{data, TpuGeneration};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
     TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
 };
+use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
@@ -34,7 +35,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
         let Some(pod) = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { continue };
         let is_trainer = job.is_trainer();
-        let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
+        let pod_path = paths::pod_spec(i);
         let labels = pinned_values(pod);
         let tpu = &data().tpu;
         if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
@@ -46,7 +47,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
                     out.push(Diagnostic::finding(
                         &ACCELERATOR_MISSING_TOLERATION,
-                        format!("{pod_path}.tolerations"),
+                        pod_path.field("tolerations"),
                         format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
                     ));
                 }
@@ -61,7 +62,7 @@ pub(crate) struct PodRequest {
     /// `None` when a container's amount is not a whole number (another rule reports it).
     pub total: Option<u32>,
     /// The container's limit when one container asks; the pod when several do.
-    pub field: String,
+    pub field: FieldPath,
     /// (container, count), for messages.
     pub parts: Vec<(String, u32)>,
 }
@@ -81,7 +82,7 @@ impl PodRequest {
 /// The pod's effective request of `resource` from its containers' limits, summed as kube-scheduler
 /// sums a pod's requests ([`aggregate`]: regular containers and native sidecars add up; a plain
 /// init container runs alone, with the sidecars started before it, so the pod needs the larger).
-pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Option<PodRequest> {
+pub(crate) fn pod_request(pod: &PodSpec, pod_path: &FieldPath, resource: &str) -> Option<PodRequest> {
     let amount = |c: &Container| -> Option<Option<u32>> {
         let q = c.resources.as_ref()?.limits.as_ref()?.get(resource)?;
         Some(crate::k8s::quantity::parse(&q.0).ok().and_then(|q| q.count()).and_then(|n| u32::try_from(n).ok()))
@@ -89,7 +90,7 @@ pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Opti
     let mut fields = Vec::new();
     let mut parts = Vec::new();
     let mut whole = true;
-    let mut count = |field: String, c: &Container| -> u64 {
+    let mut count = |field: FieldPath, c: &Container| -> u64 {
         let Some(n) = amount(c) else { return 0 };
         fields.push(field);
         let n = n.unwrap_or_else(|| {
@@ -104,21 +105,15 @@ pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Opti
         .iter()
         .flatten()
         .enumerate()
-        .map(|(c, container)| {
-            (count(format!("{pod_path}.initContainers[{c}].resources.limits.{resource}"), container), is_sidecar(container))
-        })
+        .map(|(c, container)| (count(pod_path.init_container(c).limit(resource), container), is_sidecar(container)))
         .collect();
-    let containers: Vec<u64> = pod
-        .containers
-        .iter()
-        .enumerate()
-        .map(|(c, container)| count(format!("{pod_path}.containers[{c}].resources.limits.{resource}"), container))
-        .collect();
+    let containers: Vec<u64> =
+        pod.containers.iter().enumerate().map(|(c, container)| count(pod_path.container(c).limit(resource), container)).collect();
     if fields.is_empty() {
         return None;
     }
     let total = u32::try_from(aggregate(init, containers)).unwrap_or(u32::MAX);
-    let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.to_string() };
+    let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.clone() };
     Some(PodRequest { total: whole.then_some(total), field, parts })
 }
 
@@ -139,7 +134,7 @@ fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec
 }
 
 fn tpu_checks(
-    pod_path: &str,
+    pod_path: &FieldPath,
     request: &PodRequest,
     pod: &PodSpec,
     labels: &BTreeMap<String, String>,
@@ -152,7 +147,7 @@ fn tpu_checks(
     for taint in untolerated(pod.tolerations.as_deref(), &tpu.tolerations) {
         out.push(Diagnostic::finding(
             &ACCELERATOR_MISSING_TOLERATION,
-            format!("{pod_path}.tolerations"),
+            pod_path.field("tolerations"),
             format!("the pod requests `{}` but does not tolerate the `{taint}` taint TPU nodes carry", tpu.resource),
         ));
     }
@@ -166,16 +161,16 @@ fn tpu_checks(
             .collect();
         out.push(Diagnostic::finding(
             &TPU_MISSING_SELECTOR,
-            format!("{pod_path}.nodeSelector"),
+            pod_path.field("nodeSelector"),
             format!("the pod requests `{}` but does not select {}", tpu.resource, missing.join(" and ")),
         ));
         return;
     };
-    let selector = format!("{pod_path}.nodeSelector");
+    let selector = pod_path.field("nodeSelector");
     let Some(generation) = tpu.by_accelerator_label(accel) else {
         out.push(Diagnostic::finding(
             &TPU_UNKNOWN_ACCELERATOR,
-            format!("{selector}.{}", tpu.accelerator_label),
+            selector.key(&tpu.accelerator_label),
             format!(
                 "`{accel}` is not a TPU accelerator jax-runtimes knows ({}); chips, topology and hosts are not checked",
                 tpu.generations.iter().map(|g| format!("`{}`", g.accelerator_label)).collect::<Vec<_>>().join(", ")
@@ -187,7 +182,7 @@ fn tpu_checks(
     if shapes.is_empty() {
         out.push(Diagnostic::finding(
             &TPU_TOPOLOGY,
-            format!("{selector}.{}", tpu.topology_label),
+            selector.key(&tpu.topology_label),
             format!("TPU {} has no topology `{topo}`; nearest: {}", generation.name, nearest(generation, topo)),
         ));
         return;
@@ -213,7 +208,7 @@ fn tpu_checks(
         if u32::try_from(n).ok() != Some(shape.hosts) {
             out.push(Diagnostic::finding(
                 &TPU_HOSTS,
-                "spec.mlPolicy.numNodes",
+                paths::num_nodes(),
                 format!(
                     "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips}){}",
                     generation.name,
@@ -235,9 +230,9 @@ fn nearest(generation: &TpuGeneration, topo: &str) -> String {
     generation.nearest_topologies(topo, 4).iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
 }
 
-fn gpu_checks(pod_path: &str, request: &PodRequest, choices: &BTreeMap<String, Vec<String>>, out: &mut Vec<Diagnostic>) {
+fn gpu_checks(pod_path: &FieldPath, request: &PodRequest, choices: &BTreeMap<String, Vec<String>>, out: &mut Vec<Diagnostic>) {
     let gpus = request.total;
-    let limit_path = request.field.as_str();
+    let limit_path = &request.field;
     let gpu = &data().gpu;
     // One value per label where there is exactly one (the selector-style checks below).
     let labels: BTreeMap<String, String> = choices
@@ -312,7 +307,7 @@ fn gpu_checks(pod_path: &str, request: &PodRequest, choices: &BTreeMap<String, V
         }
         None if !selects_something => out.push(Diagnostic::finding(
             &ACCELERATOR_MISSING_SELECTOR,
-            format!("{pod_path}.nodeSelector"),
+            pod_path.field("nodeSelector"),
             "the pod requests GPUs but selects no GPU model or machine type; it can land on any GPU node",
         )),
         None => {}

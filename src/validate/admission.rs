@@ -6,7 +6,7 @@
 
 use crate::diag::{Diagnostic, Severity};
 use crate::rules::validate::{ADMISSION_ANCESTOR_CONTAINER, ADMISSION_REPLICAS};
-use crate::trainer::{facts, TrainingRuntime};
+use crate::trainer::{facts, paths, TrainingRuntime};
 
 /// True when the webhook skips this runtime.
 pub fn webhook_disabled(rt: &TrainingRuntime) -> bool {
@@ -19,14 +19,14 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let f = facts();
     let label_ancestor = &f.ancestor_label;
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
-        let base = format!("spec.template.spec.replicatedJobs[{i}]");
+        let base = paths::replicated_job(i);
         let Some(step) = job.ancestor_step() else { continue };
         let Some(container) = f.container_of(step) else { continue };
         if let Some(r) = job.replicas {
             if r != 1 {
                 out.push(Diagnostic::finding(
                     &ADMISSION_REPLICAS,
-                    format!("{base}.replicas"),
+                    base.field("replicas"),
                     format!("replicated job `{}` ({label_ancestor}: {step}) has replicas {r}; the Trainer webhook requires 1", job.name),
                 ));
             }
@@ -36,7 +36,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if !containers.iter().any(|c| c.name == container) {
             out.push(Diagnostic::finding(
                 &ADMISSION_ANCESTOR_CONTAINER,
-                format!("{base}.template.spec.template.spec.containers"),
+                paths::pod_spec(i).field("containers"),
                 format!(
                     "replicated job `{}` is the `{step}` step but has no container named `{container}` (it has {})",
                     job.name,

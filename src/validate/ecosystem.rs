@@ -11,6 +11,7 @@ use crate::rules::validate::{
     JAX_PLUGIN_ENV as RULE_JAX_PLUGIN_ENV, JOBSET_DNS_HOSTNAMES, JOBSET_MANAGED_FIELD, JOBSET_SUBDOMAIN, SDK_FRAMEWORK_LABEL,
     SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
 };
+use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::{facts, ReplicatedJob, TrainingRuntime};
 
 fn containers(job: &ReplicatedJob) -> &[k8s_openapi::api::core::v1::Container] {
@@ -38,23 +39,23 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == *node).map(|(c, x)| (*i, c, x)));
     match (labelled.first(), trainer) {
         (None, _) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-            "spec.template.spec.replicatedJobs",
+            paths::replicated_jobs(),
             format!("no replicated job has the `{label_ancestor}` label; the Kubeflow SDK cannot find the trainer"),
         )),
         (Some((i, _)), None) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-            format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers"),
+            paths::pod_spec(*i).field("containers"),
             format!("no replicated job with the `{label_ancestor}` label has a container named `{node}`; the Kubeflow SDK cannot find the trainer"),
         )),
         (Some(_), Some((i, c, container))) => {
-            let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers");
+            let base = paths::pod_spec(i).field("containers");
             if container.image.as_deref().is_none_or(str::is_empty) {
                 out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-                    format!("{base}[{c}].image"),
+                    base.index(c).field("image"),
                     "the trainer container `node` has no image; the Kubeflow SDK reports \"Runtime doesn't have trainer container\"",
                 ));
             }
             if let Some(limits) = container.resources.as_ref().and_then(|r| r.limits.as_ref()) {
-                let field = format!("{base}[{c}].resources.limits");
+                let field = base.index(c).field("resources").field("limits");
                 let sdk = &data().sdk;
                 match sdk.device_of(limits) {
                     Device::Several { keys } => out.push(Diagnostic::finding(
@@ -86,13 +87,13 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if !job.is_trainer() {
             continue;
         }
-        let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec");
+        let base = paths::job_spec(i);
         if let Some(spec) = job.template.spec.as_ref() {
             for (field, set) in [("parallelism", spec.parallelism), ("completions", spec.completions)] {
                 if let Some(n) = set {
                     out.push(Diagnostic::finding(
                         &JOBSET_MANAGED_FIELD,
-                        format!("{base}.{field}"),
+                        base.field(field),
                         format!("`{field}: {n}` on the trainer job is overwritten by the Trainer controller with numNodes"),
                     ));
                 }
@@ -103,7 +104,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 for (e, env) in container.env.iter().flatten().enumerate() {
                     if f.is_jax_variable(&env.name) {
                         out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
-                            format!("{base}.template.spec.containers[{c}].env[{e}]"),
+                            paths::pod_spec(i).container(c).field("env").index(e),
                             format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
                         ));
                     }

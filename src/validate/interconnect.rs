@@ -11,10 +11,11 @@ use k8s_openapi::api::core::v1::PodSpec;
 
 use super::accelerators::pod_request;
 use crate::accelerators::{data, Fabric};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::k8s::selection::pinned_labels;
 use crate::keys::{INTERCONNECT, INTERCONNECT_NONE};
 use crate::rules::interconnect::INTERCONNECT_UNUSED;
+use crate::trainer::paths;
 use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
@@ -44,9 +45,9 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if fabric.detect.matches(&annotations, resources.into_iter()) {
             continue;
         }
-        let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template");
+        let base = paths::pod_template(i);
         // The pod template, whose annotations lack the fabric's; or its containers, which lack its resource.
-        let field = if fabric.detect.annotation.is_some() { base } else { format!("{base}.spec.containers") };
+        let field = if fabric.detect.annotation.is_some() { base } else { base.field("spec").field("containers") };
         out.push(Diagnostic::finding(
             &INTERCONNECT_UNUSED,
             field,
@@ -65,7 +66,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
 /// The GPUs per pod: the first GPU vendor's resource the pod asks for, summed over its containers
 /// as the scheduler sums them ([`pod_request`]).
 fn gpu_count(pod: &PodSpec) -> Option<u32> {
-    data().gpu.vendors.iter().find_map(|v| pod_request(pod, "", &v.resource)).and_then(|r| r.total)
+    data().gpu.vendors.iter().find_map(|v| pod_request(pod, &FieldPath::root(), &v.resource)).and_then(|r| r.total)
 }
 
 /// The fabric every machine type the pod can land on has, when the pod takes each whole.

@@ -24,15 +24,11 @@ use std::collections::HashSet;
 use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
 use serde_json::Value;
 
-use super::accelerators;
-use super::admission;
-use super::consistency;
+use super::checks::RUNTIME_CHECKS;
 use super::crd;
-use super::ecosystem;
-use super::kubernetes;
 use super::structure;
 use crate::accelerators::data;
-use crate::diag::{join_path, within, Diagnostic, ObjectRef};
+use crate::diag::{within, Diagnostic, Fails, FieldPath, ObjectRef};
 use crate::gvk::Gvk;
 use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
 use crate::k8s::quantity::{self, Quantity};
@@ -43,7 +39,7 @@ use crate::rules::validate::{
     CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TPU_CHIPS_PER_HOST,
     TPU_HOSTS,
 };
-use crate::rules::{Layer, Moment};
+use crate::rules::{Layer, Teller};
 use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_TRAINJOB};
 use crate::trainjob::{self, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
@@ -111,11 +107,11 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
     if let Some(r) = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref()) {
         for (section, map) in [("limits", r.limits.as_ref()), ("requests", r.requests.as_ref())] {
             for (k, q) in map.into_iter().flatten() {
-                resources::quantity_at(&q.0, &join_path(&format!("spec.trainer.resourcesPerNode.{section}"), k), &mut out);
+                resources::quantity_at(&q.0, &FieldPath::from("spec.trainer.resourcesPerNode").field(section).key(k), &mut out);
             }
         }
     }
-    out.into_iter().map(|d| Diagnostic { message: in_trainjob_terms(&d.message), ..d }).collect()
+    out.into_iter().map(|d| d.told_by(Teller::TrainJob)).collect()
 }
 
 /// The CRD's name rules, without the CRD.
@@ -312,7 +308,7 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
         }
         let Some(plugin) = injected.env.iter().find(|p| p.name == e.name) else { continue };
         let ours = trainjob::merge::apply_env(e);
-        let field = format!("spec.trainer.env[{i}]");
+        let field = FieldPath::from("spec.trainer").field("env").index(i);
         let plugin_says = match (&plugin.value, plugin.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
             (Some(v), _) => format!("`{v}`"),
             (None, Some(r)) => format!("fieldRef `{}` (each pod's completion index)", r.field_path),
@@ -364,13 +360,13 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
     let jobs = &rt.spec.template.spec.replicated_jobs;
     let job_names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     for (p, patch) in tj.spec.runtime_patches.iter().flatten().enumerate() {
-        let base = format!("spec.runtimePatches[{p}]");
+        let base = FieldPath::from("spec").field("runtimePatches").index(p);
         if let Some(problem) = domain_prefixed_path(&patch.manager) {
-            out.push(Diagnostic::finding(&TRAINJOB_PATCH_MANAGER, format!("{base}.manager"), problem));
+            out.push(Diagnostic::finding(&TRAINJOB_PATCH_MANAGER, base.field("manager"), problem));
         }
         let rjobs = patch.training_runtime_spec.as_ref().and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref());
         for (j, rjob) in rjobs.iter().flat_map(|s| s.replicated_jobs.iter().flatten()).enumerate() {
-            let jpath = format!("{base}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]");
+            let jpath = base.field("trainingRuntimeSpec").field("template").field("spec").field("replicatedJobs").index(j);
             let Some(job) = jobs.iter().find(|x| x.name == rjob.name) else {
                 let what = match version {
                     TrainerVersion::V2_2 => "Trainer v2.2 skips the patch silently",
@@ -378,7 +374,7 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                 };
                 out.push(Diagnostic::finding(
                     &TRAINJOB_PATCH_TARGET,
-                    format!("{jpath}.name"),
+                    jpath.field("name"),
                     format!("the runtime has no replicated job `{}` (it has {}); {what}", rjob.name, list(&job_names)),
                 ));
                 continue;
@@ -400,11 +396,11 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
             ] {
                 let names: Vec<&str> = have.iter().map(|c| c.name.as_str()).collect();
                 for (k, c) in patched.unwrap_or_default().iter().enumerate() {
-                    let cpath = format!("{jpath}.template.spec.template.spec.{field}[{k}]");
+                    let cpath = jpath.field("template").field("spec").field("template").field("spec").field(field).index(k);
                     if !names.contains(&c.name.as_str()) {
                         out.push(Diagnostic::finding(
                             &TRAINJOB_PATCH_TARGET,
-                            format!("{cpath}.name"),
+                            cpath.field("name"),
                             format!(
                                 "replicated job `{}` has no {kind} `{}` (it has {}); the merge would add a {kind} without an image, which the pod rejects",
                                 rjob.name,
@@ -418,7 +414,7 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                     {
                         out.push(Diagnostic::finding(
                             &TRAINJOB_PATCH_ENV,
-                            format!("{cpath}.env"),
+                            cpath.field("env"),
                             format!(
                                 "must not have envs for the {} containers (container `{}`): the Trainer webhook rejects the TrainJob",
                                 facts().patch_env_forbidden.join(", "),
@@ -463,18 +459,21 @@ fn trainer_node(jobs: &[crate::trainer::ReplicatedJob]) -> Option<&Container> {
     trainer_job(jobs)?.1.node_container()
 }
 
+/// `spec.trainer.resourcesPerNode`.
+fn per_node() -> FieldPath {
+    FieldPath::from("spec.trainer").field("resourcesPerNode")
+}
+
 /// Where in the TrainJob a resource key of the `node` container comes from.
 fn resource_field(tj: &TrainJob, section: &str, key: &str) -> String {
     let r = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref());
     let has = |m: Option<&std::collections::BTreeMap<String, _>>| m.is_some_and(|m| m.contains_key(key));
-    let limits = |r: &ResourceRequirements| has(r.limits.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.limits.{key}"));
-    let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.requests.{key}"));
+    let limits = |r: &ResourceRequirements| has(r.limits.as_ref()).then(|| String::from(per_node().field("limits").key(key)));
+    let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| String::from(per_node().field("requests").key(key)));
     match r {
         // The section asked about first, then the other one, then the block.
-        Some(r) if section == "requests" => {
-            requests(r).or_else(|| limits(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string())
-        }
-        Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string()),
+        Some(r) if section == "requests" => requests(r).or_else(|| limits(r)).unwrap_or_else(|| per_node().into()),
+        Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| per_node().into()),
         None => "spec.trainer".to_string(),
     }
 }
@@ -555,13 +554,9 @@ fn limit(r: Option<&ResourceRequirements>, key: &str) -> Option<Limit> {
 
 /// The runtime checks on the runtime as the TrainJob overrides it; what is new is the TrainJob's.
 fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
+    // The validator's own table of runtime checks, less those it says a TrainJob cannot change.
     let semantic = |r: &TrainingRuntime| -> Vec<Diagnostic> {
-        let mut d = admission::check(r);
-        d.extend(ecosystem::check(r));
-        d.extend(accelerators::check(r));
-        d.extend(consistency::check(r));
-        d.extend(kubernetes::check(r));
-        d
+        RUNTIME_CHECKS.iter().filter(|c| c.on_trainjob.is_ok()).flat_map(|c| (c.check)(r)).collect()
     };
     let mut effective = rt.clone();
     effective.spec.template = over.template.clone();
@@ -604,31 +599,16 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         let d = if d.rule == &GPU_COUNT {
             Diagnostic::finding(&TRAINJOB_ACCELERATOR_COUNT, field, d.message.clone())
         } else {
-            Diagnostic::finding(
-                &TRAINJOB_NODE_POD,
-                field,
-                format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, in_trainjob_terms(&d.message)),
-            )
-            .with_help(d.rule.fix)
-            .with_severity(d.severity)
+            let told = d.clone().told_by(Teller::TrainJob);
+            let head = format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: ", d.rule.id);
+            let fails = told.fails.map(|f| Fails { at: head.len() + f.at, ..f });
+            Diagnostic { fails, ..Diagnostic::finding(&TRAINJOB_NODE_POD, field, format!("{head}{}", told.message)) }
+                .with_help(d.rule.fix)
+                .with_severity(d.severity)
         };
         out.push(d);
     }
     out
-}
-
-/// A Kubernetes finding's closing clause, said of the TrainJob: a value Kubernetes refuses at
-/// apply came from the TrainJob here, whose CRD has the same schema for it (the quantity
-/// pattern, the list keys); one refused at start fails this TrainJob.
-fn in_trainjob_terms(message: &str) -> String {
-    let said = |m: Moment| message.strip_suffix(m.clause());
-    if let Some(head) = said(Moment::Apply) {
-        format!("{head}the API server rejects the TrainJob at apply")
-    } else if let Some(head) = said(Moment::Start) {
-        format!("{head}Kubernetes rejects it when this TrainJob starts")
-    } else {
-        message.to_string()
-    }
 }
 
 /// The TrainJob field behind a field of the runtime as the TrainJob overrides it.

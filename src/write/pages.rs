@@ -306,7 +306,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         .map(|p| format!("{}-<5 random characters>", trainer::names::hostname("<trainjob>", p.name, p.replicas - 1, p.pods - 1)))
         .unwrap_or_default();
     let fewer_at = limiting
-        .filter(|p| p.pods_field == "spec.mlPolicy.numNodes")
+        .filter(|p| p.pods_field == trainer::paths::num_nodes())
         .and_then(|p| u32::try_from((p.pods - 1).to_string().len()).ok())
         .and_then(|d| 10u64.checked_pow(d))
         .map(|n| n + 1);
