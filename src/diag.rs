@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-pub use crate::rules::{Rule, Severity};
+pub use crate::rules::{Moment, Rule, Severity, Teller};
 
 /// The Kubernetes object a finding is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -81,6 +81,19 @@ pub struct Diagnostic {
     /// How to fix it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// When Kubernetes refuses what it found, where the message says so (the Kubernetes rules'
+    /// findings): the moment, and where in the message the clause that tells it begins.
+    #[serde(skip)]
+    pub fails: Option<Fails>,
+}
+
+/// The moment a finding says Kubernetes refuses it, as data beside the words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fails {
+    pub moment: Moment,
+    pub teller: Teller,
+    /// Byte offset of the `; <clause>` the message carries.
+    pub at: usize,
 }
 
 fn rule_id<S: Serializer>(rule: &&'static Rule, s: S) -> Result<S::Ok, S::Error> {
@@ -102,6 +115,7 @@ impl Diagnostic {
             width: None,
             index: None,
             help: None,
+            fails: None,
         }
     }
     /// A finding of `rule` at `field` (relative to its object; empty for the object itself),
@@ -151,6 +165,29 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// Ends the message with the clause that says when Kubernetes refuses it (`; <clause>`), and
+    /// records the moment.
+    pub fn failing(mut self, moment: Moment, teller: Teller) -> Self {
+        let at = self.message.len();
+        self.message = format!("{}; {}", self.message, moment.clause_for(teller));
+        self.fails = Some(Fails { moment, teller, at });
+        self
+    }
+
+    /// The same finding, its clause told by `teller` (the TrainJob checks restate a runtime
+    /// check's finding as the TrainJob's). A finding without a moment is returned as it is.
+    pub fn told_by(self, teller: Teller) -> Self {
+        let Some(f) = self.fails else { return self };
+        let old = format!("; {}", f.moment.clause_for(f.teller));
+        let new = format!("; {}", f.moment.clause_for(teller));
+        let (head, rest) = self.message.split_at_checked(f.at).unwrap_or((&self.message, ""));
+        let message = match rest.strip_prefix(old.as_str()) {
+            Some(tail) => format!("{head}{new}{tail}"),
+            None => self.message.clone(),
+        };
+        Diagnostic { message, fails: Some(Fails { teller, ..f }), ..self }
+    }
 }
 
 /// `error[rule]: file:line: Kind/name: field: message` and an indented help line.
@@ -177,6 +214,74 @@ impl fmt::Display for Diagnostic {
             write!(f, "\n  help: {help}")?;
         }
         Ok(())
+    }
+}
+
+/// A field path in an object, built part by part rather than by hand: `spec.template`, then
+/// `.field("spec")`, `.index(0)`, `.key("google.com/tpu")`. It prints (and becomes a finding's
+/// `field`) as the dotted path with `[i]` for list items.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FieldPath(String);
+
+impl FieldPath {
+    /// The object itself.
+    pub fn root() -> FieldPath {
+        FieldPath(String::new())
+    }
+
+    /// A field of this one: `a.b` + `c` = `a.b.c`.
+    pub fn field(&self, name: &str) -> FieldPath {
+        FieldPath(join_path(&self.0, name))
+    }
+
+    /// A key of this map, written as it is (`google.com/tpu`, `cloud.google.com/gke-nodepool`).
+    pub fn key(&self, key: &str) -> FieldPath {
+        FieldPath(join_path(&self.0, key))
+    }
+
+    /// Item `i` of this list: `a.b[2]`.
+    pub fn index(&self, i: usize) -> FieldPath {
+        FieldPath(format!("{}[{i}]", self.0))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// True for this path or one inside it.
+    pub fn contains(&self, other: &str) -> bool {
+        within(other, &self.0)
+    }
+}
+
+impl From<&str> for FieldPath {
+    /// A path as written (`spec.resources`).
+    fn from(s: &str) -> FieldPath {
+        FieldPath(s.to_string())
+    }
+}
+
+impl From<String> for FieldPath {
+    fn from(s: String) -> FieldPath {
+        FieldPath(s)
+    }
+}
+
+impl From<FieldPath> for String {
+    fn from(p: FieldPath) -> String {
+        p.0
+    }
+}
+
+impl From<&FieldPath> for String {
+    fn from(p: &FieldPath) -> String {
+        p.0.clone()
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Every label and annotation key jax-runtimes reads or writes, in one place: the marks on the
-//! runtimes it generates, the Kubeflow Trainer and JobSet keys it relies on, and the kpt and
-//! kustomize annotations it must keep or never copy.
+//! runtimes it generates, the JobSet and Job keys it relies on, and the kpt and kustomize
+//! annotations it must keep or never copy. Kubeflow Trainer's own labels (the ancestor step, the
+//! framework label the SDK reads, webhook validation, support) are Trainer facts:
+//! `catalog/trainer.yaml`, [`crate::trainer::facts`].
 
 // --- Written on every generated runtime -------------------------------------------------------
 
@@ -23,24 +25,9 @@ pub const INTERCONNECT: &str = "jax-runtimes.dev/interconnect";
 /// The value of [`INTERCONNECT`] for a runtime without a fabric.
 pub const INTERCONNECT_NONE: &str = "none";
 
-/// The labels the generator sets on every runtime, with their values: a catalog's own value for
-/// one of these keys is replaced (a `catalog/generator-metadata` warning).
-pub const GENERATOR_LABELS: [(&str, &str); 2] = [(MANAGED_BY, MANAGED_BY_VALUE), (TRAINER_FRAMEWORK, "jax")];
 /// The annotations the generator sets (the description only for a runtime with one, the machine
 /// types and interconnect for GPU runtimes).
 pub const GENERATOR_ANNOTATIONS: [&str; 6] = [SOURCE, ACCELERATOR, TRAINER_VERSION, DESCRIPTION, MACHINE_TYPES, INTERCONNECT];
-
-// --- Kubeflow Trainer (kubeflow/trainer v2.3.0 `pkg/constants/constants.go`) --------------------
-
-/// Label the Kubeflow SDK needs to list a runtime.
-pub const TRAINER_FRAMEWORK: &str = "trainer.kubeflow.org/framework";
-/// Label on a replicated job's template naming its step (`trainer`, `dataset-initializer`, ...).
-pub const TRAINER_ANCESTOR: &str = "trainer.kubeflow.org/trainjob-ancestor-step";
-/// Label that makes the Trainer webhook skip a runtime (value `disabled`).
-pub const TRAINER_WEBHOOK_VALIDATION: &str = "trainer.kubeflow.org/webhook-validation";
-
-/// Label marking a runtime deprecated (value `deprecated`): TrainJobs using it get a warning.
-pub const TRAINER_SUPPORT: &str = "trainer.kubeflow.org/support";
 
 // --- What a TrainJob's pods carry (for `preview`) ----------------------------------------------
 

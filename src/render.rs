@@ -40,7 +40,8 @@ pub fn accelerator_summary(r: &Resolved) -> String {
 /// Builds the runtime object.
 pub fn render(r: &Resolved) -> TrainingRuntime {
     let mut labels = r.labels.clone();
-    labels.insert(keys::TRAINER_FRAMEWORK.into(), "jax".into());
+    let trainer = facts();
+    labels.insert(trainer.labels.framework.clone(), "jax".into());
     labels.insert(keys::MANAGED_BY.into(), keys::MANAGED_BY_VALUE.into());
     let mut annotations = r.annotations.clone();
     annotations.insert(keys::SOURCE.into(), r.origin.object.to_string());
@@ -99,7 +100,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
     });
 
     let container = Container {
-        name: NODE.into(),
+        name: trainer.node.clone(),
         image: Some(r.image.clone()),
         command: non_empty(r.command.clone()),
         args: non_empty(r.args.clone()),
@@ -123,7 +124,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
     };
     let job = JobTemplateSpec {
         metadata: Some(ObjectMeta {
-            labels: Some(BTreeMap::from([(keys::TRAINER_ANCESTOR.to_string(), "trainer".to_string())])),
+            labels: Some(BTreeMap::from([(trainer.ancestor_label.clone(), trainer.trainer_step.clone())])),
             ..Default::default()
         }),
         spec: Some(JobSpec {
@@ -156,7 +157,12 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
                     Some(TemplateMetadata { annotations: r.jobset_annotations.clone(), ..Default::default() })
                 },
                 spec: JobSetSpec {
-                    replicated_jobs: vec![ReplicatedJob { name: NODE.into(), replicas: Some(1), template: job, ..Default::default() }],
+                    replicated_jobs: vec![ReplicatedJob {
+                        name: trainer.node.clone(),
+                        replicas: Some(1),
+                        template: job,
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 },
             },

@@ -208,14 +208,16 @@ fn rendered_tpu_runtimes_carry_the_documented_shape() {
         let want = Value::String(r.chips_per_host.to_string());
         assert_eq!(c["resources"]["limits"]["google.com/tpu"], want, "{ctx}: limit");
         assert_eq!(c["resources"]["requests"]["google.com/tpu"], want, "{ctx}: request");
-        assert_eq!(
-            string_map(&pod(rt)["nodeSelector"]),
-            BTreeMap::from([
-                (TPU_ACCEL_LABEL.to_string(), r.accelerator_label.clone()),
-                (TPU_TOPOLOGY_LABEL.to_string(), r.topology.clone())
-            ]),
-            "{ctx}: nodeSelector"
-        );
+        // Where the topology has two machine shapes with the same labels, the machine type is pinned.
+        let ambiguous = rows.iter().filter(|o| o.generation == r.generation && o.topology == r.topology).count() > 1;
+        let mut selector = BTreeMap::from([
+            (TPU_ACCEL_LABEL.to_string(), r.accelerator_label.clone()),
+            (TPU_TOPOLOGY_LABEL.to_string(), r.topology.clone()),
+        ]);
+        if ambiguous {
+            selector.insert("node.kubernetes.io/instance-type".to_string(), r.machine_type.clone());
+        }
+        assert_eq!(string_map(&pod(rt)["nodeSelector"]), selector, "{ctx}: nodeSelector");
         assert!(
             pod(rt)["tolerations"].as_array().unwrap().iter().any(|t| t["key"] == "google.com/tpu" && t["operator"] == "Exists"),
             "{ctx}: tolerations {}",
@@ -386,7 +388,13 @@ fn rendered_gpu_runtimes_carry_the_documented_shape() {
         let c = node_container(rt);
         assert_eq!(c["resources"]["limits"][&r.resource], r.count.to_string().as_str(), "{ctx}: limit");
         assert_eq!(string_map(&pod(rt)["nodeSelector"]), r.node_selector, "{ctx}: nodeSelector");
-        assert_eq!(toleration_keys(rt), r.toleration_keys, "{ctx}: tolerations");
+        // AKS GPU pools made as the AKS GPU guide says are tainted `sku=gpu:NoSchedule`: rendered
+        // runtimes tolerate it too (nodes.yaml, the table `fit` reads).
+        let mut tolerations = r.toleration_keys.clone();
+        if r.platform == "aks" && r.resource == "nvidia.com/gpu" {
+            tolerations.insert("sku".to_string());
+        }
+        assert_eq!(toleration_keys(rt), tolerations, "{ctx}: tolerations");
         assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], 2, "{ctx}");
         assert!(!jobset_annotations(rt).contains_key(EXCLUSIVE), "{ctx}: exclusive placement is for TPU slices");
         let affinity = &pod(rt)["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];

@@ -929,7 +929,7 @@ fn the_generator_owned_keys_are_every_key_the_generator_writes() {
             }
         }
     }
-    let owned: std::collections::BTreeSet<String> = jax_runtimes::keys::GENERATOR_LABELS
+    let owned: std::collections::BTreeSet<String> = jax_runtimes::resolve::generator_labels()
         .iter()
         .map(|(k, _)| k.to_string())
         .chain(jax_runtimes::keys::GENERATOR_ANNOTATIONS.iter().map(|k| k.to_string()))

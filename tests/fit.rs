@@ -172,7 +172,8 @@ fn eks_p5(n: usize) -> Vec<String> {
         .collect()
 }
 
-/// AKS ND H100 v5 nodes of user pool `gpunp`, created as the AKS GPU guide does (`sku=gpu:NoSchedule`).
+/// AKS ND H100 v5 nodes of user pool `gpunp`, created as the AKS GPU guide does (`sku=gpu:NoSchedule`),
+/// with the InfiniBand devices the SR-IOV device plugin of Azure's RDMA guide advertises.
 fn aks_nd_h100(n: usize) -> Vec<String> {
     (0..n)
         .map(|i| {
@@ -194,6 +195,7 @@ fn aks_nd_h100(n: usize) -> Vec<String> {
                     ("memory", "1858215876Ki"),
                     ("nvidia.com/gpu", "8"),
                     ("pods", "110"),
+                    ("rdma/ib", "8"),
                 ],
                 "True",
                 false,
@@ -275,6 +277,63 @@ fn two_tpu_slices_take_two_copies_of_a_4x4_runtime_one_per_node_pool() {
     assert_eq!(v["jax-tpu-v6e-2x2"]["nodes"]["node(s) didn't match Pod's node affinity/selector"], 9);
 }
 
+/// A GKE TPU v5e 2x4 node pool of `n` hosts of `machine` (`ct5lp-hightpu-4t`: 4 chips, or
+/// `ct5lp-hightpu-8t`: 8 chips): the same accelerator and topology labels either way.
+fn gke_v5e_2x4_pool(pool: &str, machine: &str, n: usize) -> Vec<String> {
+    let chips = if machine.ends_with("-8t") { "8" } else { "4" };
+    let mut alloc: Vec<(&str, &str)> = TPU_ALLOC.iter().copied().filter(|(k, _)| *k != "google.com/tpu").collect();
+    alloc.push(("google.com/tpu", chips));
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("gke-tpu-c1-{pool}-7d0e1b2c-{i:04}"),
+                &[
+                    ("cloud.google.com/gke-nodepool", pool),
+                    ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+                    ("cloud.google.com/gke-tpu-topology", "2x4"),
+                    ("node.kubernetes.io/instance-type", machine),
+                ],
+                &[("google.com/tpu", "present", "NoSchedule")],
+                &alloc,
+                "True",
+                false,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_two_host_v5e_2x4_runtime_fits_a_4t_pool_and_not_an_8t_pool_whose_one_host_its_pods_would_share() {
+    let four = list(&gke_v5e_2x4_pool("v5e-2x4-4t", "ct5lp-hightpu-4t", 2));
+    let eight = list(&gke_v5e_2x4_pool("v5e-2x4-8t", "ct5lp-hightpu-8t", 1));
+    let on = |nodes: &str| verdicts(&fit(&[("nodes.yaml", nodes)], &["--nodes", "nodes.yaml", "--format", "json"]));
+    let (v4, v8) = (on(&four), on(&eight));
+    assert_eq!(
+        (v4["jax-tpu-v5e-2x4-2hosts"]["fits"].as_bool(), v4["jax-tpu-v5e-2x4-2hosts"]["where"].clone()),
+        (Some(true), serde_json::json!(["v5e-2x4-4t"]))
+    );
+    assert_eq!(v8["jax-tpu-v5e-2x4-2hosts"]["fits"], false, "the runtime pins ct5lp-hightpu-4t");
+    let why = reason(&v8["jax-tpu-v5e-2x4-2hosts"]);
+    assert!(why.contains("the closest, node pool v5e-2x4-8t, has node.kubernetes.io/instance-type=ct5lp-hightpu-8t"), "{why}");
+    // And the one-host variant the other way round.
+    assert_eq!((v8["jax-tpu-v5e-2x4-1host"]["fits"].as_bool(), v4["jax-tpu-v5e-2x4-1host"]["fits"].as_bool()), (Some(true), Some(false)));
+    // A hand-written runtime without the pin (the validator's TPU base) lands both pods on the one
+    // 8-chip host: fit says so, and how to pin it.
+    let unpinned = fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap();
+    let r = fit(&[("nodes.yaml", &eight), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &verdicts(&r)["jax-tpu-v5e-2x4"];
+    let why = reason(v);
+    assert!(
+        why.starts_with("needs 2 pods (4 google.com/tpu each), each on a host of its own (TPU v5e 2x4 runs one pod per host)"),
+        "{why}"
+    );
+    assert!(why.contains("gke-tpu-c1-v5e-2x4-8t-7d0e1b2c-0000 (2)"), "{why}");
+    assert!(v["help"].as_str().unwrap().contains("`node.kubernetes.io/instance-type: ct5lp-hightpu-4t`"), "{v}");
+    let r = fit(&[("nodes.yaml", &four), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!((r.code, verdicts(&r)["jax-tpu-v5e-2x4"]["copies"].as_u64()), (0, Some(1)), "{}", r.all());
+}
+
 #[test]
 fn a_pool_with_a_not_ready_node_cannot_take_a_whole_slice() {
     let nodes = list(&gke_v5e_pool("v5e-4x4-b", "4x4", 4, 1));
@@ -311,7 +370,11 @@ fn a_slice_held_by_another_jobset_fits_only_an_empty_cluster() {
         fit(&[("nodes.yaml", &nodes), ("pods.yaml", &jobset("0"))], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
     let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
     assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool(), t["copiesEmpty"].as_u64()), (Some(false), Some(true), Some(1)), "{t}");
-    assert!(reason(t).contains("node pool v5e-4x4-a holds another JobSet's pods (one Job per node pool)"), "{}", reason(t));
+    assert!(
+        reason(t).contains("node pool v5e-4x4-a holds ml/llama-node-0-0-x7k2p of another JobSet (one Job per node pool)"),
+        "{}",
+        reason(t)
+    );
     assert_eq!(t["nodes"]["node(s) didn't satisfy existing pods anti-affinity rules"], 3);
     // Exclusive placement holds within a priority: a JobSet at another priority does not block
     // the pool, it only holds the chips of its node.
@@ -322,6 +385,77 @@ fn a_slice_held_by_another_jobset_fits_only_an_empty_cluster() {
     let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
     assert_eq!(t["fits"], false);
     assert!(reason(t).contains("node pool v5e-4x4-a takes 3 of 4 now (in use by ml/llama-node-0-0-x7k2p)"), "{}", reason(t));
+}
+
+#[test]
+fn the_pods_named_as_in_the_way_are_those_holding_the_chips_not_the_daemonsets() {
+    let nodes = list(&gke_v5e_pool("v5e-4x4-a", "4x4", 4, 0));
+    // A logging DaemonSet on every host and another team's plain (non-JobSet) pod on one.
+    let mut items: Vec<String> = (0..4)
+        .map(|i| {
+            pod(
+                "kube-system",
+                &format!("fluentbit-gke-{i:04}"),
+                Some(&format!("gke-tpu-c1-v5e-4x4-a-3f1c2a9d-{i:04}")),
+                "Running",
+                "{requests: {cpu: 100m, memory: 200Mi}}",
+                &[],
+            )
+        })
+        .collect();
+    items.push(pod(
+        "team-b",
+        "notebook-0",
+        Some("gke-tpu-c1-v5e-4x4-a-3f1c2a9d-0002"),
+        "Running",
+        "{limits: {google.com/tpu: \"4\"}}",
+        &[],
+    ));
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("pods.yaml", &list(&items))], &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "--format", "json"]);
+    let t = &verdicts(&r)["jax-tpu-v5e-4x4"];
+    assert_eq!((t["fits"].as_bool(), t["fitsEmpty"].as_bool()), (Some(false), Some(true)), "{t}");
+    assert!(reason(t).ends_with("node pool v5e-4x4-a takes 3 of 4 now (in use by team-b/notebook-0)"), "{}", reason(t));
+    assert!(!reason(t).contains("fluentbit"), "{}", reason(t));
+}
+
+#[test]
+fn one_node_and_many_nodes_agree_with_their_verbs() {
+    // Two of three A3 nodes cordoned: a two-node runtime gets the one left.
+    let nodes = list(&gke_a3_pool(3, &[1, 2], "8"));
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    let why = reason(&verdicts(&r)["jax-gpu-gke-h100-2nodes"]).to_string();
+    assert!(
+        why.ends_with("the one usable node takes 1; gke-gpu-c1-a3-h100-9b2e7c41-0001 and gke-gpu-c1-a3-h100-9b2e7c41-0002 are cordoned (spec.unschedulable)"),
+        "{why}"
+    );
+    // Untolerated taints on two nodes of a generic cluster: "have", and the pod "does" not tolerate.
+    let dgx = |name: &str, taint: &str| {
+        node(
+            name,
+            &[("nvidia.com/gpu.present", "true"), ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")],
+            &[(taint, "present", "NoSchedule")],
+            &[("cpu", "223"), ("memory", "2102981580Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+            "True",
+            false,
+        )
+    };
+    let nodes =
+        list(&[dgx("dgx-0", "nvidia.com/gpu"), dgx("dgx-1", "site.example.com/reserved"), dgx("dgx-2", "site.example.com/reserved")]);
+    let rt = BARE_GPU_RUNTIME.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                containers:",
+    );
+    let r = fit(
+        &[("nodes.yaml", &nodes), ("rt.yaml", &rt.replace("numNodes: 1", "numNodes: 2"))],
+        &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"],
+    );
+    let why = reason(&verdicts(&r)["bare-gpu"]).to_string();
+    assert!(
+        why.ends_with("dgx-1 and dgx-2 have the taint site.example.com/reserved=present:NoSchedule, which the pod does not tolerate"),
+        "{why}"
+    );
+    assert!(!why.contains(" is has ") && !why.contains("do not tolerate"), "{why}");
 }
 
 // ------------------------------------------------------------------ GPU pools
@@ -408,12 +542,26 @@ fn eks_karpenter_gpu_nodes_take_an_eks_runtime_and_efa_is_counted_like_any_resou
 }
 
 #[test]
-fn an_aks_gpu_pool_tainted_as_the_aks_guide_does_is_not_tolerated_and_the_fix_is_named() {
+fn an_aks_runtime_fits_a_gpu_pool_made_as_the_aks_guide_says_and_a_runtime_without_its_toleration_is_told_the_fix() {
+    // jax-runtimes renders the toleration of the taint the AKS GPU guide puts on GPU pools.
     let catalog = entry("h100-aks", "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n");
     let nodes = list(&aks_nd_h100(2));
     let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &catalog)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(verdicts(&r)["h100-aks"]["copies"], 2);
+    assert_eq!(verdicts(&r)["h100-aks"]["where"], serde_json::json!(["gpunp"]));
+    // So does the built-in AKS runtime, on two such nodes.
+    let r = fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]);
+    assert_eq!(verdicts(&r)["jax-gpu-aks-ndh100v5-2nodes"]["fits"], true, "{}", verdicts(&r)["jax-gpu-aks-ndh100v5-2nodes"]);
+    // A hand-written runtime that tolerates only nvidia.com/gpu: every node has the taint, and the
+    // help names the toleration the guide's pools need.
+    let rt = BARE_GPU_RUNTIME.replace(
+        "                containers:",
+        "                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n                nodeSelector: {node.kubernetes.io/instance-type: Standard_ND96isr_H100_v5}\n                containers:",
+    );
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &rt)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
     assert_eq!(r.code, 1, "{}", r.all());
-    let v = &verdicts(&r)["h100-aks"];
+    let v = &verdicts(&r)["bare-gpu"];
     let why = reason(v);
     assert!(why.starts_with("every node for NVIDIA H100 80GB HBM3 (SXM) on Standard_ND96isr_H100_v5 has the taint sku=gpu:NoSchedule, which the pod does not tolerate"), "{why}");
     let help = v["help"].as_str().unwrap();
@@ -421,15 +569,6 @@ fn an_aks_gpu_pool_tainted_as_the_aks_guide_does_is_not_tolerated_and_the_fix_is
         help.contains("AKS GPU node pools") && help.contains("{key: sku, operator: Equal, value: \"gpu\", effect: NoSchedule}"),
         "{help}"
     );
-    // With the toleration the guide names, it fits both nodes.
-    let tolerated = entry(
-        "h100-aks",
-        "  platform: aks\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n  tolerations:\n  - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n",
-    );
-    let r = fit(&[("nodes.yaml", &nodes), ("catalog.yaml", &tolerated)], &["--nodes", "nodes.yaml", "catalog.yaml", "--format", "json"]);
-    assert_eq!(r.code, 0, "{}", r.all());
-    assert_eq!(verdicts(&r)["h100-aks"]["copies"], 2);
-    assert_eq!(verdicts(&r)["h100-aks"]["where"], serde_json::json!(["gpunp"]));
 }
 
 /// A hand-written runtime asking for 8 GPUs with no selector and no toleration.
@@ -461,6 +600,94 @@ fn an_untolerated_gpu_taint_blocks_except_where_the_api_server_adds_the_tolerati
     let r = fit(&[("nodes.yaml", &gke), ("rt.yaml", BARE_GPU_RUNTIME)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
     assert_eq!(r.code, 0, "{}", r.all());
     assert_eq!(verdicts(&r)["bare-gpu"]["copies"], 1);
+}
+
+// ------------------------------------------------------------------ TrainJobs, as Trainer merges them
+
+/// A TrainJob on `runtime` with `trainer` as its `spec.trainer` (YAML flow).
+fn trainjob(name: &str, runtime: &str, trainer: &str) -> String {
+    format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}, namespace: ml}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
+}
+
+#[test]
+fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_though_its_runtime_does() {
+    let nodes = list(&gke_a3_pool(2, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let jobs = [
+        trainjob("plain", "jax-gpu-gke-h100", "{}"),
+        trainjob("big-cpu", "jax-gpu-gke-h100", "{resourcesPerNode: {requests: {cpu: \"300\"}, limits: {cpu: \"300\"}}}"),
+        trainjob("three-nodes", "jax-gpu-gke-h100-2nodes", "{numNodes: 3}"),
+    ]
+    .join("---\n");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", jobs.as_str())];
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let by: std::collections::BTreeMap<&str, &Value> = all.iter().map(|v| (v["trainJob"].as_str().unwrap(), v)).collect();
+    assert_eq!(all.len(), 3, "one row per TrainJob; --runtimes get none: {}", r.stdout);
+    assert_eq!((by["plain"]["fits"].as_bool(), by["plain"]["runtime"].as_str()), (Some(true), Some("jax-gpu-gke-h100")));
+    let big = by["big-cpu"];
+    assert_eq!((big["fits"].as_bool(), big["fitsEmpty"].as_bool()), (Some(false), Some(false)), "{big}");
+    assert!(reason(big).contains("needs 1 pod (8 nvidia.com/gpu, cpu 300)"), "{}", reason(big));
+    assert!(reason(big).contains("Insufficient cpu (207410m allocatable, 300 needed)"), "{}", reason(big));
+    // numNodes 3 on two nodes: the TrainJob's count, not the runtime's 2.
+    let three = by["three-nodes"];
+    assert_eq!((three["pods"].as_u64(), three["fits"].as_bool()), (Some(3), Some(false)), "{three}");
+    // Its runtime alone fits (the same nodes, rows for the runtimes).
+    let r = fit(&files, &["--nodes", "nodes.yaml", "runtimes.yaml", "--format", "json"]);
+    assert_eq!(verdicts(&r)["jax-gpu-gke-h100"]["fits"], true);
+    assert_eq!(verdicts(&r)["jax-gpu-gke-h100-2nodes"]["fits"], true);
+    // The table names the TrainJob.
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml"]);
+    assert!(r.stdout.lines().any(|l| l.starts_with("TrainJob/ml/big-cpu ") && l.contains(" no ")), "{}", r.stdout);
+}
+
+#[test]
+fn fit_places_the_pod_preview_prints() {
+    // v2.2 replaces the runtime's resources with resourcesPerNode (the GPUs are gone), v2.3 merges
+    // them: the pod preview shows is the pod fit places, in both releases.
+    let nodes = list(&gke_a3_pool(1, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let job = trainjob("tuned", "jax-gpu-gke-h100", "{resourcesPerNode: {limits: {cpu: \"250\", memory: 64Gi}}}");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("job.yaml", job.as_str())];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    for version in ["v2.2", "v2.3"] {
+        let p = run_in(dir.path(), &["preview", "job.yaml", "--runtimes", "runtimes.yaml", "--trainer-version", version], None);
+        let pod: k8s_openapi::api::core::v1::Pod = jax_runtimes::yaml::from_str(&p.stdout).unwrap_or_else(|e| panic!("{e:?}\n{}", p.all()));
+        let per_pod = jax_runtimes::k8s::requests::pod_requests(pod.spec.as_ref().unwrap(), None).unwrap();
+        let r = fit(
+            &files,
+            &["--nodes", "nodes.yaml", "--trainer-version", version, "--runtimes", "runtimes.yaml", "job.yaml", "--format", "json"],
+        );
+        let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
+        let why = reason(&all[0]);
+        assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
+        assert_eq!(per_pod.contains_key("nvidia.com/gpu"), version == "v2.3", "{version}: {per_pod:?}");
+    }
+}
+
+#[test]
+fn trainjobs_fit_needs_their_runtimes_and_refuses_what_does_not_read() {
+    let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
+    let job = trainjob("j", "jax-cpu", "{}");
+    let r = fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "job.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[trainjob/runtime-ref]: job.yaml:") && r.stderr.contains("--runtimes PATH"), "{}", r.stderr);
+    let bad = job.replace("trainer: {}", "trainer: {numNodes: many}");
+    let catalog = support::root().join("catalog/runtimes/cpu.yaml");
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("job.yaml", &bad)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("error[fit/unreadable-trainjob]: job.yaml:") && r.stderr.contains("spec.trainer.numNodes"), "{}", r.stderr);
+    let r =
+        fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.contains("1 of 1 runtime(s) and TrainJob(s) fit now"), "{}", r.stderr);
 }
 
 // ------------------------------------------------------------------ CPU pools and pods in use
@@ -700,6 +927,38 @@ fn the_krm_validator_fits_the_packages_runtimes_to_its_node_inventory() {
 }
 
 #[test]
+fn the_krm_validator_fits_the_packages_trainjobs_on_their_runtimes() {
+    let rendered =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let mut items: Vec<Value> = jax_runtimes::yaml::parse_stream(&rendered).unwrap();
+    let nodes: Value = jax_runtimes::yaml::parse_one(&list(&gke_a3_pool(1, &[], "8"))).unwrap();
+    items.extend(nodes["items"].as_array().unwrap().iter().cloned().map(|mut n| {
+        n["metadata"]["annotations"]["internal.config.kubernetes.io/path"] = "cluster/nodes.yaml".into();
+        n
+    }));
+    for (name, trainer) in
+        [("fits", "{}"), ("too-big", "{resourcesPerNode: {limits: {nvidia.com/gpu: \"16\"}, requests: {nvidia.com/gpu: \"16\"}}}")]
+    {
+        let mut tj: Value = jax_runtimes::yaml::parse_one(&trainjob(name, "jax-gpu-gke-h100", trainer)).unwrap();
+        tj["metadata"]["annotations"]["internal.config.kubernetes.io/path"] = "jobs.yaml".into();
+        items.push(tj);
+    }
+    let list = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": {"nodes": "cluster/nodes.yaml"}}});
+    let r = run_in(Path::new("."), &[], Some(list.to_string().as_bytes()));
+    let out: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
+    let fits: Vec<(&str, &str)> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["tags"]["rule"] == "fit/does-not-fit")
+        .map(|x| (x["resourceRef"]["kind"].as_str().unwrap(), x["resourceRef"]["name"].as_str().unwrap()))
+        .collect();
+    assert!(fits.contains(&("TrainJob", "too-big")), "{fits:?}");
+    assert!(!fits.contains(&("TrainJob", "fits")), "{fits:?}");
+}
+
+#[test]
 fn exclusive_placement_needs_the_topology_label_on_the_nodes() {
     // A hand-written runtime that keeps each Job in one rack, on nodes that carry no rack label.
     let rt = BARE_GPU_RUNTIME.replace("  template:\n    spec:\n      replicatedJobs:", "  template:\n    metadata:\n      annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: example.com/rack}\n    spec:\n      replicatedJobs:");
@@ -761,4 +1020,108 @@ fn kpt_runs_the_validator_on_a_package_holding_kubectls_node_list() {
     assert!(all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100-2nodes: its pods would stay Pending on `cluster/nodes.yaml`"), "{all}");
     assert!(!all.contains("ClusterTrainingRuntime/jax-gpu-gke-h100: its pods"), "the one-node runtime fits:\n{all}");
     assert_eq!(fs::read_to_string(pkg.join("cluster/nodes.yaml")).unwrap(), nodes, "a failed validator changes nothing");
+}
+
+// ------------------------------------------------------------------ render and fit share the data
+
+/// The nodes a runtime's accelerator data describes: `count` hosts with the labels, taints and
+/// allocatable the accelerator tables (`tpu.yaml`, `gpu.yaml`, `fabrics.yaml`) and the platform's
+/// node data (`nodes.yaml`) say its node pool has. `machine` overrides the machine type.
+fn data_pool(r: &jax_runtimes::resolve::Resolved, machine: Option<&str>) -> Vec<k8s_openapi::api::core::v1::Node> {
+    use jax_runtimes::accelerators::{data, nodes::nodes};
+    use jax_runtimes::resolve::Accel;
+    let d = data();
+    let platform = nodes().platforms.iter().find(|p| p.name == r.platform.as_str()).unwrap();
+    let mut labels = serde_json::Map::new();
+    for k in platform.node_labels.iter().chain(&platform.pool_labels) {
+        labels.insert(k.clone(), format!("{}-pool", r.name).into());
+    }
+    let mut alloc = serde_json::Map::from_iter([
+        ("cpu".to_string(), Value::from("1000")),
+        ("memory".to_string(), "10Ti".into()),
+        ("ephemeral-storage".to_string(), "10Ti".into()),
+        ("pods".to_string(), "110".into()),
+    ]);
+    let (resource, count) = match &r.accelerator {
+        Accel::Cpu => (None, r.num_nodes as u32),
+        Accel::Tpu(s) => {
+            let g = d.tpu.generation(&s.generation).unwrap();
+            let machine = machine.unwrap_or(&s.machine_type);
+            let chips = g.machine_types.iter().find(|m| m.name == machine).unwrap().chips_per_host;
+            labels.insert(d.tpu.accelerator_label.clone(), s.accelerator_label.clone().into());
+            labels.insert(d.tpu.topology_label.clone(), s.topology.clone().into());
+            labels.insert(d.tpu.machine_type_label.clone(), machine.into());
+            alloc.insert(d.tpu.resource.clone(), chips.to_string().into());
+            (Some(d.tpu.resource.as_str()), s.chips / chips)
+        }
+        Accel::Gpu(s) => {
+            let model = d.gpu.model(&s.model).unwrap();
+            let on = model.on(r.platform.as_str()).unwrap();
+            let plat = d.gpu.platform(r.platform.as_str()).unwrap();
+            for (k, v) in &on.node_labels {
+                labels.insert(k.clone(), v.clone().into());
+            }
+            if let (Some(k), Some(v)) = (&plat.model_label, &on.model_label) {
+                labels.insert(k.clone(), v.clone().into());
+            }
+            let gpus = match s.machine_types.first() {
+                Some(m) => {
+                    labels.insert(plat.machine_type_label.clone().unwrap(), m.clone().into());
+                    on.machine(m).unwrap().gpus
+                }
+                None => on.max_gpus(),
+            };
+            alloc.insert(s.resource.clone(), gpus.to_string().into());
+            for (k, q) in s.fabric.iter().flat_map(|f| &f.resources) {
+                alloc.insert(k.clone(), q.0.clone().into());
+            }
+            (Some(s.resource.as_str()), r.num_nodes as u32)
+        }
+    };
+    let taints: Vec<Value> = platform
+        .taints
+        .iter()
+        .filter(|t| resource.is_some_and(|res| t.resources.iter().any(|x| x == res)))
+        .map(|t| serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect}))
+        .collect();
+    (0..count)
+        .map(|i| {
+            serde_json::from_value(serde_json::json!({"metadata": {"name": format!("{}-{i}", r.name), "labels": labels},
+                "spec": {"taints": taints}, "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]}}))
+            .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn every_built_in_runtime_fits_the_node_pool_its_accelerator_data_describes() {
+    use jax_runtimes::read::{self, Source, BUILTIN};
+    let mut docs = Vec::new();
+    for (name, text) in BUILTIN {
+        docs.extend(read::parse_source(std::sync::Arc::new(Source::new(*name, Some(text.to_string())))).unwrap());
+    }
+    let generated = jax_runtimes::pipeline::generate(&docs);
+    assert!(generated.runtimes.len() >= 20);
+    let mut twins = 0;
+    for rendered in &generated.runtimes {
+        let r = &rendered.resolved;
+        let cluster = jax_runtimes::fit::Cluster::new(&data_pool(r, None), None).unwrap();
+        let v = &jax_runtimes::fit::fit(&cluster, &[&rendered.runtime])[0];
+        assert!(v.outcome.fits, "{} does not fit the pool its data describes: {}", r.name, v.outcome.reason);
+        if !matches!(r.accelerator, jax_runtimes::resolve::Accel::Cpu) {
+            assert_eq!(v.outcome.copies, 1, "{}: a pool of its hosts takes one copy", r.name);
+        }
+        // A TPU topology with the same labels on another machine type: that pool is not the
+        // runtime's, and fit says so.
+        if let jax_runtimes::resolve::Accel::Tpu(s) = &r.accelerator {
+            let generation = jax_runtimes::accelerators::data().tpu.generation(&s.generation).unwrap();
+            for other in generation.shapes_for(&s.topology).iter().filter(|o| o.machine_type != s.machine_type) {
+                twins += 1;
+                let cluster = jax_runtimes::fit::Cluster::new(&data_pool(r, Some(&other.machine_type)), None).unwrap();
+                let v = &jax_runtimes::fit::fit(&cluster, &[&rendered.runtime])[0];
+                assert!(!v.outcome.fits, "{} fits a pool of {}", r.name, other.machine_type);
+            }
+        }
+    }
+    assert_eq!(twins, 4, "v5e and v6e 2x4, one host and two hosts");
 }

@@ -342,7 +342,7 @@ mod tests {
             for s in &f.sidecars {
                 assert_eq!(s.restart_policy.as_deref(), Some("Always"), "{}: {} must be a native sidecar", f.name, s.name);
                 assert!(s.image.is_some(), "{}: {} has no image", f.name, s.name);
-                assert_ne!(s.name, crate::trainer::NODE, "{}", f.name);
+                assert_ne!(s.name, crate::trainer::facts().node, "{}", f.name);
             }
             for c in f.devices.keys() {
                 assert!(f.sidecars.iter().any(|s| &s.name == c), "{}: devices for unknown container {c}", f.name);

@@ -1,8 +1,8 @@
 //! What the nodes of a cluster look like (`catalog/accelerators/nodes.yaml`): the taints Kubernetes
-//! puts on nodes and what they mean, the tolerations the API server adds to every pod, and per
-//! platform the labels that name a node pool and the taints its pools carry. Also the accelerator
-//! a node selector asks for, in words (`TPU v5e 4x4`), from the TPU and GPU tables. `fit` asks this
-//! module; nothing else keeps a copy of the data.
+//! puts on nodes and what they mean, and per platform the labels that name a node pool and the
+//! taints its pools carry. Also the accelerator a node selector asks for, in words (`TPU v5e
+//! 4x4`), from the TPU and GPU tables. `fit` asks this module; nothing else keeps a copy of the
+//! data.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::Toleration;
 use serde::{Deserialize, Serialize};
 
 use super::error::AcceleratorError;
+use crate::k8s::selection::tolerates;
 
 const NODES_YAML: &str = include_str!("../../catalog/accelerators/nodes.yaml");
 
@@ -22,12 +23,11 @@ pub struct NodeData {
     pub platforms: Vec<PlatformNodes>,
 }
 
-/// Kubernetes' own taints and admission defaults.
+/// Kubernetes' own taints, and what each says about its node.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KubernetesNodes {
     pub node_taints: Vec<NodeTaint>,
-    pub admission_tolerations: Vec<Toleration>,
 }
 
 /// A taint Kubernetes puts on a node, and what it says.
@@ -74,6 +74,9 @@ pub struct PoolTaint {
     pub effect: String,
     /// Which pools carry it, in words.
     pub on: String,
+    /// The extended resources of the accelerator pools that carry it.
+    #[serde(default)]
+    pub resources: Vec<String>,
 }
 
 impl PoolTaint {
@@ -82,6 +85,27 @@ impl PoolTaint {
         match &self.value {
             Some(v) => format!("{{key: {}, operator: Equal, value: \"{v}\", effect: {}}}", self.key, self.effect),
             None => format!("{{key: {}, operator: Exists, effect: {}}}", self.key, self.effect),
+        }
+    }
+
+    /// The same toleration, typed.
+    pub fn to_toleration(&self) -> Toleration {
+        Toleration {
+            key: Some(self.key.clone()),
+            operator: Some(if self.value.is_some() { "Equal" } else { "Exists" }.to_string()),
+            value: self.value.clone(),
+            effect: Some(self.effect.clone()),
+            toleration_seconds: None,
+        }
+    }
+
+    /// The taint itself.
+    pub fn taint(&self) -> k8s_openapi::api::core::v1::Taint {
+        k8s_openapi::api::core::v1::Taint {
+            key: self.key.clone(),
+            value: self.value.clone(),
+            effect: self.effect.clone(),
+            time_added: None,
         }
     }
 }
@@ -116,6 +140,19 @@ impl NodeData {
     /// What Kubernetes says with this taint key, if it is one of its own.
     pub fn node_taint(&self, key: &str) -> Option<&NodeTaint> {
         self.kubernetes.node_taints.iter().find(|t| t.key == key)
+    }
+
+    /// The tolerations a pod requesting `resource` on `platform` needs beyond `have`: one for each
+    /// taint the platform's pools of that resource carry that `have` does not tolerate.
+    pub fn pool_tolerations(&self, platform: &str, resource: &str, have: &[Toleration]) -> Vec<Toleration> {
+        self.platforms
+            .iter()
+            .filter(|p| p.name == platform)
+            .flat_map(|p| &p.taints)
+            .filter(|t| t.resources.iter().any(|r| r == resource))
+            .filter(|t| !have.iter().any(|h| tolerates(h, &t.taint())))
+            .map(PoolTaint::to_toleration)
+            .collect()
     }
 
     /// The platform pool taint with this key and effect (and value, where the table has one).
@@ -185,7 +222,8 @@ mod tests {
                 assert!(!t.on.is_empty());
             }
         }
-        for t in &d.kubernetes.admission_tolerations {
+        // The tolerations admission adds are for taints of a node that is not Ready.
+        for t in &crate::k8s::facts::facts().scheduling.admission_tolerations {
             assert_eq!(t.operator.as_deref(), Some("Exists"));
             assert!(d.node_taint(t.key.as_deref().unwrap_or_default()).is_some_and(|n| n.state == NodeState::NotReady));
         }
@@ -208,6 +246,26 @@ mod tests {
         assert_eq!(tpu_toleration.key.as_deref(), Some(t.key.as_str()));
         assert!(d.pool_taint("sku", "gpu", "NoSchedule").is_some_and(|(p, _)| p.name == "aks"));
         assert!(d.pool_taint("sku", "cpu", "NoSchedule").is_none(), "a valued taint matches its value only");
+    }
+
+    #[test]
+    fn a_runtime_tolerates_the_taints_of_its_platforms_accelerator_pools() {
+        let d = nodes();
+        let data = super::super::data();
+        let nvidia = &data.gpu.vendor("nvidia").unwrap().tolerations;
+        // AKS GPU pools carry sku=gpu, which the NVIDIA toleration does not cover.
+        let aks = d.pool_tolerations("aks", "nvidia.com/gpu", nvidia);
+        assert_eq!(aks.len(), 1);
+        assert_eq!((aks[0].key.as_deref(), aks[0].value.as_deref(), aks[0].operator.as_deref()), (Some("sku"), Some("gpu"), Some("Equal")));
+        // Elsewhere the accelerator's own toleration covers the pool taint.
+        assert!(d.pool_tolerations("gke", "nvidia.com/gpu", nvidia).is_empty());
+        assert!(d.pool_tolerations("eks", "nvidia.com/gpu", nvidia).is_empty());
+        assert!(d.pool_tolerations("gke", "google.com/tpu", &data.tpu.tolerations).is_empty());
+        // Every resource a pool taint names is an accelerator resource the data knows.
+        let known: BTreeSet<&str> = data.accelerator_resources().collect();
+        for t in d.platforms.iter().flat_map(|p| &p.taints) {
+            assert!(t.resources.iter().all(|r| known.contains(r.as_str())), "{}: {:?}", t.key, t.resources);
+        }
     }
 
     #[test]

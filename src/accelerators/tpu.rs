@@ -19,6 +19,8 @@ pub struct TpuData {
     pub accelerator_label: String,
     /// Node label key holding the slice topology.
     pub topology_label: String,
+    /// Node label key holding the node's machine type, pinned where a topology has several.
+    pub machine_type_label: String,
     pub tolerations: Vec<Toleration>,
     /// Annotations on the JobSet template of multi-host slices.
     pub multi_host_annotations: BTreeMap<String, String>,

@@ -1,23 +1,26 @@
 //! `jax-runtimes fit`: runtimes (catalog files, rendered first, runtime files, or the built-in
-//! catalog) and a cluster's node list (and pod list) -> one row per runtime on stdout: does its
-//! TrainJob's gang fit now, how many copies, where, and the first blocker. Exit 0 when every
-//! runtime fits now, 1 when any does not, 2 on bad input.
+//! catalog) and TrainJobs (on the runtimes of the same files and of `--runtimes`), and a cluster's
+//! node list (and pod list) -> one row per runtime and TrainJob on stdout: does the TrainJob's gang
+//! fit now, how many copies, where, and the first blocker. Exit 0 when every one fits now, 1 when
+//! any does not, 2 on bad input.
 
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::read_catalog;
+use super::shared::{load_runtimes, read_catalog};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
-use crate::fit::{self, inventory, Cluster, Verdict};
+use crate::fit::{self, inventory, Cluster, Subject, Verdict};
 use crate::read::{self, Document, Sources};
 use crate::report;
-use crate::rules::fit::FIT_UNREADABLE_RUNTIME;
+use crate::rules::fit::{FIT_UNREADABLE_RUNTIME, FIT_UNREADABLE_TRAINJOB};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
-use crate::trainer::TrainingRuntime;
-use crate::validate::is_runtime;
+use crate::trainer::{TrainJob, TrainingRuntime};
+use crate::trainjob::{self, TrainerVersion};
+use crate::validate::trainjob::runtime_ref_finding;
+use crate::validate::{is_runtime, is_trainjob, structure};
 use crate::{fit::words, pipeline};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -30,9 +33,17 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {
-    /// Catalog files or folders (rendered first) or ClusterTrainingRuntime / TrainingRuntime
-    /// files, or `-` for stdin. None: the built-in catalog.
+    /// Catalog files or folders (rendered first), ClusterTrainingRuntime / TrainingRuntime files,
+    /// or TrainJob files, or `-` for stdin. None: the built-in catalog.
     pub paths: Vec<PathBuf>,
+    /// Runtimes the TrainJobs may reference (repeatable): files or folders of runtimes, or of
+    /// catalog objects (rendered first). They get no row of their own.
+    #[arg(long = "runtimes", value_name = "PATH")]
+    pub runtimes: Vec<PathBuf>,
+    /// The Kubeflow Trainer release to predict TrainJobs for (v2.2 or v2.3). Default: the one the
+    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
+    #[arg(long = "trainer-version", value_name = "VERSION")]
+    pub trainer_version: Option<TrainerVersion>,
     /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
     #[arg(long, value_name = "NODES")]
     pub nodes: PathBuf,
@@ -65,9 +76,29 @@ pub fn run(a: &FitArgs) -> Exit {
         Ok(c) => c,
         Err(diags) => return bad_input(&diags, &sources),
     };
-    let Some(runtimes) = runtimes(&a.paths, &mut sources) else { return Exit::Usage };
-    let typed: Vec<&TrainingRuntime> = runtimes.iter().collect();
-    let verdicts = fit::fit(&cluster, &typed);
+    let Some(input) = subjects(&a.paths, &mut sources) else { return Exit::Usage };
+    let extra = match load_runtimes(&a.runtimes, &mut sources) {
+        Ok(r) => r.runtimes,
+        Err((diags, _)) => return bad_input(&diags, &sources),
+    };
+    // The files' runtimes first: they win on a name both have.
+    let known: Vec<TrainingRuntime> = input.runtimes.iter().cloned().chain(extra).collect();
+    let mut subjects: Vec<Subject<'_>> = input.runtimes.iter().map(Subject::Runtime).collect();
+    let mut problems = Vec::new();
+    for (doc, tj) in &input.trainjobs {
+        match trainjob::find(tj, &known) {
+            Ok(rt) => {
+                subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, a.trainer_version) });
+            }
+            Err(e) => problems.push(doc.locate(runtime_ref_finding(&e).with_object(ObjectRef::of(&doc.value)))),
+        }
+    }
+    if !problems.is_empty() {
+        bad_input(&problems, &sources);
+        out::note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
+        return Exit::Usage;
+    }
+    let verdicts = fit::fit_all(&cluster, &subjects);
     if !notes.is_empty() {
         out::stderr(&report::text_all(&notes, &sources));
     }
@@ -108,8 +139,15 @@ fn bad_input(diags: &[Diagnostic], sources: &Sources) -> Exit {
     Exit::Usage
 }
 
-/// The runtimes of the paths: catalog objects rendered, runtime documents read as they are.
-fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<Vec<TrainingRuntime>> {
+/// What the paths hold to fit: runtimes (catalog objects rendered, runtime documents read as they
+/// are) and TrainJobs.
+struct Subjects {
+    runtimes: Vec<TrainingRuntime>,
+    trainjobs: Vec<(Document, TrainJob)>,
+}
+
+/// The runtimes and TrainJobs of the paths; on any error prints it and returns `None`.
+fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
@@ -130,9 +168,24 @@ fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<Vec<TrainingRunt
         return None;
     }
     let mut out: Vec<TrainingRuntime> = generated.runtimes.into_iter().map(|r| r.runtime).collect();
+    let mut trainjobs = Vec::new();
     let mut problems = Vec::new();
     let mut skipped = Vec::new();
     for doc in &generated.ignored {
+        if is_trainjob(&doc.value) {
+            match structure::typed_trainjob(&doc.value) {
+                Some(tj) => trainjobs.push((doc.clone(), tj)),
+                None => problems.extend(structure::check_trainjob(&doc.value).into_iter().filter(Diagnostic::is_error).map(|d| {
+                    let d = Diagnostic::finding(
+                        &FIT_UNREADABLE_TRAINJOB,
+                        d.field.clone().unwrap_or_default(),
+                        format!("does not read as a TrainJob: {}", d.message),
+                    );
+                    doc.locate(d.with_object(ObjectRef::of(&doc.value)))
+                })),
+            }
+            continue;
+        }
         if !is_runtime(&doc.value) {
             skipped.push(
                 doc.locate(
@@ -159,11 +212,11 @@ fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<Vec<TrainingRunt
             }
         }
     }
-    if out.is_empty() && problems.is_empty() {
+    if out.is_empty() && trainjobs.is_empty() && problems.is_empty() {
         problems.push(Diagnostic::finding(
             &INPUT_NO_RUNTIME,
             "",
-            "the input holds no catalog entry and no ClusterTrainingRuntime or TrainingRuntime",
+            "the input holds no catalog entry, no ClusterTrainingRuntime or TrainingRuntime and no TrainJob",
         ));
     }
     if !problems.is_empty() {
@@ -173,7 +226,21 @@ fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<Vec<TrainingRunt
     if !skipped.is_empty() {
         out::stderr(&report::text_all(&skipped, sources));
     }
-    Some(out)
+    Some(Subjects { runtimes: out, trainjobs })
+}
+
+/// How a verdict is named in the table: the runtime (`ns/name` for a TrainingRuntime), or
+/// `TrainJob/[ns/]name` for a TrainJob.
+fn label(v: &Verdict) -> String {
+    let name = match &v.train_job {
+        Some(tj) => format!("TrainJob/{tj}"),
+        None => v.runtime.clone(),
+    };
+    match (&v.namespace, &v.train_job) {
+        (Some(ns), Some(tj)) => format!("TrainJob/{ns}/{tj}"),
+        (Some(ns), None) => format!("{ns}/{name}"),
+        (None, _) => name,
+    }
 }
 
 /// One row per runtime, then the help and notes of each.
@@ -183,10 +250,7 @@ fn table(verdicts: &[Verdict]) -> String {
         .iter()
         .map(|v| {
             let o = &v.outcome;
-            let name = match &v.namespace {
-                Some(ns) => format!("{ns}/{}", v.runtime),
-                None => v.runtime.clone(),
-            };
+            let name = label(v);
             let fits = match (o.fits, o.fits_empty) {
                 (true, _) => "yes",
                 (false, true) => "not now",
@@ -218,11 +282,15 @@ fn table(verdicts: &[Verdict]) -> String {
     }
     let mut after = String::new();
     for v in verdicts {
+        let who = match &v.train_job {
+            Some(_) => label(v),
+            None => v.runtime.clone(),
+        };
         if let Some(h) = &v.outcome.help {
-            after.push_str(&format!("{}: help: {h}\n", v.runtime));
+            after.push_str(&format!("{who}: help: {h}\n"));
         }
         for n in &v.outcome.notes {
-            after.push_str(&format!("{}: note: {n}\n", v.runtime));
+            after.push_str(&format!("{who}: note: {n}\n"));
         }
     }
     if !after.is_empty() {
@@ -248,8 +316,9 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster) {
     } else {
         "no pod list: every node is taken as empty (DaemonSet pods already hold part of its allocatable; pass --pods)".to_string()
     };
+    let what = if verdicts.iter().any(|v| v.train_job.is_some()) { "runtime(s) and TrainJob(s)" } else { "runtime(s)" };
     out::note(&format!(
-        "{fit} of {} runtime(s) fit now{}; {}, {pods}",
+        "{fit} of {} {what} fit now{}; {}, {pods}",
         verdicts.len(),
         if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() },
         words::count(cluster.nodes.len(), "node")

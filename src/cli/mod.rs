@@ -66,9 +66,9 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes preview job.yaml --runtimes catalog/\n  jax-runtimes preview job.yaml --runtimes runtimes/ --process 3\n  jax-runtimes preview job.yaml --runtimes runtimes/ --trainer-version v2.2\n\nExit codes: 0 printed, 1 the TrainJob has errors (printed when it can be), 2 usage or I/O problem."
     )]
     Preview(preview::PreviewArgs),
-    /// Will each runtime's pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
+    /// Will each runtime's (or TrainJob's) pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
     #[command(
-        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
+        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  jax-runtimes fit --nodes nodes.yaml --runtimes runtimes/ job.yaml    # a TrainJob, as Trainer merges it\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime and TrainJob fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
     )]
     Fit(fit::FitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).

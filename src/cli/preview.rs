@@ -75,7 +75,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
         out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
         return Exit::Findings;
     };
-    let version = validate::trainjob::version_for(rt, a.trainer_version);
+    let version = TrainerVersion::for_runtime(rt, a.trainer_version);
     let eff = trainjob::build(rt, &tj, version, Steps::All);
     let predicted = match trainjob::predict(&eff, a.process) {
         Ok(p) => p,

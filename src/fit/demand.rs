@@ -1,35 +1,43 @@
-//! A runtime -> what its TrainJob's pods will ask the scheduler for: how many pods in the gang,
-//! what each requests, where it may go (node selector, required node affinity, tolerations as the
-//! API server admits them, host ports) and whether JobSet places each Job alone in one topology
+//! A runtime, or a TrainJob on its runtime -> what the TrainJob's pods will ask the scheduler for:
+//! how many pods in the gang, what each requests, where it may go (node selector, required node
+//! affinity, tolerations, host ports) and whether JobSet places each Job alone in one topology
 //! domain.
 //!
-//! Facts: Trainer sizes the trainer replicatedJob (label `trainer.kubeflow.org/trainjob-ancestor-step:
-//! trainer`) to `mlPolicy.numNodes` pods, default 1 (kubeflow/trainer v2.3.0
-//! `pkg/runtime/core/trainingruntime.go` `newRuntimeInfo`, `plugins/jobset` `syncParallelCount`)
-//! and its JAX plugin adds container port 29500 (`plugins/jax`). The API server adds the
-//! not-ready/unreachable NoExecute tolerations to every pod (DefaultTolerationSeconds, in
-//! `catalog/accelerators/nodes.yaml`). JobSet copies `alpha.jobset.sigs.k8s.io/exclusive-topology`
-//! from the JobSet or a replicatedJob template onto its pods (kubernetes-sigs/jobset v0.12.0
+//! The pod is the one `preview` prints: Trainer's merge ([`crate::trainjob::build`], with the
+//! TrainJob's `numNodes`, `resourcesPerNode`, image and runtime patches) and the pod JobSet and the
+//! Job controller make of it ([`crate::trainjob::predict`]), so `fit` and `preview` agree by
+//! construction. A runtime alone is fitted as the TrainJob that names it and sets `spec.trainer: {}`
+//! (the Kubeflow SDK always sets it, so the JAX plugin's coordinator port is there). The API
+//! server's tolerations are added by placement ([`crate::k8s::selection::admitted_tolerations`]),
+//! since one of them depends on the cluster.
+//!
+//! Facts: JobSet copies `alpha.jobset.sigs.k8s.io/exclusive-topology` from the JobSet or a
+//! replicatedJob template onto its pods (kubernetes-sigs/jobset v0.12.0
 //! `pkg/controllers/jobset_controller.go` `labelAndAnnotateObject`); without a PriorityClass a pod's
 //! priority is 0 (Priority admission, `plugin/pkg/admission/priority` `getDefaultPriority`).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{NodeSelector, PodSpec, Toleration};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::requests::{self, Amounts, RequestError};
-use crate::accelerators::nodes::nodes;
+use crate::k8s::requests::{self, Amounts, RequestError};
+use crate::k8s::resources::is_extended;
+use crate::k8s::selection::required_affinity;
 use crate::keys;
-use crate::trainer::{TrainingRuntime, COORDINATOR_PORT, NODE};
+use crate::trainer::{facts, RuntimeRef, TrainJob, TrainJobSpec, Trainer, TrainingRuntime, KIND_TRAINJOB};
+use crate::trainjob::{self, pod::PodError, Effective, Steps, TrainerVersion};
 
 /// Why a runtime's pods cannot be worked out.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DemandError {
-    #[error("the runtime has no trainer replicated job (label `trainer.kubeflow.org/trainjob-ancestor-step: trainer`, or named `node`)")]
+    #[error("the runtime has no trainer replicated job (label `{}: {}`), so Trainer makes no trainer pods", facts().ancestor_label, facts().trainer_step)]
     NoTrainerJob,
     #[error("replicated job `{job}` has no pod template (`template.spec.template.spec`)")]
     NoPodTemplate { job: String },
-    #[error("replicated job `{job}`, pod template {source}")]
+    #[error("the TrainJob runs no pod: numNodes is {0}")]
+    NoPods(i32),
+    #[error("replicated job `{job}`, its pod's {source}")]
     Requests { job: String, source: RequestError },
 }
 
@@ -46,76 +54,86 @@ pub struct Demand {
     pub node_name: Option<String>,
     pub node_selector: BTreeMap<String, String>,
     pub affinity: Option<NodeSelector>,
-    /// The template's tolerations and those the API server adds to every pod.
+    /// The pod's own tolerations (admission adds more: [`crate::k8s::selection::admitted_tolerations`]).
     pub tolerations: Vec<Toleration>,
     pub host_ports: Vec<(String, i32)>,
     /// The node label of JobSet exclusive placement.
     pub exclusive: Option<String>,
     /// The pods' priority where it is known (no `priorityClassName`: 0, or the template's).
     pub priority: Option<i32>,
+    /// The TPU slice the pods form (`TPU v5e 2x4`) when they need a host each: a multi-host slice
+    /// runs one pod, one JAX process, on each of its hosts.
+    pub slice: Option<String>,
     /// What the pod template asks that `fit` does not model, in words.
     pub unmodelled: Vec<String>,
 }
 
 impl Demand {
-    /// The demand of a runtime.
+    /// The demand of a runtime: of the TrainJob that names it and sets `spec.trainer: {}`, for the
+    /// Trainer release the runtime targets.
     pub fn of(rt: &TrainingRuntime) -> Result<Demand, DemandError> {
-        let jobs = &rt.spec.template.spec.replicated_jobs;
-        let trainer = jobs
-            .iter()
-            .find(|j| {
-                j.template
-                    .metadata
-                    .as_ref()
-                    .and_then(|m| m.labels.as_ref())
-                    .and_then(|l| l.get(keys::TRAINER_ANCESTOR))
-                    .is_some_and(|v| v == "trainer")
-            })
-            .or_else(|| jobs.iter().find(|j| j.name == NODE))
-            .ok_or(DemandError::NoTrainerJob)?;
-        let job_spec = trainer.template.spec.as_ref();
-        let spec =
-            job_spec.and_then(|s| s.template.spec.as_ref()).ok_or_else(|| DemandError::NoPodTemplate { job: trainer.name.clone() })?;
-        let pods = match &rt.spec.ml_policy {
-            Some(ml) => ml.num_nodes.unwrap_or(1),
-            None => job_spec.and_then(|s| s.parallelism).unwrap_or(1),
+        let tj = TrainJob {
+            api_version: rt.api_version.clone(),
+            kind: KIND_TRAINJOB.to_string(),
+            metadata: ObjectMeta { name: Some("trainjob".into()), namespace: rt.metadata.namespace.clone(), ..ObjectMeta::default() },
+            spec: TrainJobSpec {
+                runtime_ref: RuntimeRef {
+                    api_group: None,
+                    kind: Some(rt.kind.clone()),
+                    name: rt.metadata.name.clone().unwrap_or_default(),
+                },
+                trainer: Some(Trainer::default()),
+                ..TrainJobSpec::default()
+            },
+            status: None,
         };
-        let pods = u32::try_from(pods.max(1)).unwrap_or(1);
-        let requests = requests::pod_requests(spec, &[]).map_err(|source| DemandError::Requests { job: trainer.name.clone(), source })?;
-        let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
-        let coordinator = [i32::from(COORDINATOR_PORT)];
-        let host_ports = requests::host_ports(spec, if jax { &coordinator } else { &[] });
-        let mut tolerations = spec.tolerations.clone().unwrap_or_default();
-        tolerations.extend(nodes().kubernetes.admission_tolerations.iter().cloned());
-        let annotation = |key: &str| {
-            let jobset = rt.spec.template.metadata.as_ref().and_then(|m| m.annotations.get(key));
-            let job = trainer.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
-            jobset.or(job).cloned()
-        };
+        Demand::of_trainjob(rt, &tj, TrainerVersion::for_runtime(rt, None))
+    }
+
+    /// The demand of a TrainJob on its runtime, as Trainer `version` merges the two.
+    pub fn of_trainjob(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion) -> Result<Demand, DemandError> {
+        Demand::of_effective(&trainjob::build(rt, tj, version, Steps::All))
+    }
+
+    /// The demand of the JobSet Trainer builds: the pod of its first process.
+    pub fn of_effective(eff: &Effective) -> Result<Demand, DemandError> {
+        let job = eff.trainer().ok_or(DemandError::NoTrainerJob)?;
+        let predicted = trainjob::predict(eff, 0).map_err(|e| match e {
+            PodError::NoTrainerJob => DemandError::NoTrainerJob,
+            PodError::NoPodTemplate(job) => DemandError::NoPodTemplate { job },
+            PodError::NoProcesses(n) | PodError::NoSuchProcess { num_nodes: n, .. } => DemandError::NoPods(n),
+        })?;
+        let spec = predicted.pod.spec.as_ref().ok_or_else(|| DemandError::NoPodTemplate { job: job.name.clone() })?;
+        let requests = requests::pod_requests(spec, None).map_err(|source| DemandError::Requests { job: job.name.clone(), source })?;
+        let pod_annotations = predicted.pod.metadata.annotations.as_ref();
+        let job_annotation = |key: &str| job.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
+        let slice = slice(spec, &requests, eff.num_nodes());
         let mut unmodelled = unmodelled(spec);
-        if annotation(keys::JOBSET_NODE_SELECTOR_STRATEGY).is_some() {
+        if eff
+            .annotations
+            .get(keys::JOBSET_NODE_SELECTOR_STRATEGY)
+            .or_else(|| job_annotation(keys::JOBSET_NODE_SELECTOR_STRATEGY))
+            .is_some()
+        {
             unmodelled.push("JobSet's node-selector strategy (nodes labelled per Job beforehand)".into());
         }
         Ok(Demand {
-            job: trainer.name.clone(),
-            pods,
-            jobs: u32::try_from(trainer.replicas.unwrap_or(1).max(1)).unwrap_or(1),
+            job: job.name.clone(),
+            pods: u32::try_from(eff.num_nodes().max(1)).unwrap_or(1),
+            jobs: u32::try_from(job.replicas.unwrap_or(1).max(1)).unwrap_or(1),
             requests,
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
             node_selector: spec.node_selector.clone().unwrap_or_default(),
-            affinity: spec
-                .affinity
-                .as_ref()
-                .and_then(|a| a.node_affinity.as_ref())
-                .and_then(|n| n.required_during_scheduling_ignored_during_execution.clone()),
-            tolerations,
-            host_ports,
-            exclusive: annotation(keys::JOBSET_EXCLUSIVE_TOPOLOGY).filter(|k| !k.is_empty()),
+            affinity: required_affinity(spec).cloned(),
+            tolerations: spec.tolerations.clone().unwrap_or_default(),
+            host_ports: requests::host_ports(spec),
+            exclusive: pod_annotations.and_then(|a| a.get(keys::JOBSET_EXCLUSIVE_TOPOLOGY)).filter(|k| !k.is_empty()).cloned(),
             priority: match (&spec.priority_class_name, spec.priority) {
                 (_, Some(p)) => Some(p),
                 (Some(c), None) if !c.is_empty() => None,
                 _ => Some(0),
             },
+            slice,
             unmodelled,
         })
     }
@@ -125,20 +143,21 @@ impl Demand {
         u64::from(self.pods) * u64::from(self.jobs)
     }
 
-    /// The tolerations ExtendedResourceToleration adds: one per extended resource requested.
-    pub fn extended_resource_tolerations(&self) -> impl Iterator<Item = Toleration> + '_ {
-        self.requests.keys().filter(|r| requests::extended(r)).map(|r| Toleration {
-            key: Some(r.clone()),
-            operator: Some("Exists".into()),
-            effect: Some("NoSchedule".into()),
-            ..Toleration::default()
-        })
-    }
-
     /// The requested extended resources (what a node must have for the pod to go there).
     pub fn extended(&self) -> impl Iterator<Item = &str> {
-        self.requests.keys().map(String::as_str).filter(|r| requests::extended(r))
+        self.requests.keys().map(String::as_str).filter(|r| is_extended(r))
     }
+}
+
+/// The TPU slice a gang of `pods` pods forms, when they request TPU chips and select a TPU
+/// accelerator the data knows, and there is more than one of them.
+fn slice(spec: &PodSpec, requests: &Amounts, pods: i32) -> Option<String> {
+    let tpu = &crate::accelerators::data().tpu;
+    let selector = spec.node_selector.as_ref()?;
+    if pods <= 1 || !requests.contains_key(&tpu.resource) || !selector.contains_key(&tpu.accelerator_label) {
+        return None;
+    }
+    crate::accelerators::nodes::accelerator_of(selector)
 }
 
 /// What a pod template asks that the node and pod lists cannot answer.
@@ -190,7 +209,6 @@ mod tests {
         assert_eq!(d.exclusive.as_deref(), Some("cloud.google.com/gke-nodepool"));
         assert_eq!(d.priority, Some(0));
         assert!(d.host_ports.is_empty(), "the coordinator port is a host port only with hostNetwork");
-        assert!(d.tolerations.iter().any(|t| t.key.as_deref() == Some("node.kubernetes.io/unreachable")), "admission tolerations");
         assert_eq!(d.extended().collect::<Vec<_>>(), ["google.com/tpu"]);
         assert!(d.unmodelled.is_empty());
     }
@@ -206,9 +224,12 @@ mod tests {
         let no_trainer =
             runtime(&TPU.replace("- name: node", "- name: other").replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: x"));
         assert_eq!(Demand::of(&no_trainer), Err(DemandError::NoTrainerJob));
+        // A job named `node` without the label is not the trainer job: Trainer finds it by the label alone.
+        let unlabelled = runtime(&TPU.replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: x"));
+        assert_eq!(Demand::of(&unlabelled), Err(DemandError::NoTrainerJob));
         let bad = runtime(&TPU.replace("google.com/tpu: 4}", "google.com/tpu: 4, memory: 32GB}"));
         let err = Demand::of(&bad).unwrap_err().to_string();
-        assert!(err.contains("containers[0].resources.limits.memory") && err.contains("32GB"), "{err}");
+        assert!(err.contains("spec.containers[0].resources.limits.memory") && err.contains("32GB"), "{err}");
         let class = runtime(
             &TPU.replace("                nodeSelector:", "                priorityClassName: high\n                nodeSelector:"),
         );

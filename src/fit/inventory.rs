@@ -16,10 +16,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use k8s_openapi::api::core::v1::{Node, Pod, Taint};
 use serde_json::Value;
 
-use super::quantity::{self, QuantityError};
-use super::requests::{self, RequestError};
 use crate::accelerators::nodes::nodes;
 use crate::diag::{Diagnostic, ObjectRef};
+use crate::k8s::facts::facts;
+use crate::k8s::quantity::{self, NotAQuantity};
+use crate::k8s::requests::{self, RequestError};
 use crate::keys;
 use crate::read::Document;
 use crate::rules::fit::{FIT_NOT_A_NODE, FIT_NOT_A_POD, FIT_NO_NODES, FIT_POD_ON_UNKNOWN_NODE};
@@ -28,7 +29,7 @@ use crate::rules::fit::{FIT_NOT_A_NODE, FIT_NOT_A_POD, FIT_NO_NODES, FIT_POD_ON_
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InventoryError {
     #[error("node #{index}: `{field}`: {source}")]
-    NodeQuantity { index: usize, field: String, source: QuantityError },
+    NodeQuantity { index: usize, field: String, source: NotAQuantity },
     #[error("pod #{index}: {source}")]
     PodRequests { index: usize, source: RequestError },
 }
@@ -46,8 +47,25 @@ pub enum Readiness {
     Unreported,
 }
 
-/// JobSet pods: their `jobset.sigs.k8s.io/job-key` and `jobset.sigs.k8s.io/priority` labels.
-pub type JobPods = Vec<(String, Option<String>)>;
+/// A pod in use on a node: its name, what it holds there and, for a JobSet pod, its Job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodInUse {
+    /// `namespace/name`.
+    pub name: String,
+    /// By resource index, what it requests (non-zero amounts only).
+    pub amounts: Vec<(usize, i64)>,
+    /// The host ports it takes, `(protocol, port)`.
+    pub ports: Vec<(String, i32)>,
+    /// Its `jobset.sigs.k8s.io/job-key` and `jobset.sigs.k8s.io/priority` labels, for a JobSet pod.
+    pub job: Option<(String, Option<String>)>,
+}
+
+impl PodInUse {
+    /// True when it holds some of resource `r`.
+    pub fn holds(&self, r: usize) -> bool {
+        self.amounts.iter().any(|(i, a)| *i == r && *a > 0)
+    }
+}
 
 /// One node as the scheduler sees it.
 #[derive(Debug, Clone)]
@@ -69,10 +87,8 @@ pub struct NodeInfo {
     pub pods: i64,
     /// Host ports the pods in use take, `(protocol, port)`.
     pub host_ports: Vec<(String, i32)>,
-    /// JobSet pods on it: their `job-key` and `priority` labels.
-    pub jobs: JobPods,
-    /// Names (`namespace/name`) of the pods in use on it.
-    pub holders: Vec<String>,
+    /// The pods in use on it, in the pod list's order.
+    pub in_use: Vec<PodInUse>,
     /// JobSet pods may not come here: the node is in the topology domain of a JobSet leader pod
     /// in use whose required anti-affinity keeps other Jobs out, for pods of this priority
     /// (`None`: of any priority).
@@ -230,17 +246,14 @@ impl Cluster {
             max_pods: 0,
             pods: 0,
             host_ports: Vec::new(),
-            jobs: Vec::new(),
-            holders: Vec::new(),
+            in_use: Vec::new(),
             repels: Vec::new(),
         };
         for (name, q) in alloc.into_iter().flatten() {
-            let amount = quantity::amount(name, &q.0).map_err(|source| InventoryError::NodeQuantity {
-                index,
-                field: format!("{field}.{name}"),
-                source,
-            })?;
-            if name == "pods" {
+            let amount = quantity::read(&q.0)
+                .map_err(|source| InventoryError::NodeQuantity { index, field: format!("{field}.{name}"), source })?
+                .scheduler_amount(name);
+            if *name == facts().scheduling.pods_resource {
                 info.max_pods = amount;
                 continue;
             }
@@ -302,22 +315,27 @@ impl Cluster {
             self.pods.elsewhere += 1;
             return Ok(None);
         };
-        let statuses = pod.status.as_ref().and_then(|s| s.container_statuses.as_deref()).unwrap_or_default();
-        let amounts = requests::pod_requests(spec, statuses).map_err(|source| InventoryError::PodRequests { index, source })?;
+        let amounts = requests::pod_requests(spec, pod.status.as_ref()).map_err(|source| InventoryError::PodRequests { index, source })?;
         let ids: Vec<(usize, i64)> = amounts.iter().map(|(name, a)| (self.intern(name), *a)).collect();
         let labels = pod.metadata.labels.as_ref();
         let Some(node) = self.nodes.get_mut(n) else { return Ok(None) };
-        for (r, a) in ids {
-            let have = node.used.get(r).copied().unwrap_or(0);
-            set(&mut node.used, r, have.saturating_add(a));
+        for (r, a) in &ids {
+            let have = node.used.get(*r).copied().unwrap_or(0);
+            set(&mut node.used, *r, have.saturating_add(*a));
         }
         node.pods += 1;
-        node.host_ports.extend(requests::host_ports(spec, &[]));
-        if let Some(key) = labels.and_then(|l| l.get(keys::JOBSET_JOB_KEY)) {
-            node.jobs.push((key.clone(), labels.and_then(|l| l.get(keys::JOBSET_PRIORITY)).cloned()));
-        }
+        let ports = requests::host_ports(spec);
+        node.host_ports.extend(ports.iter().cloned());
+        let job = labels
+            .and_then(|l| l.get(keys::JOBSET_JOB_KEY))
+            .map(|key| (key.clone(), labels.and_then(|l| l.get(keys::JOBSET_PRIORITY)).cloned()));
         let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
-        node.holders.push(format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default()));
+        node.in_use.push(PodInUse {
+            name: format!("{ns}/{}", pod.metadata.name.as_deref().unwrap_or_default()),
+            amounts: ids.into_iter().filter(|(_, a)| *a != 0).collect(),
+            ports,
+            job,
+        });
         self.pods.in_use += 1;
         Ok(Some(n))
     }
@@ -523,7 +541,7 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
                     }
                 }
                 InventoryError::PodRequests { index, source } => {
-                    let d = Diagnostic::finding(&FIT_NOT_A_POD, format!("spec.{}", source.field), source.source.to_string());
+                    let d = Diagnostic::finding(&FIT_NOT_A_POD, source.field, source.source.to_string());
                     match pod_places.get(index) {
                         Some(doc) => doc.locate(d.with_object(object_ref(&doc.value, "Pod"))),
                         None => d,

@@ -1,68 +1,167 @@
-//! Fit stage: runtimes and a cluster's node and pod lists -> for each runtime, whether kube-scheduler
-//! and JobSet would place the whole gang of its TrainJob's pods now, how many copies fit, where,
-//! and the first blocker in words. [`inventory`] reads the lists, [`demand`] works out what a
-//! runtime's pods ask for ([`requests`], [`quantity`]), [`filter`] holds the scheduler's node
-//! filters, [`place`] reaches the verdict and [`words`] writes it.
+//! Fit stage: runtimes (or TrainJobs on their runtimes) and a cluster's node and pod lists -> for
+//! each, whether kube-scheduler and JobSet would place the whole gang of the TrainJob's pods now,
+//! how many copies fit, where, and the first blocker in words. [`inventory`] reads the lists, [`demand`] works out what a
+//! runtime's pods ask for (with [`crate::k8s::requests`]), [`place`] reaches the verdict with the
+//! scheduler's node filters of [`crate::k8s::selection`], as data (a [`Placement`] with its
+//! [`Blocker`]), and [`words`] says it ([`Outcome`]).
 //!
 //! Not modelled (the lists cannot answer them): volumes, topology spread, pod (anti-)affinity
 //! other than JobSet's exclusive placement, dynamic resource claims, preemption of lower-priority
-//! pods, cluster autoscaling, queueing (Kueue) and TrainJob overrides of `numNodes`.
+//! pods, cluster autoscaling and queueing (Kueue). A TrainJob's own `numNodes`,
+//! `resourcesPerNode`, image and runtime patches are modelled: its pod is the one `preview` prints.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::read::{self, Document};
 use crate::rules::fit::{FIT_DOES_NOT_FIT, FIT_INVENTORY_MISSING};
-use crate::trainer::TrainingRuntime;
-use crate::validate::is_runtime;
+use crate::trainer::{TrainJob, TrainingRuntime};
+use crate::trainjob::{self, TrainerVersion};
+use crate::validate::{is_runtime, is_trainjob};
 
 pub mod demand;
-pub mod filter;
 pub mod inventory;
 pub mod place;
-pub mod quantity;
-pub mod requests;
 pub mod words;
 
 pub use demand::{Demand, DemandError};
 pub use inventory::{Cluster, InventoryError, PodCounts};
-pub use place::{Outcome, Plan};
+pub use place::{Blocker, Placement, Plan};
 
-/// The answer for one runtime: which runtime, and the outcome.
+/// The answer for one runtime or TrainJob: which, and the outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Verdict {
+    /// The runtime (for a TrainJob: the runtime it uses).
     pub runtime: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// The runtime's kind.
     pub kind: String,
+    /// The TrainJob, when the verdict is one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_job: Option<String>,
     #[serde(flatten)]
     pub outcome: Outcome,
 }
 
+/// What `fit` concludes for one runtime: placement's verdict, and its blocker and notes in words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// Pods in one gang (one TrainJob).
+    pub pods: u64,
+    /// At least one gang fits now.
+    pub fits: bool,
+    /// Whole gangs that fit at once, with what is free now.
+    pub copies: u64,
+    /// The same on these nodes with no pod in use.
+    pub fits_empty: bool,
+    pub copies_empty: u64,
+    /// Where the copies go now: node pools, topology domains, or nodes.
+    #[serde(rename = "where")]
+    pub placement: Vec<String>,
+    /// The first blocker in words; empty when it fits.
+    pub reason: String,
+    /// How to fix it, where `fit` knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// kube-scheduler's reason for each node that cannot take a pod now, with the node count.
+    pub nodes: BTreeMap<String, usize>,
+    /// What holds even when it fits: pods sharing nodes, the JobSet leader's choice, and what
+    /// the pod template asks that `fit` does not model.
+    pub notes: Vec<String>,
+    /// The first blocker, as data (`None` when it fits): what [`Outcome::reason`] says.
+    #[serde(skip)]
+    pub blocker: Option<Blocker>,
+}
+
+impl Outcome {
+    /// Placement's verdict, said.
+    pub fn of(p: Placement) -> Outcome {
+        let (reason, help) = p.blocker.as_ref().map(words::reason).unwrap_or_default();
+        Outcome {
+            pods: p.pods,
+            fits: p.copies > 0,
+            copies: p.copies,
+            fits_empty: p.copies_empty > 0,
+            copies_empty: p.copies_empty,
+            placement: p.placement,
+            reason,
+            help,
+            nodes: p.reasons.iter().map(|(why, n)| (words::scheduler_reason(why), *n)).collect(),
+            notes: p.notes.iter().map(words::note).collect(),
+            blocker: p.blocker,
+        }
+    }
+}
+
+/// What is fitted: a runtime (as the TrainJob that names it and sets nothing else), or a
+/// TrainJob on the runtime it names, predicted for a Trainer release.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    Runtime(&'a TrainingRuntime),
+    TrainJob { trainjob: &'a TrainJob, runtime: &'a TrainingRuntime, version: TrainerVersion },
+}
+
+impl Subject<'_> {
+    fn demand(&self) -> Result<Demand, DemandError> {
+        match self {
+            Subject::Runtime(rt) => Demand::of(rt),
+            Subject::TrainJob { trainjob, runtime, version } => Demand::of_trainjob(runtime, trainjob, *version),
+        }
+    }
+
+    fn runtime(&self) -> &TrainingRuntime {
+        match self {
+            Subject::Runtime(rt) | Subject::TrainJob { runtime: rt, .. } => rt,
+        }
+    }
+}
+
 /// The verdict for every runtime, in order.
 pub fn fit(cluster: &Cluster, runtimes: &[&TrainingRuntime]) -> Vec<Verdict> {
-    let demands: Vec<Result<Demand, DemandError>> = runtimes.iter().map(|r| Demand::of(r)).collect();
+    let subjects: Vec<Subject<'_>> = runtimes.iter().map(|r| Subject::Runtime(r)).collect();
+    fit_all(cluster, &subjects)
+}
+
+/// The verdict for every runtime and TrainJob, in order.
+pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
+    let demands: Vec<Result<Demand, DemandError>> = subjects.iter().map(Subject::demand).collect();
     let plan = Plan::new(cluster, demands.iter().filter_map(|d| d.as_ref().ok()));
-    runtimes
+    subjects
         .iter()
         .zip(&demands)
-        .map(|(rt, d)| Verdict {
-            runtime: rt.metadata.name.clone().unwrap_or_default(),
-            namespace: rt.metadata.namespace.clone(),
-            kind: rt.kind.clone(),
-            outcome: match d {
-                Ok(d) => plan.evaluate(d),
-                Err(e) => Outcome { reason: e.to_string(), ..Outcome::default() },
-            },
+        .map(|(s, d)| {
+            let rt = s.runtime();
+            let (namespace, train_job) = match s {
+                Subject::Runtime(_) => (rt.metadata.namespace.clone(), None),
+                Subject::TrainJob { trainjob, .. } => {
+                    (trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()), trainjob.metadata.name.clone())
+                }
+            };
+            Verdict {
+                runtime: rt.metadata.name.clone().unwrap_or_default(),
+                namespace,
+                kind: rt.kind.clone(),
+                train_job,
+                outcome: Outcome::of(match d {
+                    Ok(d) => plan.evaluate(d),
+                    Err(e) => Placement { blocker: Some(Blocker::Demand(e.to_string())), ..Placement::default() },
+                }),
+            }
         })
         .collect()
 }
 
-/// The KRM validator's fit: the runtimes among `docs` against the Nodes of the items that come
-/// from file `nodes` (and the Pods of `pods`), as findings: `fit/does-not-fit` for each runtime
-/// whose gang would stay Pending, placed at the runtime. `docs` are the package's items, each
-/// with its file as its source's name.
+/// The KRM validator's fit: the runtimes and TrainJobs among `docs` against the Nodes of the items
+/// that come from file `nodes` (and the Pods of `pods`), as findings: `fit/does-not-fit` for each
+/// whose gang would stay Pending, placed at the runtime or TrainJob. A TrainJob is fitted on the
+/// runtime of the package it names (one that names none is left to the validator's
+/// `trainjob/runtime-ref`). `docs` are the package's items, each with its file as its source's
+/// name.
 pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagnostic> {
     let from = |path: &str| -> Vec<Document> {
         docs.iter()
@@ -101,8 +200,21 @@ pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagno
         .filter(|d| is_runtime(&d.value))
         .filter_map(|d| serde_json::from_value::<TrainingRuntime>(d.value.clone()).ok().map(|r| (d, r)))
         .collect();
-    let typed: Vec<&TrainingRuntime> = runtimes.iter().map(|(_, r)| r).collect();
-    for ((doc, _), v) in runtimes.iter().zip(fit(&cluster, &typed)) {
+    let all: Vec<TrainingRuntime> = runtimes.iter().map(|(_, r)| r.clone()).collect();
+    let trainjobs: Vec<(&Document, TrainJob)> = docs
+        .iter()
+        .filter(|d| is_trainjob(&d.value))
+        .filter_map(|d| serde_json::from_value::<TrainJob>(d.value.clone()).ok().map(|t| (d, t)))
+        .collect();
+    let mut places: Vec<&Document> = runtimes.iter().map(|(d, _)| *d).collect();
+    let mut subjects: Vec<Subject<'_>> = runtimes.iter().map(|(_, r)| Subject::Runtime(r)).collect();
+    for (doc, tj) in &trainjobs {
+        if let Ok(rt) = trainjob::find(tj, &all) {
+            places.push(doc);
+            subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, None) });
+        }
+    }
+    for (doc, v) in places.into_iter().zip(fit_all(&cluster, &subjects)) {
         if v.outcome.fits {
             continue;
         }

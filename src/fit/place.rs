@@ -1,6 +1,7 @@
 //! A cluster and a runtime's demand -> the verdict kube-scheduler and JobSet would reach for the
 //! whole gang at once: how many copies fit now and on the same nodes without pods in use, where,
-//! and, when none fits, the first blocker in words.
+//! and, when none fits, the first blocker, as data ([`Placement`], [`Blocker`]; [`super::words`]
+//! says it).
 //!
 //! Per node the filters run in kube-scheduler's default order (NodeUnschedulable, NodeName,
 //! TaintToleration, NodeAffinity, then `fit`'s own Ready rule, NodePorts, NodeResourcesFit:
@@ -22,81 +23,268 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::{Taint, Toleration};
-use serde::Serialize;
 
 use super::demand::Demand;
-use super::filter;
-use super::inventory::{Cluster, JobPods, NodeInfo, Readiness};
-use super::words;
+use super::inventory::{Cluster, NodeInfo, Readiness};
 use crate::accelerators::nodes::{accelerator_of, nodes, NodeState};
+use crate::k8s::requests::Amounts;
+use crate::k8s::selection as filter;
 
-/// kube-scheduler's words for a node that cannot take the pod (`ErrReason*` of each plugin).
-const UNSCHEDULABLE: &str = "node(s) were unschedulable";
-const NODE_NAME: &str = "node(s) didn't match the requested node name";
-const AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
-const NOT_READY: &str = "node(s) were not Ready";
-const POD_AFFINITY: &str = "node(s) didn't match pod affinity rules";
-const EXISTING_ANTI_AFFINITY: &str = "node(s) didn't satisfy existing pods anti-affinity rules";
-const PORTS: &str = "node(s) didn't have free ports for the requested pod ports";
-const TOO_MANY_PODS: &str = "Too many pods";
-
-/// What `fit` concludes for one runtime.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Outcome {
+/// What placement concludes for one demand, as data.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placement {
     /// Pods in one gang (one TrainJob).
     pub pods: u64,
-    /// At least one gang fits now.
-    pub fits: bool,
-    /// Whole gangs that fit at once, with what is free now.
+    /// Whole gangs that fit at once, with what is free now, and with no pod in use.
     pub copies: u64,
-    /// The same on these nodes with no pod in use.
-    pub fits_empty: bool,
     pub copies_empty: u64,
     /// Where the copies go now: node pools, topology domains, or nodes.
-    #[serde(rename = "where")]
     pub placement: Vec<String>,
-    /// The first blocker in words; empty when it fits.
-    pub reason: String,
-    /// How to fix it, where `fit` knows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub help: Option<String>,
+    /// The first blocker; `None` when a copy fits now.
+    pub blocker: Option<Blocker>,
     /// kube-scheduler's reason for each node that cannot take a pod now, with the node count.
-    pub nodes: BTreeMap<String, usize>,
-    /// What holds even when it fits: pods sharing nodes, the JobSet leader's choice, and what
-    /// the pod template asks that `fit` does not model.
-    pub notes: Vec<String>,
+    pub reasons: Vec<(Why, usize)>,
+    /// What holds even when it fits.
+    pub notes: Vec<Note>,
 }
 
-/// Exclusive-topology key -> its value -> the JobSet pods on its nodes.
-type Domains = HashMap<String, HashMap<String, JobPods>>;
+/// What kind of node a runtime asks for, as placement read it from the demand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// A node selector that names an accelerator the data knows (`TPU v5e 4x4`).
+    Accelerator(String),
+    /// A node selector of other labels.
+    Labels(BTreeMap<String, String>),
+    /// A required node affinity, no selector.
+    Affinity,
+    /// Only extended resources (`nvidia.com/gpu`).
+    Resources(Vec<String>),
+    /// Any node.
+    Any,
+}
+
+/// Where the node nearest to the selector is: its pool, or the node itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodePlace {
+    Pool(String),
+    Node(String),
+}
+
+/// The node sharing most of the selector's labels, and how its labels differ: `(key, its value)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Closest {
+    pub place: NodePlace,
+    pub differs: Vec<(String, Option<String>)>,
+}
+
+/// Why a matching node cannot take a pod at all.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Gate {
+    /// Cordoned (`spec.unschedulable`, or its taint).
+    Cordoned,
+    /// A taint Kubernetes puts on a node in a state (not Ready, a pressure condition): what it
+    /// means and the taint.
+    Condition { means: String, taint: String },
+    /// Not Ready without the taint: its Ready condition's status and reason.
+    NotReady { status: String, reason: String },
+    /// It reports no Ready condition.
+    Unreported,
+    /// A taint no toleration of the pod tolerates (`key=value:Effect`).
+    Taint(String),
+}
+
+impl Gate {
+    /// 0 cordoned, 1 not Ready or a node condition, 2 a taint the pod does not tolerate.
+    pub fn rank(&self) -> u8 {
+        match self {
+            Gate::Cordoned => 0,
+            Gate::Condition { .. } | Gate::NotReady { .. } | Gate::Unreported => 1,
+            Gate::Taint(_) => 2,
+        }
+    }
+}
+
+/// The nodes one gate stops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gated {
+    pub gate: Gate,
+    pub nodes: Vec<String>,
+}
+
+/// Why a node takes no pod even empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Short {
+    Resource { name: String, allocatable: i64, need: i64 },
+    Ports,
+    Pods,
+}
+
+/// The usable nodes that take no pod even empty, and why the first of them does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShortNodes {
+    pub nodes: Vec<String>,
+    pub short: Short,
+}
+
+/// One TrainJob's pods: how many, what each requests, and the labels they select.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gang {
+    pub pods: u64,
+    pub per_pod: Amounts,
+    pub selector: BTreeMap<String, String>,
+}
+
+/// The topology domain that comes nearest to taking a Job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainView {
+    pub value: String,
+    /// Pods it takes empty.
+    pub takes: u64,
+    /// Its nodes with the requested resources that take a pod, and all its nodes with them.
+    pub usable: usize,
+    pub size: usize,
+    pub gates: Vec<Gated>,
+    pub short: Option<ShortNodes>,
+}
+
+/// A pod in use that holds what a node is short of now, and what it holds there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub pod: String,
+    pub node: String,
+}
+
+/// How a topology domain that takes a Job empty is in use now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DomainUse {
+    /// Another JobSet's pods of the same priority run there (one Job per domain): those pods.
+    OtherJobSet { pods: Vec<String> },
+    /// It takes `takes` pods now, the others' room held by these pods.
+    Partial { takes: u64, holders: Vec<String> },
+}
+
+/// What stops a runtime's gang: the first blocker, as placement found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocker {
+    /// The demand could not be worked out (no trainer job, a quantity that does not read).
+    Demand(String),
+    /// The pod template's `nodeName` names no node of the inventory.
+    NoNodeNamed(String),
+    /// The pod has a required node affinity and no selector, and no node matches it.
+    NoAffinityMatch,
+    /// No node has every label of the node selector.
+    NoNodeWithLabels { selector: BTreeMap<String, String>, accelerator: Option<String>, closest: Option<Closest> },
+    /// No matching node has the requested extended resources: `matched` nodes match the selector.
+    NoDevice { wanted: Wanted, resources: Vec<String>, selects: bool, matched: usize },
+    /// Every matching node with the resources is cordoned, tainted or not Ready.
+    Gated { wanted: Wanted, gates: Vec<Gated>, help: Option<Fix> },
+    /// JobSet exclusive placement, and no usable node carries the topology label.
+    NoTopologyLabel { wanted: Wanted, key: String },
+    /// Exclusive: fewer domains take the gang, even empty, than one TrainJob's Jobs.
+    TooFewDomains { key: String, jobs: u64, gang: Gang, fitting: Vec<String> },
+    /// Exclusive: no domain takes a Job's pods even empty; the nearest one.
+    NoDomainTakesAJob { wanted: Wanted, key: String, gang: Gang, closest: Option<DomainView> },
+    /// A multi-host TPU slice's pods need a host each, and the hosts that would take the gang
+    /// take several of its pods each: hosts of another machine type (more chips than a pod
+    /// requests). `hosts` are those nodes with how many pods each would take.
+    SharedHost { slice: String, gang: Gang, hosts: Vec<(String, u64)>, help: Option<Fix> },
+    /// Not exclusive: the usable nodes together take fewer pods than the gang, even empty.
+    TooFewSlots { wanted: Wanted, gang: Gang, usable: usize, takes: u64, short: Option<ShortNodes>, gates: Vec<Gated> },
+    /// Exclusive: it fits these nodes empty, not now.
+    DomainsInUse { key: String, copies_empty: u64, pods: u64, domains: Vec<(String, DomainUse)> },
+    /// Not exclusive: it fits these nodes empty; pods in use leave room for `now` of its pods.
+    PodsInUse { copies_empty: u64, now: u64, pods: u64, holders: Vec<Holder> },
+}
+
+/// How to fix a blocker, where `fit` knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fix {
+    /// A platform's pools carry this taint: tolerate it.
+    Tolerate { on: String, taint: String, toleration: String },
+    /// Uncordon a node.
+    Uncordon,
+    /// Label the nodes of each domain with the topology key.
+    LabelDomains { key: String },
+    /// Pin the pods to the machine type whose hosts have as many chips as a pod requests.
+    PinMachineType { key: String, machine_type: String, chips: u32 },
+}
+
+/// What holds even when the runtime fits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// Nothing keeps the gang's pods on separate nodes: up to `up_to` of them on `node`.
+    SharesNodes { up_to: u64, node: String },
+    /// JobSet may start a Job's first pod in these domains, which cannot take all its pods now.
+    FirstPodMayLand { key: String, domains: Vec<String>, pods: u64 },
+    /// What the pod template asks that `fit` does not model.
+    NotChecked(String),
+}
+
+/// kube-scheduler's reason for a node that cannot take the pod (`ErrReason*` of each plugin);
+/// [`super::words::scheduler_reason`] writes it as `kubectl describe pod` does. Counted with the
+/// names borrowed (`Why<&str>`), kept owned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Why<S = String> {
+    Unschedulable,
+    NodeName,
+    Affinity,
+    NotReady,
+    PodAffinity,
+    ExistingAntiAffinity,
+    Ports,
+    TooManyPods,
+    /// An untolerated taint's key and value.
+    Taint(S, S),
+    Insufficient(S),
+}
+
+impl Why<&str> {
+    fn owned(self) -> Why {
+        match self {
+            Why::Unschedulable => Why::Unschedulable,
+            Why::NodeName => Why::NodeName,
+            Why::Affinity => Why::Affinity,
+            Why::NotReady => Why::NotReady,
+            Why::PodAffinity => Why::PodAffinity,
+            Why::ExistingAntiAffinity => Why::ExistingAntiAffinity,
+            Why::Ports => Why::Ports,
+            Why::TooManyPods => Why::TooManyPods,
+            Why::Taint(k, v) => Why::Taint(k.to_string(), v.to_string()),
+            Why::Insufficient(r) => Why::Insufficient(r.to_string()),
+        }
+    }
+}
+
+/// Exclusive-topology key -> its value -> the JobSet pods on its nodes: (name, job key, priority).
+type Domains = HashMap<String, HashMap<String, Vec<(String, Option<String>)>>>;
 
 /// The nodes grouped by what the filters of these runtimes read.
 #[derive(Debug)]
 pub struct Plan<'c> {
     cluster: &'c Cluster,
     groups: Vec<Vec<usize>>,
-    /// Exclusive-topology key -> its value -> the JobSet pods (job key, priority) on its nodes.
     domains: Domains,
 }
 
 /// Why the nodes of a group cannot take a pod of the gang.
 #[derive(Debug, Clone, Copy)]
-enum Gate<'a> {
+enum Stop<'a> {
     Cordoned,
     Taint(&'a Taint),
     NotReady,
 }
 
-/// What a node can take: `k` pods, and why not more when it is 0.
+/// What a node can take: `k` pods, and why not more when it is 0; `shared`: how many it would
+/// take if pods of a slice that needs a host each could share one.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cap<'a> {
     k: u64,
-    short: Option<Short<'a>>,
+    short: Option<ShortOf<'a>>,
+    shared: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Short<'a> {
+enum ShortOf<'a> {
     Pods,
     Ports,
     Resource { name: &'a str, free: i64, need: i64 },
@@ -108,7 +296,7 @@ enum Short<'a> {
 struct Matched<'a> {
     nodes: &'a [usize],
     rep: &'a NodeInfo,
-    gate: Option<Gate<'a>>,
+    stop: Option<Stop<'a>>,
     domain: Option<&'a str>,
 }
 
@@ -126,32 +314,31 @@ struct Eval<'a> {
 
 /// One topology domain of an exclusive runtime.
 #[derive(Debug, Default)]
-struct Domain {
+struct Domain<'a> {
     /// Indexes of its matched groups and of its evaluated nodes.
     groups: Vec<usize>,
     evals: Vec<usize>,
     slots_now: u64,
     slots_empty: u64,
-    blocked: bool,
+    /// What it would take empty if a slice's pods could share a host.
+    slots_shared: u64,
+    /// The JobSet pods that keep it from another Job of this priority.
+    blocking: Vec<&'a str>,
 }
 
-/// A histogram key, turned into kube-scheduler's words once per runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Why<'a> {
-    Fixed(&'static str),
-    Taint(&'a str, &'a str),
-    Insufficient(&'a str),
-}
+/// A requested resource: its index in the cluster, the amount per pod, its name.
+type Request<'a> = (Option<usize>, i64, &'a str);
 
-/// What one runtime's evaluation found, for the explanation.
+/// What one runtime's evaluation found, for the blocker.
 struct Found<'a> {
     d: &'a Demand,
     cluster: &'a Cluster,
+    res: Vec<Request<'a>>,
     matched: Vec<Matched<'a>>,
     evals: Vec<Eval<'a>>,
     /// One node of each group that does not match the selector.
     misses: Vec<&'a NodeInfo>,
-    domains: BTreeMap<&'a str, Domain>,
+    domains: BTreeMap<&'a str, Domain<'a>>,
     /// Indexes of the requested extended resources.
     ext: Vec<Option<usize>>,
 }
@@ -213,10 +400,11 @@ impl<'c> Plan<'c> {
         }
         let mut domains: Domains = HashMap::new();
         for k in exclusive {
-            let mut values: HashMap<String, JobPods> = HashMap::new();
+            let mut values: HashMap<String, Vec<(String, Option<String>)>> = HashMap::new();
             for n in &cluster.nodes {
                 if let Some(v) = n.labels.get(&k) {
-                    values.entry(v.clone()).or_default().extend(n.jobs.iter().cloned());
+                    let jobs = n.in_use.iter().filter_map(|p| p.job.as_ref().map(|(_, prio)| (p.name.clone(), prio.clone())));
+                    values.entry(v.clone()).or_default().extend(jobs);
                 }
             }
             domains.insert(k, values);
@@ -225,12 +413,9 @@ impl<'c> Plan<'c> {
     }
 
     /// The verdict for one demand.
-    pub fn evaluate(&self, d: &Demand) -> Outcome {
+    pub fn evaluate(&self, d: &Demand) -> Placement {
         let c = self.cluster;
-        let mut tolerations: Vec<Toleration> = d.tolerations.clone();
-        if c.extended_resource_toleration {
-            tolerations.extend(d.extended_resource_tolerations());
-        }
+        let tolerations: Vec<Toleration> = filter::admitted_tolerations(&d.tolerations, d.extended(), c.extended_resource_toleration);
         // Requests in the scheduler's order: cpu, memory, ephemeral-storage, then scalars.
         let rank = |r: &str| match r {
             "cpu" => 0,
@@ -238,21 +423,21 @@ impl<'c> Plan<'c> {
             "ephemeral-storage" => 2,
             _ => 3,
         };
-        let mut res: Vec<(Option<usize>, i64, &str)> = d.requests.iter().map(|(r, a)| (c.resource(r), *a, r.as_str())).collect();
+        let mut res: Vec<Request<'_>> = d.requests.iter().map(|(r, a)| (c.resource(r), *a, r.as_str())).collect();
         res.sort_by_key(|(_, _, r)| rank(r));
-        let cordon = Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
-        let cordon_tolerated = tolerations.iter().any(|t| filter::tolerates(t, &cordon));
+        let cordon_tolerated = filter::tolerates_cordon(&tolerations);
         let exclusive = d.exclusive.as_deref();
         let priority = d.priority.map(|p| p.to_string());
-        let blocked_values: HashMap<&str, bool> = match exclusive.and_then(|k| self.domains.get(k)) {
+        // The JobSet pods of the same priority (any, when the priority is not known) in each domain.
+        let blocking: HashMap<&str, Vec<&str>> = match exclusive.and_then(|k| self.domains.get(k)) {
             Some(values) => values
                 .iter()
                 .map(|(v, jobs)| {
-                    let blocked = jobs.iter().any(|(_, prio)| match &priority {
+                    let same = jobs.iter().filter(|(_, prio)| match &priority {
                         Some(p) => prio.as_deref() == Some(p.as_str()),
                         None => true,
                     });
-                    (v.as_str(), blocked)
+                    (v.as_str(), same.map(|(name, _)| name.as_str()).collect())
                 })
                 .collect(),
             None => HashMap::new(),
@@ -260,13 +445,14 @@ impl<'c> Plan<'c> {
         let mut found = Found {
             d,
             cluster: c,
+            res,
             matched: Vec::new(),
             evals: Vec::new(),
             misses: Vec::new(),
             domains: BTreeMap::new(),
             ext: d.extended().map(|r| c.resource(r)).collect(),
         };
-        let mut hist: HashMap<Why<'_>, usize> = HashMap::new();
+        let mut hist: HashMap<Why<&str>, usize> = HashMap::new();
         for group in &self.groups {
             let Some(rep) = group.first().and_then(|i| c.nodes.get(*i)) else { continue };
             let named = d.node_name.as_ref().is_none_or(|n| n == &rep.name);
@@ -276,53 +462,54 @@ impl<'c> Plan<'c> {
             let taint = filter::untolerated(&rep.taints, &tolerations);
             if !(named && label_ok) {
                 let why = match (cordoned, taint) {
-                    (true, _) => Why::Fixed(UNSCHEDULABLE),
+                    (true, _) => Why::Unschedulable,
                     (false, Some(t)) => taint_why(t),
-                    _ if !named => Why::Fixed(NODE_NAME),
-                    _ => Why::Fixed(AFFINITY),
+                    _ if !named => Why::NodeName,
+                    _ => Why::Affinity,
                 };
                 *hist.entry(why).or_default() += group.len();
                 found.misses.push(rep);
                 continue;
             }
-            let gate = match (cordoned, taint) {
-                (true, _) => Some(Gate::Cordoned),
-                (false, Some(t)) => Some(Gate::Taint(t)),
-                _ if rep.ready != Readiness::Ready => Some(Gate::NotReady),
+            let stop = match (cordoned, taint) {
+                (true, _) => Some(Stop::Cordoned),
+                (false, Some(t)) => Some(Stop::Taint(t)),
+                _ if rep.ready != Readiness::Ready => Some(Stop::NotReady),
                 _ => None,
             };
             let domain = exclusive.and_then(|k| rep.labels.get(k)).map(String::as_str);
             let g = found.matched.len();
-            found.matched.push(Matched { nodes: group, rep, gate, domain });
+            found.matched.push(Matched { nodes: group, rep, stop, domain });
             if let Some(v) = domain {
                 found.domains.entry(v).or_default().groups.push(g);
             }
-            let why = match gate {
-                Some(Gate::Cordoned) => Some(Why::Fixed(UNSCHEDULABLE)),
-                Some(Gate::Taint(t)) => Some(taint_why(t)),
-                Some(Gate::NotReady) => Some(Why::Fixed(NOT_READY)),
-                None if exclusive.is_some() && domain.is_none() => Some(Why::Fixed(POD_AFFINITY)),
+            let why = match stop {
+                Some(Stop::Cordoned) => Some(Why::Unschedulable),
+                Some(Stop::Taint(t)) => Some(taint_why(t)),
+                Some(Stop::NotReady) => Some(Why::NotReady),
+                None if exclusive.is_some() && domain.is_none() => Some(Why::PodAffinity),
                 None => None,
             };
             if let Some(why) = why {
                 *hist.entry(why).or_default() += group.len();
                 continue;
             }
-            let blocked = domain.is_some_and(|v| blocked_values.get(v).copied().unwrap_or(false));
+            let blocked = domain.is_some_and(|v| blocking.get(v).is_some_and(|b| !b.is_empty()));
             for node in group.iter().filter_map(|i| c.nodes.get(*i)) {
-                let mut now = capacity(node, &res, &d.host_ports, false);
-                let empty = capacity(node, &res, &d.host_ports, true);
+                let one_per_host = d.slice.is_some();
+                let mut now = capacity(node, &found.res, &d.host_ports, false, one_per_host);
+                let empty = capacity(node, &found.res, &d.host_ports, true, one_per_host);
                 // InterPodAffinity runs after NodeResourcesFit: a node short of resources says so.
                 if now.k > 0 && (blocked || node.repels(d.priority)) {
-                    *hist.entry(Why::Fixed(EXISTING_ANTI_AFFINITY)).or_default() += 1;
+                    *hist.entry(Why::ExistingAntiAffinity).or_default() += 1;
                     if !blocked {
                         now.k = 0;
                     }
                 } else if now.k == 0 {
                     let why = match now.short {
-                        Some(Short::Resource { name, .. }) => Why::Insufficient(name),
-                        Some(Short::Ports) => Why::Fixed(PORTS),
-                        Some(Short::Pods) | None => Why::Fixed(TOO_MANY_PODS),
+                        Some(ShortOf::Resource { name, .. }) => Why::Insufficient(name),
+                        Some(ShortOf::Ports) => Why::Ports,
+                        Some(ShortOf::Pods) | None => Why::TooManyPods,
                     };
                     *hist.entry(why).or_default() += 1;
                 }
@@ -330,49 +517,37 @@ impl<'c> Plan<'c> {
                     let dom = found.domains.entry(v).or_default();
                     dom.slots_now += now.k;
                     dom.slots_empty += empty.k;
+                    dom.slots_shared += empty.shared;
                     dom.evals.push(found.evals.len());
                 }
                 found.evals.push(Eval { node, group: g, has_ext: found.in_scope(node), now, empty });
             }
         }
-        let nodes = hist
-            .into_iter()
-            .map(|(why, n)| {
-                let text = match why {
-                    Why::Fixed(s) => s.to_string(),
-                    Why::Taint(k, v) => format!("node(s) had untolerated taint {{{k}: {v}}}"),
-                    Why::Insufficient(r) => format!("Insufficient {r}"),
-                };
-                (text, n)
-            })
-            .collect();
+        let reasons = hist.into_iter().map(|(why, n)| (why.owned(), n)).collect();
 
         let pods = u64::from(d.pods);
         let jobs = u64::from(d.jobs);
-        let mut out = Outcome {
-            pods: d.gang(),
-            nodes,
-            notes: d.unmodelled.iter().map(|u| format!("not checked: {u}")).collect(),
-            ..Outcome::default()
-        };
+        let mut notes: Vec<Note> = d.unmodelled.iter().map(|u| Note::NotChecked(u.clone())).collect();
+        let mut out = Placement { pods: d.gang(), reasons, ..Placement::default() };
         if let Some(key) = exclusive {
             for (v, dom) in found.domains.iter_mut() {
-                dom.blocked = blocked_values.get(v).copied().unwrap_or(false);
+                dom.blocking = blocking.get(v).cloned().unwrap_or_default();
             }
-            let now: Vec<&str> = found.domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now >= pods).map(|(v, _)| *v).collect();
+            let now: Vec<&str> =
+                found.domains.iter().filter(|(_, dm)| dm.blocking.is_empty() && dm.slots_now >= pods).map(|(v, _)| *v).collect();
             out.copies = now.len() as u64 / jobs;
             out.copies_empty = found.domains.values().filter(|dm| dm.slots_empty >= pods).count() as u64 / jobs;
             if out.copies > 0 {
                 out.placement = now.iter().map(|v| v.to_string()).collect();
             }
-            let partial: Vec<&str> =
-                found.domains.iter().filter(|(_, dm)| !dm.blocked && dm.slots_now > 0 && dm.slots_now < pods).map(|(v, _)| *v).collect();
+            let partial: Vec<String> = found
+                .domains
+                .iter()
+                .filter(|(_, dm)| dm.blocking.is_empty() && dm.slots_now > 0 && dm.slots_now < pods)
+                .map(|(v, _)| v.to_string())
+                .collect();
             if !partial.is_empty() && pods > 1 {
-                out.notes.push(format!(
-                    "JobSet places a Job's first pod before the others: it may land in {} {}, which cannot take all {pods} pods now, and the rest would stay Pending",
-                    domain_word(key),
-                    words::names(&partial)
-                ));
+                notes.push(Note::FirstPodMayLand { key: key.to_string(), domains: partial, pods });
             }
         } else {
             let slots_now: u64 = found.evals.iter().map(|e| e.now.k).sum();
@@ -386,358 +561,495 @@ impl<'c> Plan<'c> {
             }
             if out.pods > 1 {
                 if let Some(most) = found.evals.iter().filter(|e| e.now.k > 1).max_by_key(|e| (e.now.k, std::cmp::Reverse(&e.node.name))) {
-                    out.notes.push(format!(
-                        "pods of one TrainJob may share a node (up to {} on {}): nothing in the runtime keeps them on separate nodes",
-                        most.now.k.min(out.pods),
-                        most.node.name
-                    ));
+                    notes.push(Note::SharesNodes { up_to: most.now.k.min(out.pods), node: most.node.name.clone() });
                 }
             }
         }
-        out.fits = out.copies > 0;
-        out.fits_empty = out.copies_empty > 0;
-        if !out.fits {
-            let (reason, help) = explain(&found, &out, jobs);
-            out.reason = reason;
-            out.help = help;
+        out.notes = notes;
+        if out.copies == 0 {
+            out.blocker = Some(blocker(&found, &out, jobs));
         }
         out
     }
 }
 
 /// The histogram key of an untolerated taint.
-fn taint_why(t: &Taint) -> Why<'_> {
+fn taint_why(t: &Taint) -> Why<&str> {
     Why::Taint(t.key.as_str(), t.value.as_deref().unwrap_or_default())
 }
 
 /// How many pods of the gang one node takes, with what is free now or on an empty node.
-fn capacity<'a>(node: &NodeInfo, res: &[(Option<usize>, i64, &'a str)], ports: &[(String, i32)], empty: bool) -> Cap<'a> {
+/// With `one_per_host` (the pods of a multi-host TPU slice) a node takes at most one.
+fn capacity<'a>(node: &NodeInfo, res: &[Request<'a>], ports: &[(String, i32)], empty: bool, one_per_host: bool) -> Cap<'a> {
     if !ports.is_empty() && !empty && ports.iter().any(|p| node.host_ports.contains(p)) {
-        return Cap { k: 0, short: Some(Short::Ports) };
+        return Cap { k: 0, short: Some(ShortOf::Ports), shared: 0 };
     }
     let free_pods = node.free_pods(empty).max(0);
-    let mut cap = Cap { k: u64::try_from(free_pods).unwrap_or(0), short: if free_pods == 0 { Some(Short::Pods) } else { None } };
+    let mut cap =
+        Cap { k: u64::try_from(free_pods).unwrap_or(0), short: if free_pods == 0 { Some(ShortOf::Pods) } else { None }, shared: 0 };
     for (r, need, name) in res {
         let free = r.map(|r| node.free(r, empty)).unwrap_or(0);
         let k = if free <= 0 || *need <= 0 { 0 } else { u64::try_from(free / need).unwrap_or(0) };
         if k < cap.k || (k == 0 && cap.short.is_none()) {
             cap.k = k;
             if k == 0 {
-                cap.short = Some(Short::Resource { name, free, need: *need });
+                cap.short = Some(ShortOf::Resource { name, free, need: *need });
             }
         }
     }
     if !ports.is_empty() {
         cap.k = cap.k.min(1);
     }
+    cap.shared = cap.k;
+    if one_per_host {
+        cap.k = cap.k.min(1);
+    }
     cap
 }
 
-/// `1 pod (4 google.com/tpu)`, `4 pods (4 google.com/tpu each)`.
-fn gang(pods: u64, per_pod: &str) -> String {
-    if pods == 1 {
-        format!("1 pod ({per_pod})")
-    } else {
-        format!("{pods} pods ({per_pod} each)")
-    }
+/// The pods in use on `node` that hold what keeps it from taking as many pods of the gang now as
+/// it takes empty: a requested resource it is short of now, a host port the gang needs, or a
+/// slot of its pod count. Pods that hold none of these (a DaemonSet's cpu on a node short of
+/// chips) are not named.
+fn holders<'n>(node: &'n NodeInfo, e: &Eval<'_>, res: &[Request<'_>], ports: &[(String, i32)]) -> Vec<&'n str> {
+    let target = e.empty.k;
+    let short_of: Vec<usize> = res
+        .iter()
+        .filter_map(|(r, need, _)| {
+            let r = (*r)?;
+            let free = node.free(r, false);
+            let k = if free <= 0 || *need <= 0 { 0 } else { u64::try_from(free / need).unwrap_or(0) };
+            (k < target).then_some(r)
+        })
+        .collect();
+    let pods_short = u64::try_from(node.free_pods(false).max(0)).unwrap_or(0) < target;
+    node.in_use
+        .iter()
+        .filter(|p| short_of.iter().any(|r| p.holds(*r)) || pods_short || p.ports.iter().any(|x| ports.contains(x)))
+        .map(|p| p.name.as_str())
+        .collect()
 }
 
-/// `1 copy`, `3 copies`.
-fn copies(n: u64) -> String {
-    if n == 1 {
-        "1 copy".to_string()
-    } else {
-        format!("{n} copies")
-    }
-}
-
-/// `node pool` for a pool label, else `` `K` domain ``.
-fn domain_word(key: &str) -> String {
-    if nodes().platforms.iter().any(|p| p.pool_labels.iter().any(|l| l == key)) {
-        "node pool".to_string()
-    } else {
-        format!("`{key}` domain")
-    }
-}
-
-/// What kind of node the runtime asks for, in words: `node for TPU v5e 4x4`, `node with a=b`,
-/// `node with nvidia.com/gpu`, or `node`.
-fn noun(d: &Demand) -> String {
+/// What kind of node the runtime asks for.
+fn wanted(d: &Demand) -> Wanted {
     if !d.node_selector.is_empty() {
         return match accelerator_of(&d.node_selector) {
-            Some(acc) => format!("node for {acc}"),
-            None => format!("node with {}", words::labels(&d.node_selector)),
+            Some(acc) => Wanted::Accelerator(acc),
+            None => Wanted::Labels(d.node_selector.clone()),
         };
     }
     if d.affinity.is_some() {
-        return "node matching the pod's node affinity".to_string();
+        return Wanted::Affinity;
     }
-    let ext: Vec<&str> = d.extended().collect();
+    let ext: Vec<String> = d.extended().map(String::from).collect();
     if ext.is_empty() {
-        "node".to_string()
+        Wanted::Any
     } else {
-        format!("node with {}", ext.join(" and "))
+        Wanted::Resources(ext)
     }
 }
 
-/// A gate in words, and its kind for grouping: 0 cordoned, 1 not Ready or a node condition,
-/// 2 a taint the pod does not tolerate.
-fn gate_words(g: &Matched<'_>) -> (u8, String) {
-    match g.gate {
-        Some(Gate::Cordoned) => (0, "cordoned (spec.unschedulable)".to_string()),
-        Some(Gate::Taint(t)) => match nodes().node_taint(&t.key) {
-            Some(known) if known.state == NodeState::Cordoned => (0, "cordoned (spec.unschedulable)".to_string()),
-            Some(known) => (1, format!("{} (taint {})", known.means, filter::taint_text(t))),
-            None => (2, format!("has the taint {}, which the pod does not tolerate", filter::taint_text(t))),
+/// Why a matched group cannot take a pod, as a [`Gate`].
+fn gate_of(g: &Matched<'_>) -> Option<Gate> {
+    Some(match g.stop? {
+        Stop::Cordoned => Gate::Cordoned,
+        Stop::Taint(t) => match nodes().node_taint(&t.key) {
+            Some(known) if known.state == NodeState::Cordoned => Gate::Cordoned,
+            Some(known) => Gate::Condition { means: known.means.clone(), taint: filter::taint_text(t) },
+            None => Gate::Taint(filter::taint_text(t)),
         },
-        Some(Gate::NotReady) => (
-            1,
-            match &g.rep.ready {
-                Readiness::NotReady { status, reason } if reason.is_empty() => format!("not Ready (Ready={status})"),
-                Readiness::NotReady { status, reason } => format!("not Ready (Ready={status}: {reason})"),
-                _ => "not Ready (it reports no Ready condition)".to_string(),
-            },
-        ),
-        None => (3, String::new()),
-    }
+        Stop::NotReady => match &g.rep.ready {
+            Readiness::NotReady { status, reason } => Gate::NotReady { status: status.clone(), reason: reason.clone() },
+            _ => Gate::Unreported,
+        },
+    })
 }
 
-/// The help for an untolerated taint a platform puts on its pools.
-fn taint_help(t: &Taint) -> Option<String> {
+/// The machine type whose hosts have as many TPU chips as a pod of the demand requests, for the
+/// accelerator and topology it selects.
+fn pin_machine_type(d: &Demand) -> Option<Fix> {
+    let tpu = &crate::accelerators::data().tpu;
+    let generation = tpu.by_accelerator_label(d.node_selector.get(&tpu.accelerator_label)?)?;
+    let chips = u32::try_from(*d.requests.get(&tpu.resource)?).ok()?;
+    let shape = generation.shapes_for(d.node_selector.get(&tpu.topology_label)?).into_iter().find(|s| s.chips_per_host == chips)?;
+    Some(Fix::PinMachineType { key: tpu.machine_type_label.clone(), machine_type: shape.machine_type, chips })
+}
+
+/// The fix for an untolerated taint a platform puts on its pools.
+fn taint_fix(t: &Taint) -> Option<Fix> {
     let (_, known) = nodes().pool_taint(&t.key, t.value.as_deref().unwrap_or_default(), &t.effect)?;
-    Some(format!(
-        "{} carry the taint {}: add the toleration {} to the runtime (`spec.tolerations` of the catalog entry, or the pod template's `tolerations`)",
-        known.on,
-        filter::taint_text(t),
-        known.toleration()
-    ))
-}
-
-/// What stops a node taking a pod on an empty cluster: `Insufficient cpu (3 free, 4 needed)`.
-fn short_words(s: Option<Short<'_>>) -> String {
-    match s {
-        Some(Short::Resource { name, free, need }) => {
-            format!("Insufficient {name} ({} allocatable, {} needed)", words::amount(name, free.max(0)), words::amount(name, need))
-        }
-        Some(Short::Ports) => "its host ports are taken".to_string(),
-        Some(Short::Pods) | None => "Too many pods (allocatable `pods` reached)".to_string(),
-    }
+    Some(Fix::Tolerate { on: known.on.clone(), taint: filter::taint_text(t), toleration: known.toleration() })
 }
 
 impl<'a> Found<'a> {
     /// The gated groups among `groups` (indexes), by what stops them, with the names of their
-    /// nodes in scope: `(kind, words, names)`.
-    fn gates(&self, groups: impl Iterator<Item = usize>) -> Vec<(u8, String, Vec<&str>)> {
-        let mut by: BTreeMap<(u8, String), Vec<&str>> = BTreeMap::new();
-        for g in groups.filter_map(|g| self.matched.get(g)).filter(|g| g.gate.is_some()) {
-            let names: Vec<&str> = self.nodes_of(g).filter(|n| self.in_scope(n)).map(|n| n.name.as_str()).collect();
+    /// nodes in scope.
+    fn gates(&self, groups: impl Iterator<Item = usize>) -> Vec<Gated> {
+        let mut by: BTreeMap<Gate, Vec<String>> = BTreeMap::new();
+        for g in groups.filter_map(|g| self.matched.get(g)) {
+            let Some(gate) = gate_of(g) else { continue };
+            let names: Vec<String> = self.nodes_of(g).filter(|n| self.in_scope(n)).map(|n| n.name.clone()).collect();
             if !names.is_empty() {
-                by.entry(gate_words(g)).or_default().extend(names);
+                by.entry(gate).or_default().extend(names);
             }
         }
-        by.into_iter().map(|((k, t), n)| (k, t, n)).collect()
+        by.into_iter().map(|(gate, nodes)| Gated { gate, nodes }).collect()
     }
 
-    /// Gated nodes as a clause per kind: `; a is cordoned (spec.unschedulable)`.
-    fn gate_clauses(&self, groups: impl Iterator<Item = usize>) -> String {
-        self.gates(groups).into_iter().map(|(_, text, names)| format!("; {} is {text}", words::names(&names))).collect()
-    }
-
-    /// The evaluated nodes in scope that take nothing on an empty cluster, as a clause.
-    fn short_clause<'e>(&self, evals: impl Iterator<Item = &'e Eval<'a>>) -> String
+    /// The evaluated nodes in scope that take nothing on an empty cluster.
+    fn short<'e>(&self, evals: impl Iterator<Item = &'e Eval<'a>>) -> Option<ShortNodes>
     where
         'a: 'e,
     {
         let short: Vec<&Eval<'_>> = evals.filter(|e| e.has_ext && e.empty.k == 0).collect();
-        match short.first() {
-            Some(first) => {
-                let names: Vec<&str> = short.iter().map(|e| e.node.name.as_str()).collect();
-                format!("; {}: {}", words::names(&names), short_words(first.empty.short))
-            }
-            None => String::new(),
-        }
+        let first = short.first()?;
+        let why = match first.empty.short {
+            Some(ShortOf::Resource { name, free, need }) => Short::Resource { name: name.to_string(), allocatable: free.max(0), need },
+            Some(ShortOf::Ports) => Short::Ports,
+            Some(ShortOf::Pods) | None => Short::Pods,
+        };
+        Some(ShortNodes { nodes: short.iter().map(|e| e.node.name.clone()).collect(), short: why })
+    }
+
+    fn gang(&self) -> Gang {
+        Gang { pods: u64::from(self.d.pods), per_pod: self.d.requests.clone(), selector: self.d.node_selector.clone() }
+    }
+
+    /// The pods that hold what the nodes of these evaluations are short of now.
+    fn holders<'e>(&self, evals: impl Iterator<Item = &'e Eval<'a>>) -> Vec<Holder>
+    where
+        'a: 'e,
+    {
+        evals
+            .filter(|e| e.has_ext && e.empty.k > e.now.k)
+            .flat_map(|e| {
+                let held = holders(e.node, e, &self.res, &self.d.host_ports);
+                let held = if held.is_empty() { e.node.in_use.iter().map(|p| p.name.as_str()).collect() } else { held };
+                held.into_iter().map(|pod| Holder { pod: pod.to_string(), node: e.node.name.clone() })
+            })
+            .collect()
     }
 }
 
-/// The first blocker of a runtime that does not fit now, and how to fix it where known.
-fn explain(f: &Found<'_>, out: &Outcome, jobs: u64) -> (String, Option<String>) {
+/// The first blocker of a runtime that does not fit now.
+fn blocker(f: &Found<'_>, out: &Placement, jobs: u64) -> Blocker {
     let d = f.d;
-    let noun = noun(d);
+    let wanted = wanted(d);
     // No node matches the selector.
     if f.matched.is_empty() {
         if let Some(name) = &d.node_name {
             if !f.cluster.nodes.iter().any(|n| &n.name == name) {
-                return (format!("no node is named `{name}` (the pod template's `nodeName`)"), None);
+                return Blocker::NoNodeNamed(name.clone());
             }
         }
         if d.node_selector.is_empty() {
-            return ("no node matches the pod's required node affinity".to_string(), None);
+            return Blocker::NoAffinityMatch;
         }
-        let want = words::labels(&d.node_selector).replace(", ", " and ");
-        let mut reason = match accelerator_of(&d.node_selector) {
-            Some(acc) => format!("no node pool for {acc}: no node has {want}"),
-            None => format!("no node has {want}"),
-        };
         // The closest: the node sharing most of the selector.
         let score = |n: &NodeInfo| d.node_selector.iter().filter(|(k, v)| n.labels.get(*k) == Some(*v)).count();
-        if let Some(best) = f.misses.iter().filter(|n| score(n) > 0).max_by_key(|n| (score(n), std::cmp::Reverse(n.name.as_str()))) {
-            let differs: Vec<String> = d
-                .node_selector
-                .iter()
-                .filter(|(k, v)| best.labels.get(*k) != Some(*v))
-                .map(|(k, _)| match best.labels.get(k) {
-                    Some(have) => format!("{k}={have}"),
-                    None => format!("no {k}"),
-                })
-                .collect();
-            let place = match &best.pool {
-                Some(p) => format!("node pool {p}"),
-                None => format!("node {}", best.name),
-            };
-            reason.push_str(&format!("; the closest, {place}, has {}", differs.join(" and ")));
-        }
-        return (reason, None);
+        let closest =
+            f.misses.iter().filter(|n| score(n) > 0).max_by_key(|n| (score(n), std::cmp::Reverse(n.name.as_str()))).map(|best| Closest {
+                place: match &best.pool {
+                    Some(p) => NodePlace::Pool(p.clone()),
+                    None => NodePlace::Node(best.name.clone()),
+                },
+                differs: d
+                    .node_selector
+                    .iter()
+                    .filter(|(k, v)| best.labels.get(*k) != Some(*v))
+                    .map(|(k, _)| (k.clone(), best.labels.get(k).cloned()))
+                    .collect(),
+            });
+        return Blocker::NoNodeWithLabels { selector: d.node_selector.clone(), accelerator: accelerator_of(&d.node_selector), closest };
     }
     let exclusive = d.exclusive.as_deref();
     let all_groups = || 0..f.matched.len();
     // Narrowed to nodes that have the requested extended resources at all.
-    let ext: Vec<&str> = d.extended().collect();
+    let ext: Vec<String> = d.extended().map(String::from).collect();
     let matched_nodes: usize = f.matched.iter().map(|g| g.nodes.len()).sum();
     let in_scope: usize = f.matched.iter().map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum();
     if !ext.is_empty() && in_scope == 0 {
-        let what = ext.join(" or ");
-        let reason = if d.node_selector.is_empty() && d.affinity.is_none() {
-            format!("no node has {what} (in capacity or allocatable)")
-        } else {
-            format!(
-                "no {noun} has {what}: {} match the selector but report none (is the device plugin running?)",
-                words::count(matched_nodes, "node")
-            )
-        };
-        return (reason, None);
+        let selects = !d.node_selector.is_empty() || d.affinity.is_some();
+        return Blocker::NoDevice { wanted, resources: ext, selects, matched: matched_nodes };
     }
     // Every candidate is cordoned, tainted or not Ready.
-    let ungated: usize = f.matched.iter().filter(|g| g.gate.is_none()).map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum();
+    let ungated: usize = f.matched.iter().filter(|g| g.stop.is_none()).map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum();
     if ungated == 0 {
-        let summary = f.gates(all_groups());
-        let help = f.matched.iter().find_map(|g| match g.gate {
-            Some(Gate::Taint(t)) if nodes().node_taint(&t.key).is_none() => taint_help(t),
+        let gates = f.gates(all_groups());
+        let fix = f.matched.iter().find_map(|g| match g.stop {
+            Some(Stop::Taint(t)) if nodes().node_taint(&t.key).is_none() => taint_fix(t),
             _ => None,
         });
-        if let [(kind, text, names)] = summary.as_slice() {
-            let reason = match kind {
-                2 => format!("every {noun} {text}: {}", words::names(names)),
-                _ => format!("every {noun} is {text}: {}", words::names(names)),
-            };
-            let help = help.or_else(|| (*kind == 0).then(|| "uncordon a node with `kubectl uncordon NODE`".to_string()));
-            return (reason, help);
-        }
-        let parts: Vec<String> = summary
-            .iter()
-            .map(|(kind, text, names)| {
-                let text = if *kind == 2 { text.replacen("has ", "have ", 1).replacen("does not", "do not", 1) } else { text.clone() };
-                format!("{} {text} ({})", words::count(names.len(), "node"), words::names(names))
-            })
-            .collect();
-        return (format!("no {noun} can take a pod: {}", parts.join("; ")), help);
+        let fix = fix.or_else(|| matches!(gates.as_slice(), [one] if one.gate == Gate::Cordoned).then_some(Fix::Uncordon));
+        return Blocker::Gated { wanted, gates, help: fix };
     }
     if let Some(key) = exclusive {
         if !f.evals.iter().any(|e| e.has_ext && f.matched.get(e.group).is_some_and(|g| g.domain.is_some())) {
-            return (
-                format!("no usable {noun} has the label {key}: JobSet exclusive placement keeps each Job's pods inside one value of it"),
-                Some(format!("label the nodes of each {} with {key}", domain_word(key))),
-            );
+            return Blocker::NoTopologyLabel { wanted, key: key.to_string() };
         }
     }
-    let per_pod = words::requests(&d.requests);
     let pods = u64::from(d.pods);
-    let evals_of = |dom: &Domain| dom.evals.iter().filter_map(|i| f.evals.get(*i)).collect::<Vec<_>>();
-    if out.copies_empty == 0 {
-        return match exclusive {
-            Some(key) => {
-                let word = domain_word(key);
-                let with = if d.node_selector.is_empty() { String::new() } else { format!(" with {}", words::labels(&d.node_selector)) };
-                let fitting: Vec<&str> = f.domains.iter().filter(|(_, dm)| dm.slots_empty >= pods).map(|(v, _)| *v).collect();
-                if !fitting.is_empty() {
-                    return (
-                        format!(
-                            "needs {jobs} {word}s ({key}){with} that each take {}; {} can: {}",
-                            gang(pods, &per_pod),
-                            fitting.len(),
-                            words::names(&fitting)
-                        ),
-                        None,
-                    );
-                }
-                let size = |dm: &Domain| {
-                    dm.groups
-                        .iter()
-                        .filter_map(|g| f.matched.get(*g))
-                        .map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count())
-                        .sum::<usize>()
-                };
-                let Some((value, best)) = f.domains.iter().max_by_key(|(v, dm)| (dm.slots_empty, size(dm), std::cmp::Reverse(**v))) else {
-                    return (format!("no {noun} can take a pod"), None);
-                };
-                let evals = evals_of(best);
-                let mut detail = format!(
-                    "the closest, {word} {value}, takes {}: {} of its {} are usable",
-                    best.slots_empty,
-                    evals.iter().filter(|e| e.has_ext && e.empty.k > 0).count(),
-                    words::count(size(best), "node")
-                );
-                detail.push_str(&f.gate_clauses(best.groups.iter().copied()));
-                detail.push_str(&f.short_clause(evals.iter().copied()));
-                (format!("needs {} in one {word} ({key}){with}; {detail}", gang(pods, &per_pod)), None)
+    let evals_of = |dom: &Domain<'_>| dom.evals.iter().filter_map(|i| f.evals.get(*i)).collect::<Vec<_>>();
+    if let (Some(slice), 0) = (&d.slice, out.copies_empty) {
+        // Would the gang fit if its pods could share hosts? Then that is what is in the way.
+        let (fits_shared, evals): (bool, Vec<&Eval<'_>>) = match exclusive {
+            Some(_) => {
+                let best = f.domains.values().filter(|dm| dm.slots_shared >= pods).max_by_key(|dm| dm.slots_shared);
+                (best.is_some(), best.map(&evals_of).unwrap_or_default())
             }
             None => {
-                let usable: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
-                let takes: u64 = usable.iter().map(|e| e.empty.k).sum();
-                let mut detail = match usable.len() {
-                    1 => format!("the one usable node takes {takes}"),
-                    n => format!("the {n} usable nodes take {takes}"),
-                };
-                detail.push_str(&f.short_clause(usable.iter().copied()));
-                detail.push_str(&f.gate_clauses(all_groups()));
-                let on = if out.pods == 1 { format!("a {noun}") } else { noun.replacen("node", "nodes", 1) };
-                (format!("needs {} on {on}; {detail}", gang(out.pods, &per_pod)), None)
+                let all: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
+                (all.iter().map(|e| e.empty.shared).sum::<u64>() >= out.pods, all)
             }
         };
+        if fits_shared {
+            let hosts = evals.iter().filter(|e| e.empty.shared > 1).map(|e| (e.node.name.clone(), e.empty.shared)).collect();
+            return Blocker::SharedHost { slice: slice.clone(), gang: f.gang(), hosts, help: pin_machine_type(d) };
+        }
+    }
+    if out.copies_empty == 0 {
+        let Some(key) = exclusive else {
+            let usable: Vec<&Eval<'_>> = f.evals.iter().filter(|e| e.has_ext).collect();
+            return Blocker::TooFewSlots {
+                wanted,
+                gang: Gang { pods: out.pods, ..f.gang() },
+                usable: usable.len(),
+                takes: usable.iter().map(|e| e.empty.k).sum(),
+                short: f.short(usable.iter().copied()),
+                gates: f.gates(all_groups()),
+            };
+        };
+        let fitting: Vec<String> = f.domains.iter().filter(|(_, dm)| dm.slots_empty >= pods).map(|(v, _)| v.to_string()).collect();
+        if !fitting.is_empty() {
+            return Blocker::TooFewDomains { key: key.to_string(), jobs, gang: f.gang(), fitting };
+        }
+        let size = |dm: &Domain<'_>| {
+            dm.groups.iter().filter_map(|g| f.matched.get(*g)).map(|g| f.nodes_of(g).filter(|n| f.in_scope(n)).count()).sum::<usize>()
+        };
+        let closest = f.domains.iter().max_by_key(|(v, dm)| (dm.slots_empty, size(dm), std::cmp::Reverse(**v))).map(|(value, best)| {
+            let evals = evals_of(best);
+            DomainView {
+                value: value.to_string(),
+                takes: best.slots_empty,
+                usable: evals.iter().filter(|e| e.has_ext && e.empty.k > 0).count(),
+                size: size(best),
+                gates: f.gates(best.groups.iter().copied()),
+                short: f.short(evals.iter().copied()),
+            }
+        });
+        return Blocker::NoDomainTakesAJob { wanted, key: key.to_string(), gang: f.gang(), closest };
     }
     // It would fit these nodes if they were empty.
-    let reason = match exclusive {
+    match exclusive {
         Some(key) => {
-            let word = domain_word(key);
-            let parts: Vec<String> = f
+            let domains = f
                 .domains
                 .iter()
                 .filter(|(_, dm)| dm.slots_empty >= pods)
                 .map(|(v, dm)| {
-                    if dm.blocked {
-                        format!("{word} {v} holds another JobSet's pods (one Job per {word})")
+                    let used = if dm.blocking.is_empty() {
+                        let mut held: Vec<String> = f.holders(evals_of(dm).into_iter()).into_iter().map(|h| h.pod).collect();
+                        held.dedup();
+                        DomainUse::Partial { takes: dm.slots_now, holders: held }
                     } else {
-                        let holders: Vec<&str> = evals_of(dm).iter().flat_map(|e| e.node.holders.iter().map(String::as_str)).collect();
-                        format!("{word} {v} takes {} of {pods} now (in use by {})", dm.slots_now, words::names(&holders))
-                    }
+                        DomainUse::OtherJobSet { pods: dm.blocking.iter().map(|p| p.to_string()).collect() }
+                    };
+                    (v.to_string(), used)
                 })
                 .collect();
-            format!("fits an empty cluster ({}), not now: {}", copies(out.copies_empty), parts.join("; "))
+            Blocker::DomainsInUse { key: key.to_string(), copies_empty: out.copies_empty, pods, domains }
         }
         None => {
             let usable = || f.evals.iter().filter(|e| e.has_ext);
-            let now: u64 = usable().map(|e| e.now.k).sum();
-            let holders: Vec<String> = usable()
-                .filter(|e| e.empty.k > e.now.k)
-                .flat_map(|e| e.node.holders.iter().map(move |h| format!("{h} on {}", e.node.name)))
-                .take(4)
-                .collect();
-            format!(
-                "fits an empty cluster ({}), not now: pods in use leave room for {now} of its {} ({})",
-                copies(out.copies_empty),
-                words::count(usize::try_from(out.pods).unwrap_or(usize::MAX), "pod"),
-                words::names(&holders)
-            )
+            Blocker::PodsInUse {
+                copies_empty: out.copies_empty,
+                now: usable().map(|e| e.now.k).sum(),
+                pods: out.pods,
+                holders: f.holders(usable()),
+            }
         }
-    };
-    (reason, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{Node, Pod};
+    use serde_json::json;
+
+    /// A node: its name, labels, taints, allocatable, whether it is cordoned and Ready.
+    fn node(name: &str, labels: serde_json::Value, taints: serde_json::Value, alloc: serde_json::Value, ready: &str) -> Node {
+        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}, "spec": {"taints": taints},
+            "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": ready}]}}))
+        .unwrap()
+    }
+
+    fn tpu_host(name: &str, pool: &str, chips: &str) -> Node {
+        node(
+            name,
+            json!({"cloud.google.com/gke-nodepool": pool, "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "4x4"}),
+            json!([{"key": "google.com/tpu", "value": "present", "effect": "NoSchedule"}]),
+            json!({"cpu": "100", "memory": "100Gi", "pods": "110", "google.com/tpu": chips}),
+            "True",
+        )
+    }
+
+    fn gpu_node(name: &str, taint: Option<(&str, &str)>) -> Node {
+        let taints = taint.map(|(k, v)| json!([{"key": k, "value": v, "effect": "NoSchedule"}])).unwrap_or(json!([]));
+        node(
+            name,
+            json!({"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+            taints,
+            json!({"cpu": "200", "pods": "110", "nvidia.com/gpu": "8"}),
+            "True",
+        )
+    }
+
+    /// A running pod on `node` requesting `requests`, with JobSet labels when `job` is set.
+    fn pod(name: &str, node: &str, requests: serde_json::Value, job: Option<&str>) -> Pod {
+        let labels = job.map(|k| json!({"jobset.sigs.k8s.io/job-key": k, "jobset.sigs.k8s.io/priority": "0"})).unwrap_or(json!({}));
+        serde_json::from_value(json!({"metadata": {"name": name, "namespace": "ns", "labels": labels},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": requests}}]}, "status": {"phase": "Running"}}))
+        .unwrap()
+    }
+
+    fn tpu_demand(hosts: u32) -> Demand {
+        Demand {
+            job: "node".into(),
+            pods: hosts,
+            jobs: 1,
+            requests: Amounts::from([("google.com/tpu".to_string(), 4)]),
+            node_name: None,
+            node_selector: BTreeMap::from([
+                ("cloud.google.com/gke-tpu-accelerator".to_string(), "tpu-v5-lite-podslice".to_string()),
+                ("cloud.google.com/gke-tpu-topology".to_string(), "4x4".to_string()),
+            ]),
+            affinity: None,
+            tolerations: serde_json::from_value(json!([{"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}])).unwrap(),
+            host_ports: Vec::new(),
+            exclusive: Some("cloud.google.com/gke-nodepool".into()),
+            priority: Some(0),
+            slice: (hosts > 1).then(|| "TPU v5e 4x4".to_string()),
+            unmodelled: Vec::new(),
+        }
+    }
+
+    fn gpu_demand(pods: u32) -> Demand {
+        Demand {
+            requests: Amounts::from([("nvidia.com/gpu".to_string(), 8)]),
+            node_selector: BTreeMap::new(),
+            tolerations: serde_json::from_value(json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])).unwrap(),
+            exclusive: None,
+            pods,
+            ..tpu_demand(1)
+        }
+    }
+
+    fn tpu_2x4_host(name: &str, pool: &str, machine: &str, chips: &str) -> Node {
+        let mut n = tpu_host(name, pool, chips);
+        let labels = n.metadata.labels.get_or_insert_with(Default::default);
+        labels.insert("cloud.google.com/gke-tpu-topology".into(), "2x4".into());
+        labels.insert("node.kubernetes.io/instance-type".into(), machine.into());
+        n
+    }
+
+    fn place(nodes: &[Node], pods: Option<&[Pod]>, d: &Demand) -> Placement {
+        let cluster = Cluster::new(nodes, pods).unwrap();
+        Plan::new(&cluster, [d]).evaluate(d)
+    }
+
+    #[test]
+    fn a_whole_slice_per_pool_and_one_copy_per_pool() {
+        let nodes: Vec<Node> =
+            (0..4).map(|i| tpu_host(&format!("a-{i}"), "a", "4")).chain((0..4).map(|i| tpu_host(&format!("b-{i}"), "b", "4"))).collect();
+        let p = place(&nodes, None, &tpu_demand(4));
+        assert_eq!((p.copies, p.copies_empty, p.placement.as_slice()), (2, 2, ["a".to_string(), "b".to_string()].as_slice()));
+        assert_eq!(p.blocker, None);
+        // Three hosts of four are no slice: the closest pool is named with what it takes.
+        let p = place(&nodes[..3], None, &tpu_demand(4));
+        let Some(Blocker::NoDomainTakesAJob { closest: Some(c), .. }) = p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!((c.value.as_str(), c.takes, c.usable, c.size), ("a", 3, 3, 3));
+    }
+
+    #[test]
+    fn the_pods_named_are_those_that_hold_the_contended_resource() {
+        let nodes: Vec<Node> = (0..4).map(|i| tpu_host(&format!("a-{i}"), "a", "4")).collect();
+        // A DaemonSet's pod on every host (cpu only) and another job's pod holding the chips of one.
+        let mut pods: Vec<Pod> = (0..4).map(|i| pod(&format!("fluentbit-{i}"), &format!("a-{i}"), json!({"cpu": "100m"}), None)).collect();
+        pods.push(pod("other-tpu-0", "a-2", json!({"google.com/tpu": "4"}), None));
+        let p = place(&nodes, Some(&pods), &tpu_demand(4));
+        let Some(Blocker::DomainsInUse { domains, .. }) = &p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!(domains.as_slice(), [("a".to_string(), DomainUse::Partial { takes: 3, holders: vec!["ns/other-tpu-0".into()] })]);
+        // The same pod in a JobSet of the same priority takes the whole pool: it is named.
+        pods.pop();
+        pods.push(pod("llama-node-0-0", "a-2", json!({"google.com/tpu": "4"}), Some("k1")));
+        let p = place(&nodes, Some(&pods), &tpu_demand(4));
+        let Some(Blocker::DomainsInUse { domains, .. }) = &p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!(domains.as_slice(), [("a".to_string(), DomainUse::OtherJobSet { pods: vec!["ns/llama-node-0-0".into()] })]);
+        // Without exclusive placement: the GPU pod, not the DaemonSet's.
+        let gpus = [gpu_node("g0", None), gpu_node("g1", None)];
+        let pods = [
+            pod("ds-0", "g0", json!({"cpu": "1"}), None),
+            pod("ds-1", "g1", json!({"cpu": "1"}), None),
+            pod("train-0", "g1", json!({"nvidia.com/gpu": "8"}), None),
+        ];
+        let p = place(&gpus, Some(&pods), &gpu_demand(2));
+        assert_eq!(
+            p.blocker,
+            Some(Blocker::PodsInUse {
+                copies_empty: 1,
+                now: 1,
+                pods: 2,
+                holders: vec![Holder { pod: "ns/train-0".into(), node: "g1".into() }]
+            })
+        );
+    }
+
+    #[test]
+    fn gated_nodes_are_grouped_by_what_stops_them() {
+        let sku = Some(("sku", "gpu"));
+        let nodes = [gpu_node("g0", None), gpu_node("g1", sku), gpu_node("g2", sku)];
+        let p = place(&nodes, None, &gpu_demand(2));
+        let Some(Blocker::TooFewSlots { usable, takes, gates, .. }) = &p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!((*usable, *takes), (1, 1));
+        assert_eq!(gates.as_slice(), [Gated { gate: Gate::Taint("sku=gpu:NoSchedule".into()), nodes: vec!["g1".into(), "g2".into()] }]);
+        // All of them: the platform's fix is named where the data knows the taint.
+        let p = place(&nodes[1..], None, &gpu_demand(1));
+        let Some(Blocker::Gated { help: Some(Fix::Tolerate { taint, .. }), .. }) = &p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!(taint, "sku=gpu:NoSchedule");
+    }
+
+    #[test]
+    fn the_pods_of_a_multi_host_slice_never_share_a_host() {
+        let mut d = tpu_demand(2);
+        d.node_selector.insert("cloud.google.com/gke-tpu-topology".into(), "2x4".into());
+        d.slice = Some("TPU v5e 2x4".into());
+        // One ct5lp-hightpu-8t host has the chips of two 4-chip pods: the slice would be broken.
+        let p = place(&[tpu_2x4_host("big-0", "p8", "ct5lp-hightpu-8t", "8")], None, &d);
+        assert_eq!(p.copies, 0);
+        let Some(Blocker::SharedHost { hosts, help: Some(Fix::PinMachineType { machine_type, .. }), .. }) = &p.blocker else {
+            panic!("{:?}", p.blocker)
+        };
+        assert_eq!(hosts.as_slice(), [("big-0".to_string(), 2)]);
+        assert_eq!(machine_type, "ct5lp-hightpu-4t");
+        // Two ct5lp-hightpu-4t hosts: one pod each.
+        let four = [tpu_2x4_host("small-0", "p4", "ct5lp-hightpu-4t", "4"), tpu_2x4_host("small-1", "p4", "ct5lp-hightpu-4t", "4")];
+        let p = place(&four, None, &d);
+        assert_eq!((p.copies, p.blocker), (1, None));
+        // Without the slice (a CPU-like gang), pods may share: the 8-chip host takes both.
+        d.slice = None;
+        assert_eq!(place(&[tpu_2x4_host("big-0", "p8", "ct5lp-hightpu-8t", "8")], None, &d).copies, 1);
+    }
+
+    #[test]
+    fn a_selector_no_node_has_names_the_closest_pool() {
+        let mut d = tpu_demand(4);
+        d.node_selector.insert("cloud.google.com/gke-tpu-topology".into(), "2x4".into());
+        let p = place(&[tpu_host("a-0", "a", "4")], None, &d);
+        let Some(Blocker::NoNodeWithLabels { closest: Some(c), accelerator, .. }) = p.blocker else { panic!("{:?}", p.blocker) };
+        assert_eq!(accelerator.as_deref(), Some("TPU v5e 2x4"));
+        assert_eq!(c.place, NodePlace::Pool("a".into()));
+        assert_eq!(c.differs, [("cloud.google.com/gke-tpu-topology".to_string(), Some("4x4".to_string()))]);
+        assert_eq!(p.reasons, [(Why::Affinity, 1)]);
+    }
 }

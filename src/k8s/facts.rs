@@ -35,6 +35,7 @@ pub struct Facts {
     pub enums: Enums,
     pub node_selector_operators: BTreeMap<String, Arity>,
     pub label_selector_operators: BTreeMap<String, Arity>,
+    pub scheduling: Scheduling,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -73,6 +74,28 @@ pub struct Resources {
     pub native_domain: String,
     pub quota_prefix: String,
     pub qos: Vec<String>,
+}
+
+/// What kube-scheduler and pod admission do with a pod's resources and tolerations.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scheduling {
+    /// Resources counted in thousandths (`MilliValue`): `cpu`.
+    pub milli_resources: Vec<String>,
+    pub attachable_volumes_prefix: String,
+    /// The allocatable entry that counts pods.
+    pub pods_resource: String,
+    /// Pod-level `resources` replace the containers' sum for these (and hugepages).
+    pub pod_level_resources: Vec<String>,
+    /// Taint effects that keep a pod off a node.
+    pub filtering_effects: Vec<String>,
+    /// The taint the NodeUnschedulable filter checks a cordoned node's pods against.
+    pub unschedulable_taint: k8s_openapi::api::core::v1::Taint,
+    /// DefaultTolerationSeconds: added to every pod.
+    pub admission_tolerations: Vec<k8s_openapi::api::core::v1::Toleration>,
+    /// ExtendedResourceToleration: the operator and effect of the toleration added per requested
+    /// extended resource.
+    pub extended_resource_toleration: k8s_openapi::api::core::v1::Toleration,
 }
 
 #[derive(Debug, Clone, Deserialize)]

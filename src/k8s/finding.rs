@@ -1,9 +1,10 @@
 //! How a Kubernetes check turns into a finding: the rule's finding at a field, its message ending
-//! with when Kubernetes would refuse it ([`crate::rules::Moment`]), for the runtime's own object or
-//! for what Trainer creates from its templates ([`Scope`]).
+//! with when Kubernetes would refuse it ([`crate::rules::Moment`], also kept as data on the
+//! finding: [`crate::diag::Fails`]), for the runtime's own object or for what Trainer creates from
+//! its templates ([`Scope`]).
 
 use crate::diag::Diagnostic;
-use crate::rules::{Moment, Rule};
+use crate::rules::{Moment, Rule, Teller};
 
 /// Where the checked value ends up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,16 +17,22 @@ pub enum Scope {
 
 /// A finding of `rule` at `field`, its message ending with the moment Kubernetes refuses it.
 pub fn finding(rule: &'static Rule, scope: Scope, field: impl Into<String>, message: impl std::fmt::Display) -> Diagnostic {
-    let clause = match (rule.fails, scope) {
-        (Some(Moment::ApplyOrStart), Scope::Template) => Some(Moment::Start.clause()),
-        (Some(m), _) => Some(m.clause()),
-        (None, _) => None,
-    };
-    let message = match clause {
-        Some(c) => format!("{message}; {c}"),
-        None => message.to_string(),
-    };
-    Diagnostic::finding(rule, field, message)
+    let moment = rule.fails.map(|m| match (m, scope) {
+        (Moment::ApplyOrStart, Scope::Template) => Moment::Start,
+        (Moment::ApplyOrStart, Scope::Object) => Moment::Apply,
+        (m, _) => m,
+    });
+    finding_at(rule, moment, field, message)
+}
+
+/// A finding of `rule` at `field` that Kubernetes refuses at `moment` (for a rule whose cases
+/// fail at different moments: an image with spaces is refused in the Pods, not in the Job).
+pub fn finding_at(rule: &'static Rule, moment: Option<Moment>, field: impl Into<String>, message: impl std::fmt::Display) -> Diagnostic {
+    let d = Diagnostic::finding(rule, field, message.to_string());
+    match moment {
+        Some(m) => d.failing(m, Teller::Runtime),
+        None => d,
+    }
 }
 
 /// `value` shortened for a message: at most 80 characters, with an ellipsis.
@@ -52,6 +59,12 @@ mod tests {
         assert!(d.message.ends_with("when a TrainJob starts"), "{}", d.message);
         let d = finding(&K8S_TOLERATION, Scope::Object, "spec.tolerations[0]", "bad");
         assert!(d.message.contains("TrainJob starts") && d.help.is_some());
+        assert_eq!(d.fails.map(|f| f.moment), Some(Moment::Start), "the moment is data too");
+        // Said of the TrainJob that uses the runtime: the same finding, its clause the TrainJob's.
+        let t = finding(&K8S_LABEL_VALUE, Scope::Object, "metadata.labels.team", "bad").told_by(Teller::TrainJob);
+        assert_eq!(t.message, "bad; the API server rejects the TrainJob at apply");
+        let t = finding(&K8S_TOLERATION, Scope::Template, "x", "bad").told_by(Teller::TrainJob);
+        assert_eq!(t.message, "bad; Kubernetes rejects it when this TrainJob starts");
         assert_eq!(shown(&"x".repeat(100)).len(), 82 + " (100 bytes)".len() + 3);
     }
 }

@@ -13,19 +13,19 @@ use k8s_openapi::api::batch::v1::JobSpec;
 use super::facts::{facts, listed};
 use super::finding::{finding, Scope};
 use super::pod::one_of;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{K8S_JOB_FIELD, K8S_RESTART_POLICY};
 
 /// How many pods Trainer gives the Job, and the runtime field that sets it.
 #[derive(Debug, Clone, Copy)]
 pub struct PodCount<'a> {
     pub pods: i64,
-    pub field: &'a str,
+    pub field: &'a FieldPath,
 }
 
 /// Checks a Job spec at `path` (`...replicatedJobs[i].template.spec`).
-pub fn job_spec(spec: &JobSpec, path: &str, count: PodCount<'_>, out: &mut Vec<Diagnostic>) {
-    let mut bad = |field: String, msg: String| out.push(finding(&K8S_JOB_FIELD, Scope::Template, field, msg));
+pub fn job_spec(spec: &JobSpec, path: &FieldPath, count: PodCount<'_>, out: &mut Vec<Diagnostic>) {
+    let mut bad = |field: FieldPath, msg: String| out.push(finding(&K8S_JOB_FIELD, Scope::Template, field, msg));
     for (name, v) in [
         ("backoffLimit", spec.backoff_limit.map(i64::from)),
         ("activeDeadlineSeconds", spec.active_deadline_seconds),
@@ -34,29 +34,29 @@ pub fn job_spec(spec: &JobSpec, path: &str, count: PodCount<'_>, out: &mut Vec<D
         ("maxFailedIndexes", spec.max_failed_indexes.map(i64::from)),
     ] {
         if let Some(v) = v.filter(|v| *v < 0) {
-            bad(format!("{path}.{name}"), format!("the Job's {name} is {v}; it must be zero or more"));
+            bad(path.key(name), format!("the Job's {name} is {v}; it must be zero or more"));
         }
     }
     if spec.max_failed_indexes.is_some() && spec.backoff_limit_per_index.is_none() {
-        bad(format!("{path}.maxFailedIndexes"), "`maxFailedIndexes` needs `backoffLimitPerIndex`".to_string());
+        bad(path.field("maxFailedIndexes"), "`maxFailedIndexes` needs `backoffLimitPerIndex`".to_string());
     }
     let mode = spec.completion_mode.as_deref().unwrap_or("Indexed");
     if mode == "NonIndexed" && spec.backoff_limit_per_index.is_some() {
-        bad(format!("{path}.backoffLimitPerIndex"), "`backoffLimitPerIndex` requires `completionMode: Indexed`".to_string());
+        bad(path.field("backoffLimitPerIndex"), "`backoffLimitPerIndex` requires `completionMode: Indexed`".to_string());
     }
     let limit = facts().limits.indexed_parallelism;
     if mode == "Indexed" && count.pods > limit {
         bad(
-            count.field.to_string(),
+            count.field.clone(),
             format!("the job would run {} pods; an Indexed Job (JobSet's default) allows at most {limit}", count.pods),
         );
     }
     let e = &facts().enums;
-    one_of(spec.completion_mode.as_deref(), &e.completion_modes, &format!("{path}.completionMode"), "completionMode", out);
+    one_of(spec.completion_mode.as_deref(), &e.completion_modes, &path.field("completionMode"), "completionMode", out);
     one_of(
         spec.pod_replacement_policy.as_deref(),
         &e.pod_replacement_policies,
-        &format!("{path}.podReplacementPolicy"),
+        &path.field("podReplacementPolicy"),
         "podReplacementPolicy",
         out,
     );
@@ -64,7 +64,7 @@ pub fn job_spec(spec: &JobSpec, path: &str, count: PodCount<'_>, out: &mut Vec<D
         out.push(finding(
             &K8S_JOB_FIELD,
             Scope::Template,
-            format!("{path}.podReplacementPolicy"),
+            path.field("podReplacementPolicy"),
             "with a `podFailurePolicy` the pod replacement policy must be `Failed`",
         ));
     }
@@ -73,8 +73,8 @@ pub fn job_spec(spec: &JobSpec, path: &str, count: PodCount<'_>, out: &mut Vec<D
 
 /// The pod's restart policy: empty (JobSet sets `OnFailure`), `OnFailure` or `Never`; only
 /// `Never` with a `podFailurePolicy`.
-fn restart_policy(spec: &JobSpec, path: &str, out: &mut Vec<Diagnostic>) {
-    let field = format!("{path}.template.spec.restartPolicy");
+fn restart_policy(spec: &JobSpec, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+    let field = path.field("template").field("spec").field("restartPolicy");
     let allowed = &facts().enums.job_restart_policies;
     let policy = spec.template.spec.as_ref().and_then(|s| s.restart_policy.as_deref()).unwrap_or_default();
     if !policy.is_empty() && !allowed.iter().any(|a| a == policy) {
@@ -103,7 +103,7 @@ mod tests {
     fn check(v: serde_json::Value, pods: i64) -> Vec<String> {
         let spec: JobSpec = serde_json::from_value(v).unwrap();
         let mut out = Vec::new();
-        job_spec(&spec, "j", PodCount { pods, field: "spec.mlPolicy.numNodes" }, &mut out);
+        job_spec(&spec, &"j".into(), PodCount { pods, field: &"spec.mlPolicy.numNodes".into() }, &mut out);
         out.into_iter().map(|d| format!("{} {}", d.rule.id, d.field.unwrap_or_default())).collect()
     }
 

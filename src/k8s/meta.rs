@@ -9,13 +9,13 @@ use std::collections::BTreeMap;
 use super::facts::facts;
 use super::finding::{finding, shown, Scope};
 use super::names;
-use crate::diag::{join_path, Diagnostic};
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{
     K8S_ANNOTATIONS_SIZE, K8S_ANNOTATION_KEY, K8S_FINALIZER, K8S_LABEL_KEY, K8S_LABEL_VALUE, K8S_NAME, K8S_NAMESPACE,
 };
 
 /// `metadata.name`: required, a DNS-1123 subdomain (custom resources use `NameIsDNSSubdomain`).
-pub fn object_name(name: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
+pub fn object_name(name: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     match name {
         None | Some("") => out.push(finding(&K8S_NAME, Scope::Object, field, "the runtime has no name")),
         Some(n) => {
@@ -27,16 +27,16 @@ pub fn object_name(name: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// A namespace name: a DNS-1123 label (`ValidateNamespaceName`).
-pub fn namespace(ns: &str, field: &str, out: &mut Vec<Diagnostic>) {
+pub fn namespace(ns: &str, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Err(e) = names::dns1123_label(ns) {
         out.push(finding(&K8S_NAMESPACE, Scope::Object, field, format!("`{ns}` is not a valid namespace name: it {e}")));
     }
 }
 
 /// Label keys (qualified names) and values (`ValidateLabels`); also what `nodeSelector` must be.
-pub fn labels<'a>(map: impl IntoIterator<Item = (&'a String, &'a String)>, path: &str, scope: Scope, out: &mut Vec<Diagnostic>) {
+pub fn labels<'a>(map: impl IntoIterator<Item = (&'a String, &'a String)>, path: &FieldPath, scope: Scope, out: &mut Vec<Diagnostic>) {
     for (key, value) in map {
-        let field = join_path(path, key);
+        let field = path.key(key);
         if let Err(e) = names::qualified_name(key) {
             out.push(finding(&K8S_LABEL_KEY, scope, field.clone(), format!("`{key}` is not a valid label key: it {e}")));
         }
@@ -47,10 +47,10 @@ pub fn labels<'a>(map: impl IntoIterator<Item = (&'a String, &'a String)>, path:
 }
 
 /// Annotation keys (qualified names once lower-cased) and the total size of keys and values.
-pub fn annotations(map: &BTreeMap<String, String>, path: &str, scope: Scope, out: &mut Vec<Diagnostic>) {
+pub fn annotations(map: &BTreeMap<String, String>, path: &FieldPath, scope: Scope, out: &mut Vec<Diagnostic>) {
     for key in map.keys() {
         if let Err(e) = names::annotation_key(key) {
-            out.push(finding(&K8S_ANNOTATION_KEY, scope, join_path(path, key), format!("`{key}` is not a valid annotation key: it {e}")));
+            out.push(finding(&K8S_ANNOTATION_KEY, scope, path.key(key), format!("`{key}` is not a valid annotation key: it {e}")));
         }
     }
     let total = annotations_size(map);
@@ -73,10 +73,10 @@ pub fn annotations_size<'a>(map: impl IntoIterator<Item = (&'a String, &'a Strin
 }
 
 /// Finalizers are qualified names (`ValidateFinalizers`).
-pub fn finalizers(list: &[String], path: &str, scope: Scope, out: &mut Vec<Diagnostic>) {
+pub fn finalizers(list: &[String], path: &FieldPath, scope: Scope, out: &mut Vec<Diagnostic>) {
     for (i, f) in list.iter().enumerate() {
         if let Err(e) = names::qualified_name(f) {
-            out.push(finding(&K8S_FINALIZER, scope, format!("{path}[{i}]"), format!("`{f}` is not a valid finalizer: it {e}")));
+            out.push(finding(&K8S_FINALIZER, scope, path.index(i), format!("`{f}` is not a valid finalizer: it {e}")));
         }
     }
 }
@@ -104,13 +104,13 @@ mod tests {
         let mut out = Vec::new();
         labels(
             &map(&[("team", "ML Platform!"), ("a/b/c", "x"), ("ok", ""), ("app", "a.b_c-d")]),
-            "metadata.labels",
+            &"metadata.labels".into(),
             Scope::Object,
             &mut out,
         );
         annotations(
             &map(&[("bad key", "v"), ("Example.COM/Foo", "any text at all: ok!")]),
-            "metadata.annotations",
+            &"metadata.annotations".into(),
             Scope::Object,
             &mut out,
         );
@@ -130,9 +130,9 @@ mod tests {
         let limit = 256 * 1024;
         let key = "jax-runtimes.dev/description";
         let mut out = Vec::new();
-        annotations(&map(&[(key, &"x".repeat(limit - key.len()))]), "metadata.annotations", Scope::Object, &mut out);
+        annotations(&map(&[(key, &"x".repeat(limit - key.len()))]), &"metadata.annotations".into(), Scope::Object, &mut out);
         assert!(out.is_empty(), "{out:?}");
-        annotations(&map(&[(key, &"x".repeat(limit - key.len() + 1))]), "metadata.annotations", Scope::Object, &mut out);
+        annotations(&map(&[(key, &"x".repeat(limit - key.len() + 1))]), &"metadata.annotations".into(), Scope::Object, &mut out);
         assert_eq!(rules(&out), [("k8s/annotations-size", "metadata.annotations".to_string())]);
         assert!(out[0].message.contains("256 KiB (262145 bytes)") || out[0].message.contains("262145 bytes"), "{}", out[0].message);
         assert!(out[0].message.contains(key));
@@ -143,13 +143,13 @@ mod tests {
     #[test]
     fn names_and_finalizers() {
         let mut out = Vec::new();
-        object_name(Some("jax-tpu.v5e"), "metadata.name", &mut out);
-        object_name(Some("0jax"), "metadata.name", &mut out);
+        object_name(Some("jax-tpu.v5e"), &"metadata.name".into(), &mut out);
+        object_name(Some("0jax"), &"metadata.name".into(), &mut out);
         assert!(out.is_empty());
-        object_name(Some("JAX_TPU"), "metadata.name", &mut out);
-        object_name(None, "metadata.name", &mut out);
-        namespace("team_a", "metadata.namespace", &mut out);
-        finalizers(&["example.com/ok".into(), "a/b/c".into()], "metadata.finalizers", Scope::Object, &mut out);
+        object_name(Some("JAX_TPU"), &"metadata.name".into(), &mut out);
+        object_name(None, &"metadata.name".into(), &mut out);
+        namespace("team_a", &"metadata.namespace".into(), &mut out);
+        finalizers(&["example.com/ok".into(), "a/b/c".into()], &"metadata.finalizers".into(), Scope::Object, &mut out);
         let ids: Vec<&str> = out.iter().map(|d| d.rule.id).collect();
         assert_eq!(ids, ["k8s/name", "k8s/name", "k8s/namespace", "k8s/finalizer"]);
         assert_eq!(out[3].field.as_deref(), Some("metadata.finalizers[1]"));

@@ -13,113 +13,113 @@ use std::collections::{BTreeMap, HashSet};
 use k8s_openapi::api::core::v1::{Container, EnvFromSource, EnvVar, PodSecurityContext, PodSpec, SecurityContext, Volume};
 
 use super::facts::{facts, listed};
-use super::finding::{finding, shown, Scope};
+use super::finding::{finding, finding_at, shown, Scope};
 use super::names;
 use super::quantity;
 use super::resources;
 use super::scheduling;
-use crate::diag::{join_path, Diagnostic};
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::*;
-use crate::rules::Rule;
+use crate::rules::{Moment, Rule};
 
 /// Checks a Job's pod spec at `path` (`...template.spec`). `claim_volumes` are the volumes JobSet
 /// adds from `volumeClaimPolicies` templates (JobSet v0.12.0 `addVolumes`).
-pub fn pod_spec(spec: &PodSpec, path: &str, claim_volumes: &[&str], out: &mut Vec<Diagnostic>) {
+pub fn pod_spec(spec: &PodSpec, path: &FieldPath, claim_volumes: &[&str], out: &mut Vec<Diagnostic>) {
     let mut volumes: HashSet<&str> = claim_volumes.iter().copied().collect();
-    volume_list(spec.volumes.as_deref().unwrap_or_default(), &format!("{path}.volumes"), &mut volumes, out);
-    let containers_path = format!("{path}.containers");
+    volume_list(spec.volumes.as_deref().unwrap_or_default(), &path.field("volumes"), &mut volumes, out);
+    let containers_path = path.field("containers");
     duplicates(spec.containers.iter().map(|c| c.name.as_str()), &containers_path, "name", "container name", out);
     for (i, c) in spec.containers.iter().enumerate() {
-        let at = format!("{containers_path}[{i}]");
+        let at = containers_path.index(i);
         container(c, &at, &volumes, out);
         if let Some(p) = &c.restart_policy {
             out.push(finding(
                 &K8S_RESTART_POLICY,
                 Scope::Template,
-                format!("{at}.restartPolicy"),
+                at.field("restartPolicy"),
                 format!("`restartPolicy: {p}` may not be set on a regular container; only init containers take `restartPolicy: Always` (native sidecars)"),
             ));
         }
     }
-    let init_path = format!("{path}.initContainers");
+    let init_path = path.field("initContainers");
     let init = spec.init_containers.as_deref().unwrap_or_default();
     duplicates(init.iter().map(|c| c.name.as_str()), &init_path, "name", "init container name", out);
     let regular: HashSet<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
     for (i, c) in init.iter().enumerate() {
-        let at = format!("{init_path}[{i}]");
+        let at = init_path.index(i);
         container(c, &at, &volumes, out);
         if regular.contains(c.name.as_str()) {
             out.push(finding(
                 &K8S_CONTAINER_NAME,
                 Scope::Template,
-                format!("{at}.name"),
+                at.field("name"),
                 format!("init container `{}` has the name of a container; names are unique across containers and init containers", c.name),
             ));
         }
         init_container(c, &at, out);
     }
     if let Some(sc) = &spec.security_context {
-        pod_security(sc, &format!("{path}.securityContext"), out);
+        pod_security(sc, &path.field("securityContext"), out);
     }
     pod_fields(spec, path, out);
     if let Some(ns) = &spec.node_selector {
-        scheduling::node_selector(ns, &format!("{path}.nodeSelector"), out);
+        scheduling::node_selector(ns, &path.field("nodeSelector"), out);
     }
     if let Some(t) = &spec.tolerations {
-        scheduling::tolerations(t, &format!("{path}.tolerations"), out);
+        scheduling::tolerations(t, &path.field("tolerations"), out);
     }
     if let Some(a) = &spec.affinity {
-        scheduling::affinity(a, &format!("{path}.affinity"), out);
+        scheduling::affinity(a, &path.field("affinity"), out);
     }
     for (name, map) in [("overhead", spec.overhead.as_ref())] {
         for (k, q) in map.into_iter().flatten() {
-            resources::quantity_at(&q.0, &join_path(&format!("{path}.{name}"), k), out);
+            resources::quantity_at(&q.0, &path.key(name).key(k), out);
         }
     }
     if let Some(r) = &spec.resources {
         for (section, map) in [("limits", &r.limits), ("requests", &r.requests)] {
             for (k, q) in map.iter().flatten() {
-                resources::quantity_at(&q.0, &join_path(&format!("{path}.resources.{section}"), k), out);
+                resources::quantity_at(&q.0, &path.field("resources").key(section).key(k), out);
             }
         }
     }
 }
 
 /// One container (regular or init) at `path`.
-pub fn container(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
+pub fn container(c: &Container, path: &FieldPath, volumes: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
     if let Err(e) = names::dns1123_label(&c.name) {
         out.push(finding(
             &K8S_CONTAINER_NAME,
             Scope::Template,
-            format!("{path}.name"),
+            path.field("name"),
             format!("`{}` is not a valid container name: it {e}", c.name),
         ));
     }
-    image(c.image.as_deref(), &format!("{path}.image"), out);
+    image(c.image.as_deref(), &path.field("image"), out);
     let e = &facts().enums;
-    one_of(c.image_pull_policy.as_deref(), &e.image_pull_policies, &format!("{path}.imagePullPolicy"), "imagePullPolicy", out);
+    one_of(c.image_pull_policy.as_deref(), &e.image_pull_policies, &path.field("imagePullPolicy"), "imagePullPolicy", out);
     one_of(
         c.termination_message_policy.as_deref(),
         &e.termination_message_policies,
-        &format!("{path}.terminationMessagePolicy"),
+        &path.field("terminationMessagePolicy"),
         "terminationMessagePolicy",
         out,
     );
     ports(c, path, out);
-    env(c.env.as_deref().unwrap_or_default(), &format!("{path}.env"), out);
-    env_from(c.env_from.as_deref().unwrap_or_default(), &format!("{path}.envFrom"), out);
+    env(c.env.as_deref().unwrap_or_default(), &path.field("env"), out);
+    env_from(c.env_from.as_deref().unwrap_or_default(), &path.field("envFrom"), out);
     mounts(c, path, volumes, out);
     if let Some(r) = &c.resources {
-        resources::requirements(r, &format!("{path}.resources"), out);
+        resources::requirements(r, &path.field("resources"), out);
     }
     if let Some(sc) = &c.security_context {
-        container_security(sc, &format!("{path}.securityContext"), out);
+        container_security(sc, &path.field("securityContext"), out);
     }
 }
 
 /// An image is required in a template (`validateContainerCommon`); surrounding whitespace fails
 /// every Pod (`validateContainerOnlyForPod`).
-pub fn image(image: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
+pub fn image(image: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     match image {
         None | Some("") => out.push(finding(
             &K8S_IMAGE,
@@ -127,9 +127,10 @@ pub fn image(image: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
             field,
             "the container has no image, so each TrainJob must set one or its Job is refused",
         )),
-        Some(i) if i.trim() != i => out.push(finding(
+        // `validateContainerOnlyForPod`: a check of Pods, not of pod templates.
+        Some(i) if i.trim() != i => out.push(finding_at(
             &K8S_IMAGE,
-            Scope::Template,
+            Some(Moment::PodStart),
             field,
             format!("the image {} has whitespace before or after it; the Job is accepted but every Pod is refused", shown(i)),
         )),
@@ -137,14 +138,14 @@ pub fn image(image: Option<&str>, field: &str, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn init_container(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
+fn init_container(c: &Container, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let allowed = &facts().enums.init_container_restart_policies;
     let sidecar = c.restart_policy.as_deref().is_some_and(|p| allowed.iter().any(|a| a == p));
     if let Some(p) = c.restart_policy.as_deref().filter(|_| !sidecar) {
         out.push(finding(
             &K8S_RESTART_POLICY,
             Scope::Template,
-            format!("{path}.restartPolicy"),
+            path.field("restartPolicy"),
             format!("an init container's `restartPolicy` may only be {} (a native sidecar), not `{p}`", listed(allowed)),
         ));
     }
@@ -161,33 +162,28 @@ fn init_container(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_INIT_CONTAINER,
                 Scope::Template,
-                format!("{path}.{name}"),
+                path.key(name),
                 format!("`{name}` may not be set on an init container without `restartPolicy: Always`"),
             ));
         }
     }
 }
 
-fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
+fn ports(c: &Container, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let l = &facts().limits;
     let protocols = &facts().enums.protocols;
     let mut names_seen = HashSet::new();
     let mut keys_seen = HashSet::new();
     for (i, p) in c.ports.iter().flatten().enumerate() {
-        let at = format!("{path}.ports[{i}]");
+        let at = path.field("ports").index(i);
         if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
             if let Err(e) = names::port_name(name) {
-                out.push(finding(
-                    &K8S_PORT_NAME,
-                    Scope::Template,
-                    format!("{at}.name"),
-                    format!("`{name}` is not a valid port name: it {e}"),
-                ));
+                out.push(finding(&K8S_PORT_NAME, Scope::Template, at.field("name"), format!("`{name}` is not a valid port name: it {e}")));
             } else if !names_seen.insert(name) {
                 out.push(finding(
                     &K8S_PORT_NAME,
                     Scope::Template,
-                    format!("{at}.name"),
+                    at.field("name"),
                     format!("the port name `{name}` is used twice in this container"),
                 ));
             }
@@ -197,7 +193,7 @@ fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_PORT,
                 Scope::Template,
-                format!("{at}.containerPort"),
+                at.field("containerPort"),
                 format!("containerPort {port} is outside {}..{}", l.port_min, l.port_max),
             ));
         }
@@ -205,7 +201,7 @@ fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_PORT,
                 Scope::Template,
-                format!("{at}.hostPort"),
+                at.field("hostPort"),
                 format!("hostPort {h} is outside {}..{} (or 0)", l.port_min, l.port_max),
             ));
         }
@@ -214,7 +210,7 @@ fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_PORT,
                 Scope::Template,
-                format!("{at}.protocol"),
+                at.field("protocol"),
                 format!("protocol `{protocol}` is not one of {} (case-sensitive)", listed(protocols)),
             ));
         }
@@ -222,7 +218,7 @@ fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_DUPLICATE_KEY,
                 Scope::Template,
-                format!("{at}.containerPort"),
+                at.field("containerPort"),
                 format!("port {} with protocol {protocol} is listed twice in this container", p.container_port),
             ));
         }
@@ -230,13 +226,13 @@ fn ports(c: &Container, path: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// Env variables at `path` (the list): names, duplicates, `valueFrom`.
-pub fn env(vars: &[EnvVar], path: &str, out: &mut Vec<Diagnostic>) {
+pub fn env(vars: &[EnvVar], path: &FieldPath, out: &mut Vec<Diagnostic>) {
     duplicates(vars.iter().map(|v| v.name.as_str()), path, "name", "env variable", out);
     for (i, v) in vars.iter().enumerate() {
-        let at = format!("{path}[{i}]");
-        env_name(&v.name, &format!("{at}.name"), "env variable name", out);
+        let at = path.index(i);
+        env_name(&v.name, &at.field("name"), "env variable name", out);
         let Some(from) = &v.value_from else { continue };
-        let from_path = format!("{at}.valueFrom");
+        let from_path = at.field("valueFrom");
         let sources =
             [from.field_ref.is_some(), from.resource_field_ref.is_some(), from.config_map_key_ref.is_some(), from.secret_key_ref.is_some()];
         let n = sources.iter().filter(|s| **s).count();
@@ -258,41 +254,41 @@ pub fn env(vars: &[EnvVar], path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(&K8S_ENV_VALUE_FROM, Scope::Template, from_path.clone(), "`valueFrom` names more than one source; keep one"));
         }
         if let Some(f) = &from.field_ref {
-            field_ref(f.api_version.as_deref(), &f.field_path, &format!("{from_path}.fieldRef"), out);
+            field_ref(f.api_version.as_deref(), &f.field_path, &from_path.field("fieldRef"), out);
         }
         if let Some(r) = &from.resource_field_ref {
-            resource_field_ref(&r.resource, r.divisor.as_ref().map(|d| d.0.as_str()), &format!("{from_path}.resourceFieldRef"), out);
+            resource_field_ref(&r.resource, r.divisor.as_ref().map(|d| d.0.as_str()), &from_path.field("resourceFieldRef"), out);
         }
         for (name, sel) in [
             ("configMapKeyRef", from.config_map_key_ref.as_ref().map(|s| (s.name.as_str(), s.key.as_str()))),
             ("secretKeyRef", from.secret_key_ref.as_ref().map(|s| (s.name.as_str(), s.key.as_str()))),
         ] {
             let Some((obj, key)) = sel else { continue };
-            let at = format!("{from_path}.{name}");
+            let at = from_path.key(name);
             if let Err(e) = names::dns1123_subdomain(obj) {
                 out.push(finding(
                     &K8S_ENV_VALUE_FROM,
                     Scope::Template,
-                    format!("{at}.name"),
+                    at.field("name"),
                     format!("`{obj}` is not a valid object name: it {e}"),
                 ));
             }
             if let Err(e) = names::config_map_key(key) {
-                out.push(finding(&K8S_ENV_VALUE_FROM, Scope::Template, format!("{at}.key"), format!("`{key}` is not a valid key: it {e}")));
+                out.push(finding(&K8S_ENV_VALUE_FROM, Scope::Template, at.field("key"), format!("`{key}` is not a valid key: it {e}")));
             }
         }
     }
 }
 
-fn env_from(list: &[EnvFromSource], path: &str, out: &mut Vec<Diagnostic>) {
+fn env_from(list: &[EnvFromSource], path: &FieldPath, out: &mut Vec<Diagnostic>) {
     for (i, e) in list.iter().enumerate() {
         if let Some(p) = e.prefix.as_deref().filter(|p| !p.is_empty()) {
-            env_name(p, &format!("{path}[{i}].prefix"), "envFrom prefix", out);
+            env_name(p, &path.index(i).field("prefix"), "envFrom prefix", out);
         }
     }
 }
 
-fn env_name(name: &str, field: &str, what: &str, out: &mut Vec<Diagnostic>) {
+fn env_name(name: &str, field: &FieldPath, what: &str, out: &mut Vec<Diagnostic>) {
     if let Err(e) = names::env_var_name(name) {
         out.push(finding(&K8S_ENV_NAME, Scope::Template, field, format!("{} is not a valid {what}: it {e}", shown(name))));
     } else if names::legacy_env_var_name(name).is_err() {
@@ -310,18 +306,18 @@ fn env_name(name: &str, field: &str, what: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// `validateObjectFieldSelector` for env: the apiVersion and the supported field paths.
-pub fn field_ref(api_version: Option<&str>, path_expr: &str, at: &str, out: &mut Vec<Diagnostic>) {
+pub fn field_ref(api_version: Option<&str>, path_expr: &str, at: &FieldPath, out: &mut Vec<Diagnostic>) {
     let env = &facts().env;
     if let Some(v) = api_version.filter(|v| !v.is_empty() && *v != env.field_api_version) {
         out.push(finding(
             &K8S_ENV_FIELD_PATH,
             Scope::Template,
-            format!("{at}.apiVersion"),
+            at.field("apiVersion"),
             format!("`apiVersion: {v}` is not supported; the downward API is `{}`", env.field_api_version),
         ));
         return;
     }
-    let field = format!("{at}.fieldPath");
+    let field = at.field("fieldPath");
     if let Some((base, rest)) = path_expr.split_once("['") {
         let Some(key) = rest.strip_suffix("']") else {
             out.push(finding(&K8S_ENV_FIELD_PATH, Scope::Template, field, format!("`{path_expr}` is not a field path")));
@@ -351,7 +347,7 @@ pub fn field_ref(api_version: Option<&str>, path_expr: &str, at: &str, out: &mut
 }
 
 /// `validateContainerResourceFieldSelector` and `validateContainerResourceDivisor`.
-pub fn resource_field_ref(resource: &str, divisor: Option<&str>, at: &str, out: &mut Vec<Diagnostic>) {
+pub fn resource_field_ref(resource: &str, divisor: Option<&str>, at: &FieldPath, out: &mut Vec<Diagnostic>) {
     let env = &facts().env;
     let known =
         env.resource_fields.iter().any(|r| r == resource) || env.resource_field_prefixes.iter().any(|p| resource.starts_with(p.as_str()));
@@ -359,7 +355,7 @@ pub fn resource_field_ref(resource: &str, divisor: Option<&str>, at: &str, out: 
         out.push(finding(
             &K8S_ENV_RESOURCE_FIELD,
             Scope::Template,
-            format!("{at}.resource"),
+            at.field("resource"),
             format!(
                 "`{resource}` is not a resource env can read; expected one of {} or `requests.hugepages-<size>`, `limits.hugepages-<size>`",
                 listed(&env.resource_fields)
@@ -369,7 +365,7 @@ pub fn resource_field_ref(resource: &str, divisor: Option<&str>, at: &str, out: 
     }
     let Some(d) = divisor else { return };
     let Ok(q) = quantity::parse(d) else {
-        out.push(finding(&K8S_QUANTITY, Scope::Template, format!("{at}.divisor"), format!("{} is not a Kubernetes quantity", shown(d))));
+        out.push(finding(&K8S_QUANTITY, Scope::Template, at.field("divisor"), format!("{} is not a Kubernetes quantity", shown(d))));
         return;
     };
     if q == quantity::Quantity::ZERO {
@@ -380,25 +376,20 @@ pub fn resource_field_ref(resource: &str, divisor: Option<&str>, at: &str, out: 
         out.push(finding(
             &K8S_ENV_RESOURCE_FIELD,
             Scope::Template,
-            format!("{at}.divisor"),
+            at.field("divisor"),
             format!("divisor `{d}` is not supported for `{resource}`; use one of {}", listed(allowed)),
         ));
     }
 }
 
-fn mounts(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
+fn mounts(c: &Container, path: &FieldPath, volumes: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
     let list = c.volume_mounts.as_deref().unwrap_or_default();
-    let at_list = format!("{path}.volumeMounts");
+    let at_list = path.field("volumeMounts");
     duplicates(list.iter().map(|m| m.mount_path.as_str()), &at_list, "mountPath", "mount path", out);
     for (i, m) in list.iter().enumerate() {
-        let at = format!("{at_list}[{i}]");
+        let at = at_list.index(i);
         if !volumes.contains(m.name.as_str()) {
-            out.push(finding(
-                &K8S_VOLUME_MOUNT,
-                Scope::Template,
-                format!("{at}.name"),
-                format!("the pod has no volume `{}` to mount", m.name),
-            ));
+            out.push(finding(&K8S_VOLUME_MOUNT, Scope::Template, at.field("name"), format!("the pod has no volume `{}` to mount", m.name)));
         }
         let sub = m.sub_path.as_deref().filter(|s| !s.is_empty());
         let expr = m.sub_path_expr.as_deref().filter(|s| !s.is_empty());
@@ -406,7 +397,7 @@ fn mounts(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut Vec<Diag
             out.push(finding(
                 &K8S_VOLUME_MOUNT,
                 Scope::Template,
-                format!("{at}.subPathExpr"),
+                at.field("subPathExpr"),
                 "`subPath` and `subPathExpr` are mutually exclusive",
             ));
         }
@@ -416,7 +407,7 @@ fn mounts(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut Vec<Diag
                     out.push(finding(
                         &K8S_VOLUME_MOUNT,
                         Scope::Template,
-                        format!("{at}.{name}"),
+                        at.key(name),
                         format!("`{v}` must be a relative path without `..`"),
                     ));
                 }
@@ -425,15 +416,15 @@ fn mounts(c: &Container, path: &str, volumes: &HashSet<&str>, out: &mut Vec<Diag
     }
 }
 
-fn volume_list<'a>(list: &'a [Volume], path: &str, names_out: &mut HashSet<&'a str>, out: &mut Vec<Diagnostic>) {
+fn volume_list<'a>(list: &'a [Volume], path: &FieldPath, names_out: &mut HashSet<&'a str>, out: &mut Vec<Diagnostic>) {
     duplicates(list.iter().map(|v| v.name.as_str()), path, "name", "volume name", out);
     for (i, v) in list.iter().enumerate() {
-        let at = format!("{path}[{i}]");
+        let at = path.index(i);
         match names::dns1123_label(&v.name) {
             Err(e) => out.push(finding(
                 &K8S_VOLUME,
                 Scope::Template,
-                format!("{at}.name"),
+                at.field("name"),
                 format!("`{}` is not a valid volume name: it {e}", v.name),
             )),
             // A volume that fails validation is left out of the pod's volumes (`ValidateVolumes`).
@@ -451,7 +442,7 @@ fn volume_list<'a>(list: &'a [Volume], path: &str, names_out: &mut HashSet<&'a s
             ));
         }
         if let Some(size) = v.empty_dir.as_ref().and_then(|e| e.size_limit.as_ref()) {
-            resources::quantity_at(&size.0, &format!("{at}.emptyDir.sizeLimit"), out);
+            resources::quantity_at(&size.0, &at.field("emptyDir").field("sizeLimit"), out);
         }
     }
 }
@@ -466,59 +457,54 @@ fn volume_sources(v: &Volume) -> Vec<String> {
     }
 }
 
-fn pod_security(sc: &PodSecurityContext, path: &str, out: &mut Vec<Diagnostic>) {
+fn pod_security(sc: &PodSecurityContext, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     for (name, id) in [("runAsUser", sc.run_as_user), ("runAsGroup", sc.run_as_group), ("fsGroup", sc.fs_group)] {
-        id_range(id, &format!("{path}.{name}"), out);
+        id_range(id, &path.key(name), out);
     }
     for (i, g) in sc.supplemental_groups.iter().flatten().enumerate() {
-        id_range(Some(*g), &format!("{path}.supplementalGroups[{i}]"), out);
+        id_range(Some(*g), &path.field("supplementalGroups").index(i), out);
     }
     let policies = &facts().enums.fs_group_change_policies;
     if let Some(p) = sc.fs_group_change_policy.as_deref().filter(|p| !policies.iter().any(|x| x == p)) {
         out.push(finding(
             &K8S_SECURITY_CONTEXT,
             Scope::Template,
-            format!("{path}.fsGroupChangePolicy"),
+            path.field("fsGroupChangePolicy"),
             format!("`{p}` is not one of {}", listed(policies)),
         ));
     }
 }
 
-fn container_security(sc: &SecurityContext, path: &str, out: &mut Vec<Diagnostic>) {
+fn container_security(sc: &SecurityContext, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     for (name, id) in [("runAsUser", sc.run_as_user), ("runAsGroup", sc.run_as_group)] {
-        id_range(id, &format!("{path}.{name}"), out);
+        id_range(id, &path.key(name), out);
     }
     if sc.allow_privilege_escalation == Some(false) && sc.privileged == Some(true) {
         out.push(finding(&K8S_SECURITY_CONTEXT, Scope::Template, path, "`privileged: true` contradicts `allowPrivilegeEscalation: false`"));
     }
 }
 
-fn id_range(id: Option<i64>, field: &str, out: &mut Vec<Diagnostic>) {
+fn id_range(id: Option<i64>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     let max = facts().limits.int32_max;
     if let Some(v) = id.filter(|v| *v < 0 || *v > max) {
         out.push(finding(&K8S_SECURITY_CONTEXT, Scope::Template, field, format!("{v} is outside 0..{max}")));
     }
 }
 
-fn pod_fields(spec: &PodSpec, path: &str, out: &mut Vec<Diagnostic>) {
+fn pod_fields(spec: &PodSpec, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let max = facts().limits.int32_max;
     if let Some(v) = spec.active_deadline_seconds.filter(|v| *v < 1 || *v > max) {
         out.push(finding(
             &K8S_POD_FIELD,
             Scope::Template,
-            format!("{path}.activeDeadlineSeconds"),
+            path.field("activeDeadlineSeconds"),
             format!("the pod's activeDeadlineSeconds {v} is outside 1..{max}"),
         ));
     }
     for (name, value) in [("hostname", &spec.hostname), ("subdomain", &spec.subdomain)] {
         if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
             if let Err(e) = names::dns1123_label(v) {
-                out.push(finding(
-                    &K8S_POD_FIELD,
-                    Scope::Template,
-                    format!("{path}.{name}"),
-                    format!("`{v}` is not a valid {name}: it {e}"),
-                ));
+                out.push(finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}")));
             }
         }
     }
@@ -527,40 +513,35 @@ fn pod_fields(spec: &PodSpec, path: &str, out: &mut Vec<Diagnostic>) {
     {
         if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
             if let Err(e) = names::dns1123_subdomain(v) {
-                out.push(finding(
-                    &K8S_POD_FIELD,
-                    Scope::Template,
-                    format!("{path}.{name}"),
-                    format!("`{v}` is not a valid {name}: it {e}"),
-                ));
+                out.push(finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}")));
             }
         }
     }
     if let Some(sa) = spec.service_account_name.as_deref().filter(|v| !v.is_empty()) {
-        service_account(sa, &format!("{path}.serviceAccountName"), out);
+        service_account(sa, &path.field("serviceAccountName"), out);
     }
     let e = &facts().enums;
-    one_of(spec.dns_policy.as_deref(), &e.dns_policies, &format!("{path}.dnsPolicy"), "dnsPolicy", out);
-    one_of(spec.preemption_policy.as_deref(), &e.preemption_policies, &format!("{path}.preemptionPolicy"), "preemptionPolicy", out);
+    one_of(spec.dns_policy.as_deref(), &e.dns_policies, &path.field("dnsPolicy"), "dnsPolicy", out);
+    one_of(spec.preemption_policy.as_deref(), &e.preemption_policies, &path.field("preemptionPolicy"), "preemptionPolicy", out);
     let nameservers = spec.dns_config.as_ref().and_then(|d| d.nameservers.as_ref()).map_or(0, Vec::len);
     if spec.dns_policy.as_deref() == Some("None") && nameservers == 0 {
-        out.push(finding(&K8S_POD_FIELD, Scope::Template, format!("{path}.dnsConfig"), "`dnsPolicy: None` needs `dnsConfig.nameservers`"));
+        out.push(finding(&K8S_POD_FIELD, Scope::Template, path.field("dnsConfig"), "`dnsPolicy: None` needs `dnsConfig.nameservers`"));
     }
 }
 
 /// `serviceAccountName`: a DNS-1123 subdomain (`ValidateServiceAccountName`).
-pub fn service_account(name: &str, field: &str, out: &mut Vec<Diagnostic>) {
+pub fn service_account(name: &str, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Err(e) = names::dns1123_subdomain(name) {
         out.push(finding(&K8S_SERVICE_ACCOUNT, Scope::Template, field, format!("`{name}` is not a valid service account name: it {e}")));
     }
 }
 
 /// An optional enum field: a finding when it is set to a value outside `allowed`.
-pub fn one_of(value: Option<&str>, allowed: &[String], field: &str, what: &str, out: &mut Vec<Diagnostic>) {
+pub fn one_of(value: Option<&str>, allowed: &[String], field: &FieldPath, what: &str, out: &mut Vec<Diagnostic>) {
     enum_at(&K8S_ENUM, value, allowed, field, what, out);
 }
 
-fn enum_at(rule: &'static Rule, value: Option<&str>, allowed: &[String], field: &str, what: &str, out: &mut Vec<Diagnostic>) {
+fn enum_at(rule: &'static Rule, value: Option<&str>, allowed: &[String], field: &FieldPath, what: &str, out: &mut Vec<Diagnostic>) {
     if let Some(v) = value.filter(|v| !v.is_empty() && !allowed.iter().any(|a| a == v)) {
         let near = allowed.iter().find(|a| a.eq_ignore_ascii_case(v)).map(|a| format!(" (did you mean `{a}`?)")).unwrap_or_default();
         out.push(finding(rule, Scope::Template, field, format!("{what} `{v}` is not one of {}{near}", listed(allowed))));
@@ -568,14 +549,14 @@ fn enum_at(rule: &'static Rule, value: Option<&str>, allowed: &[String], field: 
 }
 
 /// Items of a CRD list-map that repeat their key (`validateListMap`): a finding at the second.
-pub fn duplicates<'a>(keys: impl Iterator<Item = &'a str>, path: &str, key_field: &str, what: &str, out: &mut Vec<Diagnostic>) {
+pub fn duplicates<'a>(keys: impl Iterator<Item = &'a str>, path: &FieldPath, key_field: &str, what: &str, out: &mut Vec<Diagnostic>) {
     let mut first: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, k) in keys.enumerate() {
         if let Some(j) = first.get(k) {
             out.push(finding(
                 &K8S_DUPLICATE_KEY,
                 Scope::Template,
-                format!("{path}[{i}].{key_field}"),
+                path.index(i).key(key_field),
                 format!("the {what} `{k}` is also item {j}'s; each must be unique"),
             ));
         } else {
@@ -594,7 +575,7 @@ mod tests {
 
     fn found(s: &PodSpec) -> Vec<String> {
         let mut out = Vec::new();
-        pod_spec(s, "p", &["claim"], &mut out);
+        pod_spec(s, &"p".into(), &["claim"], &mut out);
         out.into_iter().map(|d| format!("{} {}", d.rule.id, d.field.unwrap_or_default())).collect()
     }
 

@@ -71,6 +71,38 @@ impl Quantity {
         u64::try_from(self.nano / NANO).ok()
     }
 
+    /// `Value()` as an `i64`: whole units, the magnitude rounded up, saturating at `i64::MAX`
+    /// (apimachinery caps at 2^63 - 1 too).
+    pub fn value(&self) -> i64 {
+        self.signed(self.units())
+    }
+
+    /// `MilliValue()` as an `i64`: thousandths of a unit, the magnitude rounded up, saturating.
+    pub fn milli_value(&self) -> i64 {
+        let milli = if self.nano == u128::MAX { u128::MAX } else { self.nano.div_ceil(1_000_000) };
+        self.signed(milli)
+    }
+
+    /// The amount of `resource` kube-scheduler counts for this quantity: millicores for `cpu`
+    /// (`MilliValue`), whole units for everything else (`Value`) (kubernetes v1.34
+    /// `pkg/scheduler/framework/types.go` `(*Resource).Add`; the names are in [`super::facts`]).
+    pub fn scheduler_amount(&self, resource: &str) -> i64 {
+        if facts().scheduling.milli_resources.iter().any(|r| r == resource) {
+            self.milli_value()
+        } else {
+            self.value()
+        }
+    }
+
+    fn signed(&self, magnitude: u128) -> i64 {
+        let capped = i64::try_from(magnitude).unwrap_or(i64::MAX);
+        if self.is_negative() {
+            -capped
+        } else {
+            capped
+        }
+    }
+
     fn signed_cmp(&self, other: &Quantity) -> Ordering {
         match (self.is_negative(), other.is_negative()) {
             (false, true) => Ordering::Greater,
@@ -153,6 +185,20 @@ pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
 /// True when `s` is a quantity.
 pub fn is_quantity(s: &str) -> bool {
     parse(s).is_ok()
+}
+
+/// A string that is not a quantity, with why: what reading a list of quantities (a node's
+/// allocatable, a pod's requests) reports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a Kubernetes quantity: it {reason}")]
+pub struct NotAQuantity {
+    pub text: String,
+    pub reason: QuantityError,
+}
+
+/// [`parse`], with the text in the error.
+pub fn read(text: &str) -> Result<Quantity, NotAQuantity> {
+    parse(text).map_err(|reason| NotAQuantity { text: text.to_string(), reason })
 }
 
 fn interpret(text: &str) -> Result<Suffix, QuantityError> {
@@ -313,6 +359,44 @@ mod tests {
         assert_eq!(q("1n").units(), 1, "rounded up");
         assert_eq!(q("2Mi").units(), 2 * 1024 * 1024);
         assert_eq!(q("1.5Gi").units(), 1536 * 1024 * 1024);
+    }
+
+    #[test]
+    fn the_scheduler_counts_cpu_in_millicores_and_the_rest_in_units_both_rounded_up() {
+        for (resource, text, want) in [
+            ("cpu", "4", 4000),
+            ("cpu", "191450m", 191_450),
+            ("cpu", "0.5", 500),
+            ("cpu", "0.1m", 1),
+            ("cpu", "1e3", 1_000_000),
+            ("cpu", "100u", 1),
+            ("cpu", "250000n", 1),
+            ("memory", "16Gi", 16 * 1024 * 1024 * 1024),
+            ("memory", "13594692Ki", 13_594_692 * 1024),
+            ("memory", "1.5Gi", 1_610_612_736),
+            ("memory", "100M", 100_000_000),
+            ("memory", "1E", 1_000_000_000_000_000_000),
+            ("memory", "128974848e-3", 128_975),
+            ("memory", "0.5", 1),
+            ("memory", "1m", 1),
+            ("ephemeral-storage", "47060071478", 47_060_071_478),
+            ("google.com/tpu", "+4", 4),
+            ("nvidia.com/gpu", "0", 0),
+            ("memory", "9Ei", i64::MAX),
+            ("memory", "1e400", i64::MAX),
+            ("memory", "99999999999999999999999999999999999999999999", i64::MAX),
+            ("cpu", "1e-400", 1),
+            ("memory", ".5", 1),
+            ("memory", "5.", 5),
+            ("cpu", "-1", -1000),
+            ("memory", "-1.5", -2),
+        ] {
+            assert_eq!(q(text).scheduler_amount(resource), want, "{resource} {text}");
+        }
+        assert_eq!(
+            read("lots").unwrap_err().to_string(),
+            "`lots` is not a Kubernetes quantity: it is not a number with an optional suffix"
+        );
     }
 
     #[test]

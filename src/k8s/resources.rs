@@ -14,7 +14,7 @@ use super::facts::facts;
 use super::finding::{finding, shown, Scope};
 use super::names;
 use super::quantity::{self, Quantity};
-use crate::diag::{join_path, Diagnostic};
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{
     K8S_HUGEPAGES, K8S_QUANTITY, K8S_QUANTITY_NEGATIVE, K8S_REQUEST_ABOVE_LIMIT, K8S_RESOURCE_INTEGER, K8S_RESOURCE_NAME,
     RESOURCES_REQUESTS_LIMITS,
@@ -42,7 +42,7 @@ pub fn overcommit_allowed(name: &str) -> bool {
 }
 
 /// Parses one quantity at `field`: a finding when it is not a quantity or is negative.
-pub fn quantity_at(value: &str, field: &str, out: &mut Vec<Diagnostic>) -> Option<Quantity> {
+pub fn quantity_at(value: &str, field: &FieldPath, out: &mut Vec<Diagnostic>) -> Option<Quantity> {
     match quantity::parse(value) {
         Err(e) => {
             out.push(finding(
@@ -62,12 +62,12 @@ pub fn quantity_at(value: &str, field: &str, out: &mut Vec<Diagnostic>) -> Optio
 }
 
 /// The requests and limits of one container at `path` (`...containers[0].resources`).
-pub fn requirements(r: &ResourceRequirements, path: &str, out: &mut Vec<Diagnostic>) {
+pub fn requirements(r: &ResourceRequirements, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let empty = BTreeMap::new();
-    let limits = checked(r.limits.as_ref().unwrap_or(&empty), &format!("{path}.limits"), out);
-    let requests = checked(r.requests.as_ref().unwrap_or(&empty), &format!("{path}.requests"), out);
+    let limits = checked(r.limits.as_ref().unwrap_or(&empty), &path.field("limits"), out);
+    let requests = checked(r.requests.as_ref().unwrap_or(&empty), &path.field("requests"), out);
     for (name, req) in &requests {
-        let field = join_path(&format!("{path}.requests"), name);
+        let field = path.field("requests").key(name);
         let raw =
             |m: &Option<BTreeMap<String, K8sQuantity>>| m.as_ref().and_then(|m| m.get(*name)).map(|q| q.0.clone()).unwrap_or_default();
         match limits.get(name) {
@@ -109,10 +109,10 @@ pub fn requirements(r: &ResourceRequirements, path: &str, out: &mut Vec<Diagnost
 }
 
 /// Names and amounts of one section; the amounts that parse, by name.
-fn checked<'a>(map: &'a BTreeMap<String, K8sQuantity>, path: &str, out: &mut Vec<Diagnostic>) -> BTreeMap<&'a str, Quantity> {
+fn checked<'a>(map: &'a BTreeMap<String, K8sQuantity>, path: &FieldPath, out: &mut Vec<Diagnostic>) -> BTreeMap<&'a str, Quantity> {
     let mut parsed = BTreeMap::new();
     for (name, value) in map {
-        let field = join_path(path, name);
+        let field = path.key(name);
         if let Some(problem) = name_problem(name) {
             out.push(finding(&K8S_RESOURCE_NAME, Scope::Template, field, format!("`{name}` {problem}")));
             continue;
@@ -188,7 +188,7 @@ mod tests {
 
     fn check(limits: &[(&str, &str)], requests: &[(&str, &str)]) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        requirements(&res(limits, requests), "r", &mut out);
+        requirements(&res(limits, requests), &"r".into(), &mut out);
         out.into_iter().map(|d| (d.rule.id, d.field.unwrap_or_default())).collect()
     }
 

@@ -15,15 +15,15 @@ use super::facts::{facts, listed};
 use super::finding::{finding, shown, Scope};
 use super::meta;
 use super::names;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{K8S_NAMESPACE, K8S_NODE_AFFINITY, K8S_POD_AFFINITY, K8S_TOLERATION};
 
 /// Tolerations at `path` (the list).
-pub fn tolerations(list: &[Toleration], path: &str, out: &mut Vec<Diagnostic>) {
+pub fn tolerations(list: &[Toleration], path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let e = &facts().enums;
     for (i, t) in list.iter().enumerate() {
-        let at = |f: &str| format!("{path}[{i}].{f}");
-        let mut bad = |field: String, msg: String| out.push(finding(&K8S_TOLERATION, Scope::Template, field, msg));
+        let at = |f: &str| path.index(i).key(f);
+        let mut bad = |field: FieldPath, msg: String| out.push(finding(&K8S_TOLERATION, Scope::Template, field, msg));
         let key = t.key.as_deref().unwrap_or_default();
         let operator = t.operator.as_deref().unwrap_or_default();
         let value = t.value.as_deref().unwrap_or_default();
@@ -54,16 +54,16 @@ pub fn tolerations(list: &[Toleration], path: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// `nodeSelector`: label keys and values.
-pub fn node_selector(map: &BTreeMap<String, String>, path: &str, out: &mut Vec<Diagnostic>) {
+pub fn node_selector(map: &BTreeMap<String, String>, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     meta::labels(map, path, Scope::Template, out);
 }
 
 /// Node affinity, pod affinity and pod anti-affinity at `path` (`...spec.affinity`).
-pub fn affinity(a: &Affinity, path: &str, out: &mut Vec<Diagnostic>) {
+pub fn affinity(a: &Affinity, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Some(n) = &a.node_affinity {
-        let base = format!("{path}.nodeAffinity");
+        let base = path.field("nodeAffinity");
         if let Some(required) = &n.required_during_scheduling_ignored_during_execution {
-            let terms = format!("{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+            let terms = base.field("requiredDuringSchedulingIgnoredDuringExecution").field("nodeSelectorTerms");
             if required.node_selector_terms.is_empty() {
                 out.push(finding(
                     &K8S_NODE_AFFINITY,
@@ -73,14 +73,14 @@ pub fn affinity(a: &Affinity, path: &str, out: &mut Vec<Diagnostic>) {
                 ));
             }
             for (i, t) in required.node_selector_terms.iter().enumerate() {
-                node_term(t, &format!("{terms}[{i}]"), true, out);
+                node_term(t, &terms.index(i), true, out);
             }
         }
         for (i, p) in n.preferred_during_scheduling_ignored_during_execution.iter().flatten().enumerate() {
-            let at = format!("{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
-            weight(p.weight, &format!("{at}.weight"), &K8S_NODE_AFFINITY, out);
+            let at = base.field("preferredDuringSchedulingIgnoredDuringExecution").index(i);
+            weight(p.weight, &at.field("weight"), &K8S_NODE_AFFINITY, out);
             // Preferred terms may name label values that are not valid (upstream allows them).
-            node_term(&p.preference, &format!("{at}.preference"), false, out);
+            node_term(&p.preference, &at.field("preference"), false, out);
         }
     }
     for (name, pa) in [
@@ -98,37 +98,37 @@ pub fn affinity(a: &Affinity, path: &str, out: &mut Vec<Diagnostic>) {
         ),
     ] {
         let Some((required, preferred)) = pa else { continue };
-        let base = format!("{path}.{name}");
+        let base = path.key(name);
         for (i, t) in required.iter().flatten().enumerate() {
-            pod_term(t, &format!("{base}.requiredDuringSchedulingIgnoredDuringExecution[{i}]"), out);
+            pod_term(t, &base.field("requiredDuringSchedulingIgnoredDuringExecution").index(i), out);
         }
         for (i, w) in preferred.iter().flatten().enumerate() {
-            let at = format!("{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
-            weight(w.weight, &format!("{at}.weight"), &K8S_POD_AFFINITY, out);
-            pod_term(&w.pod_affinity_term, &format!("{at}.podAffinityTerm"), out);
+            let at = base.field("preferredDuringSchedulingIgnoredDuringExecution").index(i);
+            weight(w.weight, &at.field("weight"), &K8S_POD_AFFINITY, out);
+            pod_term(&w.pod_affinity_term, &at.field("podAffinityTerm"), out);
         }
     }
 }
 
-fn weight(w: i32, field: &str, rule: &'static crate::rules::Rule, out: &mut Vec<Diagnostic>) {
+fn weight(w: i32, field: &FieldPath, rule: &'static crate::rules::Rule, out: &mut Vec<Diagnostic>) {
     let l = &facts().limits;
     if i64::from(w) < l.weight_min || i64::from(w) > l.weight_max {
         out.push(finding(rule, Scope::Template, field, format!("weight {w} is outside {}..{}", l.weight_min, l.weight_max)));
     }
 }
 
-fn node_term(t: &NodeSelectorTerm, path: &str, check_values: bool, out: &mut Vec<Diagnostic>) {
+fn node_term(t: &NodeSelectorTerm, path: &FieldPath, check_values: bool, out: &mut Vec<Diagnostic>) {
     for (j, r) in t.match_expressions.iter().flatten().enumerate() {
-        requirement(r, &format!("{path}.matchExpressions[{j}]"), check_values, out);
+        requirement(r, &path.field("matchExpressions").index(j), check_values, out);
     }
     for (j, r) in t.match_fields.iter().flatten().enumerate() {
-        let at = format!("{path}.matchFields[{j}]");
+        let at = path.field("matchFields").index(j);
         let values = r.values.as_deref().unwrap_or_default();
         if r.key != "metadata.name" {
             out.push(finding(
                 &K8S_NODE_AFFINITY,
                 Scope::Template,
-                format!("{at}.key"),
+                at.field("key"),
                 format!("`{}` is not a node field selector key; only `metadata.name` is", r.key),
             ));
         }
@@ -145,7 +145,7 @@ fn node_term(t: &NodeSelectorTerm, path: &str, check_values: bool, out: &mut Vec
                 out.push(finding(
                     &K8S_NODE_AFFINITY,
                     Scope::Template,
-                    format!("{at}.values[{k}]"),
+                    at.field("values").index(k),
                     format!("`{v}` is not a node name: it {e}"),
                 ));
             }
@@ -153,14 +153,14 @@ fn node_term(t: &NodeSelectorTerm, path: &str, check_values: bool, out: &mut Vec
     }
 }
 
-fn requirement(r: &NodeSelectorRequirement, path: &str, check_values: bool, out: &mut Vec<Diagnostic>) {
+fn requirement(r: &NodeSelectorRequirement, path: &FieldPath, check_values: bool, out: &mut Vec<Diagnostic>) {
     let values = r.values.as_deref().unwrap_or_default();
     let ops = &facts().node_selector_operators;
     match ops.get(&r.operator) {
         None => out.push(finding(
             &K8S_NODE_AFFINITY,
             Scope::Template,
-            format!("{path}.operator"),
+            path.field("operator"),
             format!(
                 "`{}` is not a node selector operator; expected one of {}",
                 r.operator,
@@ -170,18 +170,13 @@ fn requirement(r: &NodeSelectorRequirement, path: &str, check_values: bool, out:
         Some(arity) if !arity.accepts(values.len()) => out.push(finding(
             &K8S_NODE_AFFINITY,
             Scope::Template,
-            format!("{path}.values"),
+            path.field("values"),
             format!("`{}` takes {}, not {}", r.operator, arity.describe(), values.len()),
         )),
         Some(_) => {}
     }
     if let Err(e) = names::qualified_name(&r.key) {
-        out.push(finding(
-            &K8S_NODE_AFFINITY,
-            Scope::Template,
-            format!("{path}.key"),
-            format!("`{}` is not a valid label key: it {e}", r.key),
-        ));
+        out.push(finding(&K8S_NODE_AFFINITY, Scope::Template, path.field("key"), format!("`{}` is not a valid label key: it {e}", r.key)));
     }
     if check_values {
         for (k, v) in values.iter().enumerate() {
@@ -189,7 +184,7 @@ fn requirement(r: &NodeSelectorRequirement, path: &str, check_values: bool, out:
                 out.push(finding(
                     &K8S_NODE_AFFINITY,
                     Scope::Template,
-                    format!("{path}.values[{k}]"),
+                    path.field("values").index(k),
                     format!("{} is not a valid label value: it {e}", shown(v)),
                 ));
             }
@@ -197,15 +192,15 @@ fn requirement(r: &NodeSelectorRequirement, path: &str, check_values: bool, out:
     }
 }
 
-fn pod_term(t: &PodAffinityTerm, path: &str, out: &mut Vec<Diagnostic>) {
+fn pod_term(t: &PodAffinityTerm, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let key = t.topology_key.as_str();
     if key.is_empty() {
-        out.push(finding(&K8S_POD_AFFINITY, Scope::Template, format!("{path}.topologyKey"), "a pod affinity term needs a `topologyKey`"));
+        out.push(finding(&K8S_POD_AFFINITY, Scope::Template, path.field("topologyKey"), "a pod affinity term needs a `topologyKey`"));
     } else if let Err(e) = names::qualified_name(key) {
         out.push(finding(
             &K8S_POD_AFFINITY,
             Scope::Template,
-            format!("{path}.topologyKey"),
+            path.field("topologyKey"),
             format!("`{key}` is not a valid topology key: it {e}"),
         ));
     }
@@ -214,32 +209,32 @@ fn pod_term(t: &PodAffinityTerm, path: &str, out: &mut Vec<Diagnostic>) {
             out.push(finding(
                 &K8S_NAMESPACE,
                 Scope::Template,
-                format!("{path}.namespaces[{i}]"),
+                path.field("namespaces").index(i),
                 format!("`{ns}` is not a valid namespace name"),
             ));
         }
     }
     for (name, selector) in [("labelSelector", &t.label_selector), ("namespaceSelector", &t.namespace_selector)] {
         if let Some(s) = selector {
-            label_selector(s, &format!("{path}.{name}"), out);
+            label_selector(s, &path.key(name), out);
         }
     }
 }
 
 /// `ValidateLabelSelector`: matchLabels as labels, matchExpressions with the label selector operators.
-fn label_selector(s: &LabelSelector, path: &str, out: &mut Vec<Diagnostic>) {
+fn label_selector(s: &LabelSelector, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Some(m) = &s.match_labels {
-        meta::labels(m, &format!("{path}.matchLabels"), Scope::Template, out);
+        meta::labels(m, &path.field("matchLabels"), Scope::Template, out);
     }
     let ops = &facts().label_selector_operators;
     for (i, r) in s.match_expressions.iter().flatten().enumerate() {
-        let at = format!("{path}.matchExpressions[{i}]");
+        let at = path.field("matchExpressions").index(i);
         let n = r.values.as_ref().map_or(0, Vec::len);
         match ops.get(&r.operator) {
             None => out.push(finding(
                 &K8S_POD_AFFINITY,
                 Scope::Template,
-                format!("{at}.operator"),
+                at.field("operator"),
                 format!(
                     "`{}` is not a label selector operator; expected one of {}",
                     r.operator,
@@ -249,18 +244,13 @@ fn label_selector(s: &LabelSelector, path: &str, out: &mut Vec<Diagnostic>) {
             Some(a) if !a.accepts(n) => out.push(finding(
                 &K8S_POD_AFFINITY,
                 Scope::Template,
-                format!("{at}.values"),
+                at.field("values"),
                 format!("`{}` takes {}, not {n}", r.operator, a.describe()),
             )),
             Some(_) => {}
         }
         if let Err(e) = names::qualified_name(&r.key) {
-            out.push(finding(
-                &K8S_POD_AFFINITY,
-                Scope::Template,
-                format!("{at}.key"),
-                format!("`{}` is not a valid label key: it {e}", r.key),
-            ));
+            out.push(finding(&K8S_POD_AFFINITY, Scope::Template, at.field("key"), format!("`{}` is not a valid label key: it {e}", r.key)));
         }
     }
 }
@@ -281,7 +271,7 @@ mod tests {
 
     fn fields(list: &[Toleration]) -> Vec<String> {
         let mut out = Vec::new();
-        tolerations(list, "t", &mut out);
+        tolerations(list, &"t".into(), &mut out);
         out.into_iter().map(|d| d.field.unwrap_or_default()).collect()
     }
 
@@ -323,7 +313,7 @@ mod tests {
         }, "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "", "labelSelector": {"matchExpressions": [{"key": "k", "operator": "Exists", "values": ["v"]}]}}]}}))
         .unwrap();
         let mut out = Vec::new();
-        affinity(&a, "a", &mut out);
+        affinity(&a, &"a".into(), &mut out);
         let got: Vec<String> = out.iter().map(|d| format!("{} {}", d.rule.id, d.field.as_deref().unwrap_or(""))).collect();
         let t = "a.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions";
         assert_eq!(

@@ -155,7 +155,7 @@ pub(super) fn generator_metadata(
     replaced: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (key, ours) in keys::GENERATOR_LABELS {
+    for (key, ours) in generator_labels() {
         if let Some(v) = labels.get(key).filter(|v| *v != ours) {
             out.push(
                 Diagnostic::new(
@@ -189,7 +189,7 @@ pub(super) fn generator_metadata(
 /// Label selector operators and keys, as Kubernetes checks them, and name patterns.
 fn check_selector(s: &DefaultsSelector, report: &mut impl FnMut(Diagnostic)) {
     let mut out = Vec::new();
-    meta::labels(&s.match_labels, "spec.selector.matchLabels", Scope::Object, &mut out);
+    meta::labels(&s.match_labels, &"spec.selector.matchLabels".into(), Scope::Object, &mut out);
     out.into_iter().for_each(&mut *report);
     let ops = &facts().label_selector_operators;
     for (i, r) in s.match_expressions.iter().enumerate() {
@@ -350,6 +350,12 @@ pub(super) fn check_platform(name: &str, field: &str) -> Result<(), Diagnostic> 
             Err(Diagnostic::new(&CATALOG_INVALID_VALUE, format!("{e}{near}")).with_field(field).with_help("use one of the accepted values"))
         }
     }
+}
+
+/// The labels the generator sets on every runtime, with their values: a catalog's own value for
+/// one of these keys is replaced (a `catalog/generator-metadata` warning).
+pub fn generator_labels() -> [(&'static str, &'static str); 2] {
+    [(keys::MANAGED_BY, keys::MANAGED_BY_VALUE), (crate::trainer::facts().labels.framework.as_str(), "jax")]
 }
 
 #[cfg(test)]

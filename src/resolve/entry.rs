@@ -14,7 +14,7 @@ use crate::diag::Diagnostic;
 use crate::k8s::names;
 use crate::keys;
 use crate::rules::catalog::*;
-use crate::trainer::JAX_PLUGIN_VARIABLES;
+use crate::trainer::facts;
 
 /// Errors and warnings of one entry.
 #[derive(Default)]
@@ -311,19 +311,22 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
         }
     }
     for (i, e) in entry.spec.env.iter().enumerate() {
-        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if facts().is_jax_variable(&e.name) {
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,
                     format!("`{}` is injected by Trainer's JAX plugin; a value here overrides it and can make `jax.distributed.initialize()` hang", e.name),
                 )
                 .with_field(format!("spec.env[{i}].name"))
-                .with_help("remove it: Trainer sets JAX_NUM_PROCESSES, JAX_PROCESS_ID and JAX_COORDINATOR_ADDRESS for every pod"),
+                .with_help({
+                    let [count, id, coordinator] = facts().jax.env();
+                    format!("remove it: Trainer sets {count}, {id} and {coordinator} for every pod")
+                }),
             );
         }
     }
     for (i, e) in defaults.env.iter().enumerate() {
-        if JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if facts().is_jax_variable(&e.name) {
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,

@@ -14,6 +14,8 @@ use crate::accelerators::fabric::{Fabric, FabricMachine, Overrides};
 use crate::accelerators::{data, FabricError, FabricPatch, GpuShape};
 use crate::catalog::{FabricSpec, GpuSpec, Interconnect};
 use crate::diag::Diagnostic;
+use crate::k8s::quantity;
+use crate::k8s::resources::{is_extended, is_hugepages};
 use crate::rules::catalog::CATALOG_INVALID_VALUE;
 use crate::rules::interconnect::{INTERCONNECT_HOST_NETWORK, INTERCONNECT_NOT_WIRED, INTERCONNECT_UNUSED_SETTINGS};
 
@@ -223,13 +225,14 @@ fn check_resources(r: &BTreeMap<String, k8s_openapi::apimachinery::pkg::api::res
     let mut out = Vec::new();
     for (name, q) in r {
         let field = format!("{FIELD}.resources.{name}");
-        let v = q.0.trim();
-        let problem = if !name.contains('/') && !name.starts_with("hugepages-") {
+        let v = q.0.as_str();
+        let amount = quantity::parse(v).ok().filter(|a| !a.is_negative());
+        let problem = if !is_hugepages(name) && !is_extended(name) {
             Some(format!("`{name}` is not a fabric resource; cpu, memory and storage go under `spec.resources`"))
-        } else if name.starts_with("hugepages-") {
-            (!is_quantity(v)).then(|| format!("`{name}: {v}` is not a Kubernetes quantity (e.g. `5120Mi`)"))
+        } else if is_hugepages(name) {
+            amount.is_none().then(|| format!("`{name}: {v}` is not a Kubernetes quantity (e.g. `5120Mi`)"))
         } else {
-            (v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()))
+            (!amount.is_some_and(|a| a.is_whole()))
                 .then(|| format!("`{name}: {v}` is not a whole number; Kubernetes counts extended resources in whole devices"))
         };
         if let Some(message) = problem {
@@ -241,14 +244,6 @@ fn check_resources(r: &BTreeMap<String, k8s_openapi::apimachinery::pkg::api::res
         }
     }
     out
-}
-
-/// `123`, `1.5`, `5120Mi`, `2Gi`, `500m`: a number with an optional Kubernetes suffix.
-fn is_quantity(v: &str) -> bool {
-    let number_end = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
-    let (number, suffix) = v.split_at(number_end);
-    let digits_ok = !number.is_empty() && number.split('.').count() <= 2 && number.split('.').all(|p| !p.is_empty());
-    digits_ok && ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k", "M", "G", "T", "P", "E"].contains(&suffix)
 }
 
 /// A fabric made from the runtime's own settings, where the data knows none.
@@ -418,7 +413,13 @@ mod tests {
             "fabric": {"resources": {"vpc.amazonaws.com/efa": "lots", "hugepages-2Mi": "5G B", "memory": "1Gi"}}}}}))
         .unwrap_err();
         assert_eq!(ids(&errs), ["catalog/invalid-value"; 3]);
-        assert!(is_quantity("5120Mi") && is_quantity("1.5") && !is_quantity("1.") && !is_quantity("Mi"));
+        let ok = resolve(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "b200",
+            "fabric": {"resources": {"vpc.amazonaws.com/efa": "8000m", "hugepages-2Mi": "5120Mi"}}}}}));
+        assert!(ok.is_ok(), "the quantities Kubernetes reads: {:?}", ok.err());
+        let errs = resolve(serde_json::json!({"platform": "eks", "numNodes": 2, "accelerator": {"gpu": {"model": "b200",
+            "fabric": {"resources": {"vpc.amazonaws.com/efa": "1500m", "hugepages-2Mi": "-1Mi"}}}}}))
+        .unwrap_err();
+        assert_eq!(ids(&errs), ["catalog/invalid-value"; 2]);
     }
 
     #[test]

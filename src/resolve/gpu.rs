@@ -1,13 +1,16 @@
 //! A `gpu:` entry -> its placement on the platform's machine shapes: the vendor's extended
 //! resource per node, the model and machine-type selectors (a node affinity where several machine
-//! types serve it), the vendor's tolerations, and the interconnect ([`super::fabric`]): the fabric's
-//! env and extended resources join the plan, the rest of its pod patch rides on the shape.
+//! types serve it), the vendor's tolerations and those of the taints the platform's GPU pools carry
+//! (`nodes.yaml`: AKS GPU pools are `sku=gpu:NoSchedule`, the data `fit` explains pools with), and
+//! the interconnect ([`super::fabric`]): the fabric's env and extended resources join the plan, the
+//! rest of its pod patch rides on the shape.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::resolved::{Accel, AcceleratorPlan};
+use crate::accelerators::nodes::nodes;
 use crate::accelerators::{data, GpuError};
 use crate::catalog::{DefaultsSpec, GpuSpec, JaxRuntimeSpec, Platform};
 use crate::diag::Diagnostic;
@@ -66,6 +69,8 @@ pub(super) fn plan(
         }
     };
     let mut shape = shape;
+    let pool = nodes().pool_tolerations(platform.as_str(), &shape.resource, &shape.tolerations);
+    shape.tolerations.extend(pool);
     let wiring = super::fabric::wire(
         &shape,
         gpu,

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::catalog::{DefaultsSpec, JaxRuntime};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::k8s::facts::facts;
 use crate::k8s::finding::{finding, Scope};
 use crate::k8s::{meta, pod, resources, scheduling};
@@ -21,27 +21,27 @@ pub fn check_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Vec<Diagnosti
     let mut out = Vec::new();
     let m = &entry.metadata;
     let s = &entry.spec;
-    meta::labels(&m.labels, "metadata.labels", Scope::Object, &mut out);
+    meta::labels(&m.labels, &"metadata.labels".into(), Scope::Object, &mut out);
     let keys_only: BTreeMap<String, String> = m.annotations.keys().map(|k| (k.clone(), String::new())).collect();
     for d in annotation_keys(&keys_only, "metadata.annotations") {
         out.push(d);
     }
     annotations_size(entry, defaults, &mut out);
     if let Some(r) = &s.resources {
-        resources::requirements(r, "spec.resources", &mut out);
+        resources::requirements(r, &"spec.resources".into(), &mut out);
     }
-    pod::env(&s.env, "spec.env", &mut out);
-    scheduling::node_selector(&s.node_selector, "spec.nodeSelector", &mut out);
-    scheduling::tolerations(&s.tolerations, "spec.tolerations", &mut out);
+    pod::env(&s.env, &"spec.env".into(), &mut out);
+    scheduling::node_selector(&s.node_selector, &"spec.nodeSelector".into(), &mut out);
+    scheduling::tolerations(&s.tolerations, &"spec.tolerations".into(), &mut out);
     if let Some(sa) = s.service_account_name.as_deref() {
-        pod::service_account(sa, "spec.serviceAccountName", &mut out);
+        pod::service_account(sa, &"spec.serviceAccountName".into(), &mut out);
     }
     // An empty image is `catalog/image`; here only what Kubernetes adds (surrounding whitespace).
     if let Some(image) = s.image.as_deref().filter(|i| !i.trim().is_empty()) {
-        pod::image(Some(image), "spec.image", &mut out);
+        pod::image(Some(image), &"spec.image".into(), &mut out);
     }
     if let Some(size) = s.shared_memory.as_ref().and_then(|m| m.size_limit.as_deref()) {
-        resources::quantity_at(size, "spec.sharedMemory.sizeLimit", &mut out);
+        resources::quantity_at(size, &"spec.sharedMemory.sizeLimit".into(), &mut out);
     }
     out
 }
@@ -49,14 +49,14 @@ pub fn check_entry(entry: &JaxRuntime, defaults: &DefaultsSpec) -> Vec<Diagnosti
 /// Findings on the defaults' values (paths relative to the `JaxRuntimeDefaults` object).
 pub fn check_defaults(d: &DefaultsSpec) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    meta::labels(&d.labels, "spec.labels", Scope::Object, &mut out);
+    meta::labels(&d.labels, &"spec.labels".into(), Scope::Object, &mut out);
     out.extend(annotation_keys(&d.annotations, "spec.annotations"));
-    pod::env(&d.env, "spec.env", &mut out);
-    scheduling::node_selector(&d.node_selector, "spec.nodeSelector", &mut out);
-    scheduling::tolerations(&d.tolerations, "spec.tolerations", &mut out);
+    pod::env(&d.env, &"spec.env".into(), &mut out);
+    scheduling::node_selector(&d.node_selector, &"spec.nodeSelector".into(), &mut out);
+    scheduling::tolerations(&d.tolerations, &"spec.tolerations".into(), &mut out);
     for (key, image) in &d.images.0 {
         if !image.trim().is_empty() {
-            pod::image(Some(image), &format!("spec.images.{key}"), &mut out);
+            pod::image(Some(image), &FieldPath::from("spec.images").key(key), &mut out);
         }
     }
     out
@@ -65,7 +65,7 @@ pub fn check_defaults(d: &DefaultsSpec) -> Vec<Diagnostic> {
 /// Annotation keys only: the size of all annotations together is [`annotations_size`]'s.
 fn annotation_keys(map: &BTreeMap<String, String>, path: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    meta::annotations(map, path, Scope::Object, &mut out);
+    meta::annotations(map, &path.into(), Scope::Object, &mut out);
     out.retain(|d| d.rule != &K8S_ANNOTATIONS_SIZE);
     out
 }

@@ -24,6 +24,7 @@ mod rows;
 mod shape;
 pub mod tpu;
 
+pub use defaults::generator_labels;
 pub use resolved::{Accel, Origin, Resolution, Resolved};
 
 /// One entry to resolve: a `JaxRuntime`, or a row of a matrix (`row`: the matrix's index among

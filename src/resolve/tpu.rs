@@ -1,12 +1,16 @@
 //! A `tpu:` entry -> the slice it names (generation, topology, machine shape) and what the
-//! runtime needs for it: `google.com/tpu` per host, the accelerator and topology selectors, the TPU
-//! toleration and env, numNodes = hosts, and for multi-host slices the JobSet annotations.
+//! runtime needs for it: `google.com/tpu` per host, the accelerator and topology selectors (and the
+//! machine type where the topology exists on several machine types with the same labels: v5e and
+//! v6e 2x4 on a 4-chip or an 8-chip host), the TPU toleration (and those of the platform's TPU pool
+//! taints, `nodes.yaml`) and env, numNodes = hosts, and for multi-host slices the JobSet
+//! annotations.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::resolved::{Accel, AcceleratorPlan};
+use crate::accelerators::nodes::nodes;
 use crate::accelerators::{data, parse_topology, TpuShape};
 use crate::catalog::{Platform, TpuSpec};
 use crate::diag::Diagnostic;
@@ -60,17 +64,25 @@ pub(super) fn plan(
             );
         }
     }
-    let node_selector = BTreeMap::from([
+    let mut node_selector = BTreeMap::from([
         (data.accelerator_label.clone(), shape.accelerator_label.clone()),
         (data.topology_label.clone(), shape.topology.clone()),
     ]);
+    // The accelerator and topology labels alone would also match the topology's other machine
+    // type: a 2-host slice's pods would share one 8-chip host, a 1-host slice wait for one forever.
+    let ambiguous = data.generation(&shape.generation).is_ok_and(|g| g.shapes_for(&shape.topology).len() > 1);
+    if ambiguous {
+        node_selector.insert(data.machine_type_label.clone(), shape.machine_type.clone());
+    }
+    let mut tolerations = data.tolerations.clone();
+    tolerations.extend(nodes().pool_tolerations(platform.as_str(), &data.resource, &tolerations));
     let limits = BTreeMap::from([(data.resource.clone(), Quantity(shape.chips_per_host.to_string()))]);
     let jobset_annotations = if shape.multi_host() { data.multi_host_annotations.clone() } else { BTreeMap::new() };
     Ok((
         AcceleratorPlan {
             num_nodes: shape.hosts as i32,
             node_selector,
-            tolerations: data.tolerations.clone(),
+            tolerations,
             env: data.env.clone(),
             jobset_annotations,
             limits,

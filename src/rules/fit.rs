@@ -1,5 +1,6 @@
 //! Rules of `jax-runtimes fit` and of the KRM validator's `spec.nodes`: the node and pod lists
-//! it reads, and the runtimes whose pods would stay Pending on the cluster they describe.
+//! it reads, the runtimes and TrainJobs it fits, and those whose pods would stay Pending on the
+//! cluster they describe.
 
 use super::rule::define_rules;
 
@@ -19,8 +20,11 @@ define_rules! {
     FIT_UNREADABLE_RUNTIME = "fit/unreadable-runtime", Error, Fit,
         "A ClusterTrainingRuntime or TrainingRuntime that does not read as one (a field of the wrong type), so its pods cannot be worked out. `fit` exits 2.",
         "Run `jax-runtimes validate` on the file and fix what it reports.";
+    FIT_UNREADABLE_TRAINJOB = "fit/unreadable-trainjob", Error, Fit,
+        "A TrainJob given to `fit` that does not read as one (a field of the wrong type, a missing `spec.runtimeRef`), so the pods Trainer would make of it cannot be worked out. `fit` exits 2.",
+        "Run `jax-runtimes validate` on the file and fix what it reports.";
     FIT_DOES_NOT_FIT = "fit/does-not-fit", Error, Fit,
-        "A runtime whose TrainJob's pods would stay Pending on the cluster the node inventory describes: no node pool matches its node selector, its nodes are tainted, cordoned or not Ready, or they lack the free resources for the whole gang. The message names the first blocker.",
+        "A runtime (or a TrainJob on its runtime) whose pods would stay Pending on the cluster the node inventory describes: no node pool matches its node selector, its nodes are tainted, cordoned or not Ready, or they lack the free resources for the whole gang. The message names the first blocker.",
         "Fix what the message names: the runtime's selector or tolerations, the node pool, or free capacity on it.";
     FIT_INVENTORY_MISSING = "fit/inventory-missing", Error, Fit,
         "The `JaxRuntimeValidation` config names a `spec.nodes` or `spec.pods` file that no item of the package comes from.",

@@ -18,7 +18,7 @@ pub mod rule;
 pub mod trainjob;
 pub mod validate;
 
-pub use rule::{Layer, Moment, Rule, Severity};
+pub use rule::{Layer, Moment, Rule, Severity, Teller};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {

@@ -88,10 +88,21 @@ pub enum Moment {
     /// Every TrainJob that uses the runtime: its JobSet, Jobs or Pods are rejected when Trainer,
     /// JobSet and the Job controller create them.
     Start,
+    /// Every TrainJob that uses the runtime: its JobSet and Jobs are created, then the Job
+    /// controller's Pods are rejected (a check Kubernetes makes of Pods, not of pod templates).
+    PodStart,
     /// At apply in the runtime's own `metadata`; at TrainJob start inside its templates.
     ApplyOrStart,
     /// Never rejected: the pods stay Pending, or the job fails or runs wrong once it runs.
     Run,
+}
+
+/// Whose failure a finding's clause tells: the runtime's (`validate`), or the TrainJob's that uses
+/// it (the TrainJob checks, which run the runtime's checks on the runtime as the TrainJob changes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Teller {
+    Runtime,
+    TrainJob,
 }
 
 impl Moment {
@@ -100,17 +111,27 @@ impl Moment {
         match self {
             Moment::Apply => "at apply: the API server rejects the runtime",
             Moment::Start => "at TrainJob start: Kubernetes rejects the JobSet, Job or Pod that Trainer creates, so every TrainJob using the runtime fails",
+            Moment::PodStart => "at pod start: the JobSet and its Jobs are created, then the Job controller's Pods are rejected, so every TrainJob using the runtime waits for pods that never come",
             Moment::ApplyOrStart => "at apply for the runtime's own `metadata`; at TrainJob start inside its templates",
             Moment::Run => "never rejected: pods stay Pending, or the job fails or runs wrong once it runs",
         }
     }
 
-    /// The clause a finding's message ends with.
+    /// The clause a finding of the runtime's own check ends with.
     pub fn clause(self) -> &'static str {
-        match self {
-            Moment::Apply | Moment::ApplyOrStart => "the API server rejects the runtime at apply",
-            Moment::Start => "Kubernetes rejects it when a TrainJob starts",
-            Moment::Run => "Kubernetes accepts it, but the pods do not run as meant",
+        self.clause_for(Teller::Runtime)
+    }
+
+    /// The clause a finding ends with, said of the runtime or of the TrainJob that uses it.
+    pub fn clause_for(self, teller: Teller) -> &'static str {
+        match (self, teller) {
+            (Moment::Apply | Moment::ApplyOrStart, Teller::Runtime) => "the API server rejects the runtime at apply",
+            // Said of a TrainJob, a value refused at apply came from the TrainJob, whose CRD has
+            // the same schema for it (the quantity pattern, the list keys).
+            (Moment::Apply | Moment::ApplyOrStart, Teller::TrainJob) => "the API server rejects the TrainJob at apply",
+            (Moment::Start | Moment::PodStart, Teller::Runtime) => "Kubernetes rejects it when a TrainJob starts",
+            (Moment::Start | Moment::PodStart, Teller::TrainJob) => "Kubernetes rejects it when this TrainJob starts",
+            (Moment::Run, _) => "Kubernetes accepts it, but the pods do not run as meant",
         }
     }
 }

@@ -1,13 +1,18 @@
 //! Typed Kubeflow Trainer v2 (`trainer.kubeflow.org/v1alpha1`) objects: runtimes with the
 //! embedded JobSet (`jobset.x-k8s.io/v1alpha2`) spec ([`runtime`]) and TrainJobs ([`trainjob`]),
-//! built on k8s-openapi's Job and Pod types. Field names, enums and bounds follow the Trainer
-//! v2.3.0 and JobSet v0.12.0 CRDs; the JSON Schema the validator uses is derived from these types.
+//! built on k8s-openapi's Job and Pod types, and Trainer's facts ([`facts()`], from
+//! `catalog/trainer.yaml`): its releases, ML policies, ancestor steps, the trainer job, what the
+//! JAX plugin injects. Field names, enums and bounds follow the Trainer v2.3.0 and JobSet v0.12.0
+//! CRDs; the JSON Schema the validator uses is derived from these types.
 
+pub mod facts;
 pub mod names;
+pub mod paths;
 pub mod pods;
 pub mod runtime;
 pub mod trainjob;
 
+pub use facts::facts;
 pub use runtime::*;
 pub use trainjob::*;
 
@@ -16,10 +21,3 @@ pub const API_VERSION: &str = "trainer.kubeflow.org/v1alpha1";
 pub const KIND_CLUSTER: &str = "ClusterTrainingRuntime";
 pub const KIND_NAMESPACED: &str = "TrainingRuntime";
 pub const KIND_TRAINJOB: &str = "TrainJob";
-
-/// Name of the trainer replicated job and of its container (`constants.Node`).
-pub const NODE: &str = "node";
-/// Env the JAX plugin injects into the `node` container (trainer `pkg/runtime/framework/plugins/jax`).
-pub const JAX_PLUGIN_VARIABLES: [&str; 3] = ["JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"];
-/// Port of the JAX coordinator (`constants.ContainerTrainerPort`).
-pub const COORDINATOR_PORT: u16 = 29500;

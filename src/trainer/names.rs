@@ -6,13 +6,28 @@
 //! pod's name with a `-abcde` stand-in for the random suffix, to be DNS-1035 labels of at most 63
 //! characters, so a TrainJob whose name is too long fails when Trainer creates its JobSet.
 
+use crate::k8s::facts::facts as k8s_facts;
+use crate::k8s::names::{dns1035_label, NameError};
+
 /// Longest DNS-1035 label (`k8s.io/apimachinery` `DNS1035LabelMaxLength`).
-pub const LABEL_MAX: usize = 63;
+pub fn label_max() -> usize {
+    k8s_facts().limits.dns_label
+}
+
 /// The random pod-name suffix the JobSet webhook counts (`-` and 5 characters).
-const POD_SUFFIX: usize = "-abcde".len();
+fn pod_suffix() -> usize {
+    super::facts().pod_name_suffix.len()
+}
 
 fn digits(n: u64) -> usize {
     n.to_string().len()
+}
+
+/// True when a replicated job's name can stand inside the DNS-1035 Job names JobSet builds
+/// (`<jobset>-<name>-<index>`): lowercase letters, digits and `-` (its length is
+/// [`max_jobset_name`]'s question).
+pub fn fits_job_names(name: &str) -> bool {
+    !matches!(dns1035_label(&format!("a-{name}-0")), Err(e) if !matches!(e, NameError::TooLong { .. }))
 }
 
 /// The longest JobSet (TrainJob) name for one replicated job named `job` with `replicas` Jobs
@@ -22,8 +37,8 @@ pub fn max_jobset_name(job: &str, replicas: u64, pods: u64) -> usize {
     let last_pod = pods.max(1) - 1;
     // `<name>-<job>-<j>` and `<name>-<job>-<j>-<p>-abcde`, each at most 63.
     let job_name = 1 + job.len() + 1 + digits(last_job);
-    let pod_name = job_name + 1 + digits(last_pod) + POD_SUFFIX;
-    LABEL_MAX.saturating_sub(job_name.max(pod_name))
+    let pod_name = job_name + 1 + digits(last_pod) + pod_suffix();
+    label_max().saturating_sub(job_name.max(pod_name))
 }
 
 /// The longest TrainJob name for a runtime whose replicated jobs are `(name, replicas, pods)`,
@@ -50,6 +65,16 @@ mod tests {
         }
         let name = "a".repeat(48);
         assert_eq!(format!("{}-abcde", hostname(&name, "node", 0, 9)).len(), 63);
+    }
+
+    #[test]
+    fn a_job_name_part_is_lowercase_letters_digits_and_dashes() {
+        for ok in ["node", "dataset-initializer", "a1", "-x", "", &"n".repeat(70)] {
+            assert!(fits_job_names(ok), "{ok}");
+        }
+        for bad in ["Node", "my_job", "a.b", "a b"] {
+            assert!(!fits_job_names(bad), "{bad}");
+        }
     }
 
     #[test]

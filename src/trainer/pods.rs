@@ -8,6 +8,7 @@
 
 use super::names::max_trainjob_name;
 use super::runtime::TrainingRuntime;
+use crate::diag::FieldPath;
 
 /// One replicated job as Trainer runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub struct JobPods<'a> {
     /// Pods per Job.
     pub pods: u64,
     /// The runtime field that sets `pods` (`spec.mlPolicy.numNodes` for the trainer).
-    pub pods_field: String,
+    pub pods_field: FieldPath,
 }
 
 /// Every replicated job with its Job and pod counts.
@@ -35,8 +36,8 @@ pub fn job_pods(rt: &TrainingRuntime) -> Vec<JobPods<'_>> {
             let trainer = job.is_trainer();
             let parallelism = job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1);
             let (count, pods_field) = match num_nodes {
-                Some(n) if trainer => (n, "spec.mlPolicy.numNodes".to_string()),
-                _ => (parallelism, format!("spec.template.spec.replicatedJobs[{index}].template.spec.parallelism")),
+                Some(n) if trainer => (n, super::paths::num_nodes()),
+                _ => (parallelism, super::paths::job_spec(index).field("parallelism")),
             };
             JobPods {
                 index,
@@ -75,7 +76,7 @@ mod tests {
         }));
         let jobs = job_pods(&r);
         assert_eq!((jobs[0].pods, jobs[1].pods), (1, 16));
-        assert_eq!(jobs[1].pods_field, "spec.mlPolicy.numNodes");
+        assert_eq!(jobs[1].pods_field.as_str(), "spec.mlPolicy.numNodes");
         // `-dataset-initializer-0-0-abcde` (31) vs `-node-0-15-abcde` (16): the initializer sets it.
         assert_eq!(max_trainjob_name_of(&r), Some((33, "dataset-initializer".to_string())));
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::JobTemplateSpec;
-use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use k8s_openapi::api::core::v1::{Container, PersistentVolumeClaim, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -294,13 +294,40 @@ pub struct ReplicatedJob {
 impl ReplicatedJob {
     /// The value of its Job template's `trainer.kubeflow.org/trainjob-ancestor-step` label.
     pub fn ancestor_step(&self) -> Option<&str> {
-        self.template.metadata.as_ref()?.labels.as_ref()?.get(crate::keys::TRAINER_ANCESTOR).map(String::as_str)
+        self.template.metadata.as_ref()?.labels.as_ref()?.get(&super::facts().ancestor_label).map(String::as_str)
     }
 
     /// Whether it is the trainer step (`trainjob-ancestor-step: trainer`): the job Trainer sizes
     /// with `numNodes` and the JAX plugin configures.
     pub fn is_trainer(&self) -> bool {
-        self.ancestor_step() == Some("trainer")
+        self.ancestor_step() == Some(super::facts().trainer_step.as_str())
+    }
+
+    /// Its pod template's spec.
+    pub fn pod_spec(&self) -> Option<&PodSpec> {
+        self.template.spec.as_ref()?.template.spec.as_ref()
+    }
+
+    /// Its `node` container (the container Trainer and the JAX plugin change).
+    pub fn node_container(&self) -> Option<&Container> {
+        self.pod_spec()?.containers.iter().find(|c| c.name == super::facts().node)
+    }
+}
+
+/// The trainer job among `jobs`: the first labelled with the trainer step, with its index.
+/// Trainer finds it by that label alone, never by name (kubeflow/trainer v2.3.0
+/// `pkg/runtime/core/trainingruntime.go` `newRuntimeInfo`, the JAX plugin's
+/// `FindPodSetByAncestor`); `preview`, `fit` and the validator all ask this function.
+pub fn trainer_job(jobs: &[ReplicatedJob]) -> Option<(usize, &ReplicatedJob)> {
+    jobs.iter().enumerate().find(|(_, j)| j.is_trainer())
+}
+
+impl MlPolicy {
+    /// The framework policy it sets (`jax`, `torch`, ...; the first of [`super::facts`]'s list
+    /// when it sets several, which the CRD refuses), or `None` for PlainML.
+    pub fn framework(&self) -> Option<&'static str> {
+        let set = serde_json::to_value(self).ok()?;
+        super::facts().ml_policies.iter().map(String::as_str).find(|p| set.get(*p).is_some())
     }
 }
 
@@ -315,13 +342,12 @@ pub struct DependsOn {
 
 impl TrainingRuntime {
     /// The pod spec of each replicated job, with its index.
-    pub fn pods(&self) -> impl Iterator<Item = (usize, &ReplicatedJob, Option<&k8s_openapi::api::core::v1::PodSpec>)> {
-        self.spec
-            .template
-            .spec
-            .replicated_jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| (i, j, j.template.spec.as_ref().and_then(|s| s.template.spec.as_ref())))
+    pub fn pods(&self) -> impl Iterator<Item = (usize, &ReplicatedJob, Option<&PodSpec>)> {
+        self.spec.template.spec.replicated_jobs.iter().enumerate().map(|(i, j)| (i, j, j.pod_spec()))
+    }
+
+    /// Its trainer job ([`trainer_job`]).
+    pub fn trainer_job(&self) -> Option<(usize, &ReplicatedJob)> {
+        trainer_job(&self.spec.template.spec.replicated_jobs)
     }
 }

@@ -46,11 +46,7 @@ use k8s_openapi::api::core::v1::{
 use super::patch;
 use super::version::TrainerVersion;
 use crate::keys::{JOB_COMPLETION_INDEX, POD_GROUP_LABEL, VOLCANO_GROUP_ANNOTATION};
-use crate::trainer::{JobSetTemplateSpec, ReplicatedJob, TrainJob, TrainingRuntime, COORDINATOR_PORT, NODE};
-
-/// The ancestor label values of Trainer's steps (`pkg/constants`).
-pub const ANCESTOR_TRAINER: &str = "trainer";
-pub const ANCESTOR_INITIALIZERS: [&str; 2] = ["dataset-initializer", "model-initializer"];
+use crate::trainer::{facts, trainer_job, JobSetTemplateSpec, ReplicatedJob, TrainJob, TrainingRuntime};
 
 /// The fieldRef path the JAX plugin gives `JAX_PROCESS_ID` (`constants.JobCompletionIndexFieldPath`).
 pub fn completion_index_field_path() -> String {
@@ -59,7 +55,8 @@ pub fn completion_index_field_path() -> String {
 
 /// The coordinator address the JAX plugin writes for a TrainJob.
 pub fn coordinator_address(trainjob: &str) -> String {
-    format!("{trainjob}-{NODE}-0-0.{trainjob}:{COORDINATOR_PORT}")
+    let f = facts();
+    format!("{trainjob}-{}-0-0.{trainjob}:{}", f.node, f.jax.port)
 }
 
 /// The ML policy the runtime runs under, as far as the prediction goes.
@@ -69,8 +66,8 @@ pub enum Policy {
     Jax,
     /// No framework policy: the PlainML plugin (fully predicted).
     Plain,
-    /// Another framework (`torch`, `mpi`, `xgboost`, `flux`): its plugin's env and ports are not
-    /// predicted.
+    /// Another framework (`torch`, `mpi`, `xgboost`, `flux`: the ML policies of
+    /// [`crate::trainer::facts`]): its plugin's env and ports are not predicted.
     Other(&'static str),
 }
 
@@ -133,10 +130,6 @@ pub enum Steps {
     Overrides,
 }
 
-fn ancestor(job: &ReplicatedJob) -> Option<&str> {
-    job.ancestor_step()
-}
-
 fn containers_mut(job: &mut ReplicatedJob) -> Option<&mut Vec<Container>> {
     Some(&mut job.template.spec.as_mut()?.template.spec.as_mut()?.containers)
 }
@@ -146,13 +139,11 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
     let name = tj.metadata.name.clone().unwrap_or_default();
     let trainer = tj.spec.trainer.as_ref();
     let ml = rt.spec.ml_policy.as_ref();
+    let f = facts();
     let policy = match ml {
         Some(m) if m.jax.is_some() => Policy::Jax,
-        Some(m) if m.torch.is_some() => Policy::Other("torch"),
-        Some(m) if m.mpi.is_some() => Policy::Other("mpi"),
-        Some(m) if m.xgboost.is_some() => Policy::Other("xgboost"),
-        Some(m) if m.flux.is_some() => Policy::Other("flux"),
-        _ => Policy::Plain,
+        Some(m) => m.framework().map_or(Policy::Plain, Policy::Other),
+        None => Policy::Plain,
     };
 
     // 1. Runtime patches, then the PodSets (and v2.3's resourcesPerNode merge).
@@ -163,21 +154,21 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
     let mut counts = Vec::new();
     let mut ancestors = Vec::new();
     for job in &mut template.spec.replicated_jobs {
-        let step = ancestor(job).map(str::to_string);
+        let step = job.ancestor_step().map(str::to_string);
         let mut count = job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1);
-        let is_trainer = step.as_deref() == Some(ANCESTOR_TRAINER) && ml.is_some();
+        let is_trainer = job.is_trainer() && ml.is_some();
         if is_trainer {
             count = ml.and_then(|m| m.num_nodes).unwrap_or(1);
         }
-        if version == TrainerVersion::V2_3 && (is_trainer || (launcher_as_node && job.name == NODE)) {
-            if let (Some(r), Some(node)) = (resources, containers_mut(job).and_then(|cs| cs.iter_mut().find(|c| c.name == NODE))) {
+        if version == TrainerVersion::V2_3 && (is_trainer || (launcher_as_node && job.name == f.node)) {
+            if let (Some(r), Some(node)) = (resources, containers_mut(job).and_then(|cs| cs.iter_mut().find(|c| c.name == f.node))) {
                 node.resources = Some(merge_resources(node.resources.as_ref(), r));
             }
         }
         counts.push(count.max(1));
         ancestors.push(step);
     }
-    let trainer_job = ancestors.iter().position(|a| a.as_deref() == Some(ANCESTOR_TRAINER));
+    let trainer_job = trainer_job(&template.spec.replicated_jobs).map(|(i, _)| i);
 
     // 2. The ML policy plugin.
     let mut jax = None;
@@ -188,25 +179,26 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
     }
     if let (Some(ps), Some(t)) = (trainer_job, trainer) {
         let count = counts.get(ps).copied().unwrap_or(1);
-        let node = template.spec.replicated_jobs.get_mut(ps).and_then(containers_mut).and_then(|cs| cs.iter_mut().find(|c| c.name == NODE));
+        let node =
+            template.spec.replicated_jobs.get_mut(ps).and_then(containers_mut).and_then(|cs| cs.iter_mut().find(|c| c.name == f.node));
         match (policy, node, steps) {
             (Policy::Jax, Some(node), Steps::All) => {
                 let env = vec![
-                    EnvVar { name: "JAX_NUM_PROCESSES".into(), value: Some(count.to_string()), value_from: None },
+                    EnvVar { name: f.jax.num_processes.clone(), value: Some(count.to_string()), value_from: None },
                     EnvVar {
-                        name: "JAX_PROCESS_ID".into(),
+                        name: f.jax.process_id.clone(),
                         value: None,
                         value_from: Some(EnvVarSource {
                             field_ref: Some(ObjectFieldSelector { api_version: None, field_path: completion_index_field_path() }),
                             ..Default::default()
                         }),
                     },
-                    EnvVar { name: "JAX_COORDINATOR_ADDRESS".into(), value: Some(coordinator_address(&name)), value_from: None },
+                    EnvVar { name: f.jax.coordinator_address.clone(), value: Some(coordinator_address(&name)), value_from: None },
                 ];
                 for e in &env {
                     upsert_env(node.env.get_or_insert_with(Vec::new), e.clone());
                 }
-                let port = ContainerPort { container_port: i32::from(COORDINATOR_PORT), ..Default::default() };
+                let port = ContainerPort { container_port: i32::from(f.jax.port), ..Default::default() };
                 let replaced_port = upsert_port(node.ports.get_or_insert_with(Vec::new), port);
                 let overridden = t.env.iter().flatten().filter(|e| env.iter().any(|p| p.name == e.name)).map(|e| e.name.clone()).collect();
                 jax = Some(Injected { env, overridden, replaced_port });
@@ -232,13 +224,13 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
     // 4. The builder: initializers, the trainer, the scheduler's pod keys.
     for (job, step) in template.spec.replicated_jobs.iter_mut().zip(&ancestors) {
         let step = step.as_deref();
-        if step.is_some_and(|s| ANCESTOR_INITIALIZERS.contains(&s)) {
+        if step.is_some_and(|s| f.is_initializer(s)) {
             job.replicas = Some(1);
         }
-        if step == Some(ANCESTOR_TRAINER) {
+        if step == Some(f.trainer_step.as_str()) {
             job.replicas = Some(1);
             if let Some(t) = trainer {
-                for node in containers_mut(job).into_iter().flatten().filter(|c| c.name == NODE) {
+                for node in containers_mut(job).into_iter().flatten().filter(|c| c.name == f.node) {
                     if t.image.is_some() {
                         node.image.clone_from(&t.image);
                     }
@@ -396,7 +388,7 @@ spec:
 
     fn node(e: &Effective) -> &Container {
         let pod = e.trainer().unwrap().template.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
-        pod.containers.iter().find(|c| c.name == NODE).unwrap()
+        pod.containers.iter().find(|c| c.name == facts().node).unwrap()
     }
 
     fn env<'a>(c: &'a Container, name: &str) -> Option<&'a EnvVar> {

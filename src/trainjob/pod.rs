@@ -27,7 +27,7 @@ use crate::keys::{
     JOBSET_JOB_GROUP_INDEX, JOBSET_JOB_INDEX, JOBSET_NAME, JOBSET_REPLICATED_JOB_NAME, JOBSET_REPLICATED_JOB_REPLICAS,
     JOBSET_RESTART_ATTEMPT, JOB_COMPLETION_INDEX, JOB_NAME, LEGACY_JOB_NAME,
 };
-use crate::trainer::{names, TrainJob, TrainingRuntime, COORDINATOR_PORT};
+use crate::trainer::{facts, names, TrainJob, TrainingRuntime};
 use crate::words;
 
 /// The env variable the Job controller adds.
@@ -260,9 +260,10 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
                     None => e.name.clone(),
                 })
                 .collect();
+            let port = facts().jax.port;
             let port = match &j.replaced_port {
-                Some(old) => format!("container port {COORDINATOR_PORT} (in place of the runtime's unnamed port {})", old.container_port),
-                None => format!("container port {COORDINATOR_PORT}"),
+                Some(old) => format!("container port {port} (in place of the runtime's unnamed port {})", old.container_port),
+                None => format!("container port {port}"),
             };
             out.push(format!(
                 "From the JAX plugin (pkg/runtime/framework/plugins/jax/jax.go EnforceMLPolicy): {}, {port}.",

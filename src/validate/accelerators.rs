@@ -7,20 +7,26 @@
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
 //! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from
-//! an `In` with several values (a runtime that may land on any of them). Requests equal to limits
-//! are Kubernetes' rule (`resources/requests-limits` in [`crate::k8s::resources`]).
+//! an `In` with several values (a runtime that may land on any of them): both
+//! [`crate::k8s::selection::pinned_labels`]. Tolerations are matched as the scheduler matches them
+//! ([`crate::k8s::selection::tolerates_pattern`]), and the per-pod count is summed over the
+//! containers as the scheduler sums it ([`crate::k8s::requests::aggregate`]). Requests equal to
+//! limits are Kubernetes' rule (`resources/requests-limits` in [`crate::k8s::resources`]).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec, Toleration};
 
+use crate::k8s::requests::{aggregate, is_sidecar};
+use crate::k8s::selection::{pinned_labels, pinned_values, tolerates_pattern};
+
 use crate::accelerators::{data, TpuGeneration};
-use crate::diag::Diagnostic;
-use crate::keys::TRAINER_ANCESTOR as LABEL_ANCESTOR;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
     TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
 };
+use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
@@ -28,26 +34,20 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let num_nodes = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
         let Some(pod) = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { continue };
-        let is_trainer = job
-            .template
-            .metadata
-            .as_ref()
-            .and_then(|m| m.labels.as_ref())
-            .and_then(|l| l.get(LABEL_ANCESTOR))
-            .is_some_and(|s| s == "trainer");
-        let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
-        let labels = node_labels(pod);
+        let is_trainer = job.is_trainer();
+        let pod_path = paths::pod_spec(i);
+        let labels = pinned_values(pod);
         let tpu = &data().tpu;
         if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
             tpu_checks(&pod_path, &request, pod, &labels, is_trainer.then_some(num_nodes), &mut out);
         }
         for vendor in &data().gpu.vendors {
             if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
-                gpu_checks(&pod_path, &request, &node_label_choices(pod), &mut out);
+                gpu_checks(&pod_path, &request, &pinned_labels(pod), &mut out);
                 for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
                     out.push(Diagnostic::finding(
                         &ACCELERATOR_MISSING_TOLERATION,
-                        format!("{pod_path}.tolerations"),
+                        pod_path.field("tolerations"),
                         format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
                     ));
                 }
@@ -62,7 +62,7 @@ pub(crate) struct PodRequest {
     /// `None` when a container's amount is not a whole number (another rule reports it).
     pub total: Option<u32>,
     /// The container's limit when one container asks; the pod when several do.
-    pub field: String,
+    pub field: FieldPath,
     /// (container, count), for messages.
     pub parts: Vec<(String, u32)>,
 }
@@ -79,11 +79,10 @@ impl PodRequest {
     }
 }
 
-/// The pod's effective request of `resource` from its containers' limits, as kube-scheduler
-/// computes it (kubernetes/component-helpers `resource/helpers.go` `PodRequests`): regular
-/// containers and native sidecars add up; a plain init container runs alone (with the sidecars
-/// started before it), so the pod needs the larger of the two.
-pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Option<PodRequest> {
+/// The pod's effective request of `resource` from its containers' limits, summed as kube-scheduler
+/// sums a pod's requests ([`aggregate`]: regular containers and native sidecars add up; a plain
+/// init container runs alone, with the sidecars started before it, so the pod needs the larger).
+pub(crate) fn pod_request(pod: &PodSpec, pod_path: &FieldPath, resource: &str) -> Option<PodRequest> {
     let amount = |c: &Container| -> Option<Option<u32>> {
         let q = c.resources.as_ref()?.limits.as_ref()?.get(resource)?;
         Some(crate::k8s::quantity::parse(&q.0).ok().and_then(|q| q.count()).and_then(|n| u32::try_from(n).ok()))
@@ -91,110 +90,51 @@ pub(crate) fn pod_request(pod: &PodSpec, pod_path: &str, resource: &str) -> Opti
     let mut fields = Vec::new();
     let mut parts = Vec::new();
     let mut whole = true;
-    let mut running: u32 = 0;
-    let mut sidecars: u32 = 0;
-    let mut init_peak: u32 = 0;
-    for (c, container) in pod.init_containers.iter().flatten().enumerate() {
-        let Some(n) = amount(container) else { continue };
-        fields.push(format!("{pod_path}.initContainers[{c}].resources.limits.{resource}"));
+    let mut count = |field: FieldPath, c: &Container| -> u64 {
+        let Some(n) = amount(c) else { return 0 };
+        fields.push(field);
         let n = n.unwrap_or_else(|| {
             whole = false;
             0
         });
-        parts.push((container.name.clone(), n));
-        if container.restart_policy.as_deref() == Some("Always") {
-            sidecars = sidecars.saturating_add(n);
-        } else {
-            init_peak = init_peak.max(sidecars.saturating_add(n));
-        }
-    }
-    for (c, container) in pod.containers.iter().enumerate() {
-        let Some(n) = amount(container) else { continue };
-        fields.push(format!("{pod_path}.containers[{c}].resources.limits.{resource}"));
-        let n = n.unwrap_or_else(|| {
-            whole = false;
-            0
-        });
-        parts.push((container.name.clone(), n));
-        running = running.saturating_add(n);
-    }
+        parts.push((c.name.clone(), n));
+        u64::from(n)
+    };
+    let init: Vec<(u64, bool)> = pod
+        .init_containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(c, container)| (count(pod_path.init_container(c).limit(resource), container), is_sidecar(container)))
+        .collect();
+    let containers: Vec<u64> =
+        pod.containers.iter().enumerate().map(|(c, container)| count(pod_path.container(c).limit(resource), container)).collect();
     if fields.is_empty() {
         return None;
     }
-    let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.to_string() };
-    Some(PodRequest { total: whole.then_some(running.saturating_add(sidecars).max(init_peak)), field, parts })
-}
-
-/// nodeSelector plus the labels of a single required node-affinity term.
-pub(crate) fn node_labels(pod: &PodSpec) -> BTreeMap<String, String> {
-    let mut labels = pod.node_selector.clone().unwrap_or_default();
-    let terms = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|r| r.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    if let [term] = terms {
-        for e in term.match_expressions.iter().flatten() {
-            if e.operator == "In" {
-                if let Some([v]) = e.values.as_deref() {
-                    labels.entry(e.key.clone()).or_insert_with(|| v.clone());
-                }
-            }
-        }
-    }
-    labels
-}
-
-/// Every label a node must carry one of the values of: nodeSelector (one value) and the `In`
-/// expressions of a single required node-affinity term (any number of values).
-pub(crate) fn node_label_choices(pod: &PodSpec) -> BTreeMap<String, Vec<String>> {
-    let mut labels: BTreeMap<String, Vec<String>> = pod.node_selector.iter().flatten().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
-    let terms = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|r| r.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    if let [term] = terms {
-        for e in term.match_expressions.iter().flatten() {
-            if e.operator == "In" {
-                if let Some(values) = e.values.as_ref().filter(|v| !v.is_empty()) {
-                    labels.entry(e.key.clone()).or_insert_with(|| values.clone());
-                }
-            }
-        }
-    }
-    labels
+    let total = u32::try_from(aggregate(init, containers)).unwrap_or(u32::MAX);
+    let field = if fields.len() == 1 { fields.remove(0) } else { pod_path.clone() };
+    Some(PodRequest { total: whole.then_some(total), field, parts })
 }
 
 /// The keys of the taints, described by the tolerations the accelerator data lists for such
-/// nodes (`wanted`), that none of the pod's tolerations covers. A pod toleration covers a wanted
-/// one when its key matches (an empty key with `Exists` matches every key) and its effect is the
-/// same or empty; a wanted `Equal` toleration names the taint's value, which the pod's must match
-/// unless it is `Exists`.
+/// nodes (`wanted`), that none of the pod's tolerations tolerates ([`tolerates_pattern`]). A
+/// toleration of that key with an operator Kubernetes does not know is `k8s/toleration`'s finding
+/// (the pod is rejected), not a missing toleration as well.
 fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec<String> {
-    let covers = |t: &Toleration, w: &Toleration| {
-        let exists = t.operator.as_deref() == Some("Exists");
-        let key_ok = match t.key.as_deref() {
-            Some(k) if !k.is_empty() => Some(k) == w.key.as_deref(),
-            _ => exists,
-        };
-        let effect_ok = t.effect.as_deref().is_none_or(str::is_empty) || t.effect == w.effect;
-        let value_ok = exists || w.operator.as_deref() == Some("Exists") || t.value == w.value;
-        key_ok && effect_ok && value_ok
+    let operators = &crate::k8s::facts::facts().enums.toleration_operators;
+    let unknown_operator = |t: &Toleration, w: &Toleration| {
+        t.key == w.key && t.operator.as_deref().is_some_and(|o| !o.is_empty() && !operators.iter().any(|k| k == o))
     };
     wanted
         .iter()
-        .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| covers(t, w)))
+        .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| tolerates_pattern(t, w) || unknown_operator(t, w)))
         .map(|w| w.key.clone().unwrap_or_default())
         .collect()
 }
 
 fn tpu_checks(
-    pod_path: &str,
+    pod_path: &FieldPath,
     request: &PodRequest,
     pod: &PodSpec,
     labels: &BTreeMap<String, String>,
@@ -207,7 +147,7 @@ fn tpu_checks(
     for taint in untolerated(pod.tolerations.as_deref(), &tpu.tolerations) {
         out.push(Diagnostic::finding(
             &ACCELERATOR_MISSING_TOLERATION,
-            format!("{pod_path}.tolerations"),
+            pod_path.field("tolerations"),
             format!("the pod requests `{}` but does not tolerate the `{taint}` taint TPU nodes carry", tpu.resource),
         ));
     }
@@ -221,16 +161,16 @@ fn tpu_checks(
             .collect();
         out.push(Diagnostic::finding(
             &TPU_MISSING_SELECTOR,
-            format!("{pod_path}.nodeSelector"),
+            pod_path.field("nodeSelector"),
             format!("the pod requests `{}` but does not select {}", tpu.resource, missing.join(" and ")),
         ));
         return;
     };
-    let selector = format!("{pod_path}.nodeSelector");
+    let selector = pod_path.field("nodeSelector");
     let Some(generation) = tpu.by_accelerator_label(accel) else {
         out.push(Diagnostic::finding(
             &TPU_UNKNOWN_ACCELERATOR,
-            format!("{selector}.{}", tpu.accelerator_label),
+            selector.key(&tpu.accelerator_label),
             format!(
                 "`{accel}` is not a TPU accelerator jax-runtimes knows ({}); chips, topology and hosts are not checked",
                 tpu.generations.iter().map(|g| format!("`{}`", g.accelerator_label)).collect::<Vec<_>>().join(", ")
@@ -242,7 +182,7 @@ fn tpu_checks(
     if shapes.is_empty() {
         out.push(Diagnostic::finding(
             &TPU_TOPOLOGY,
-            format!("{selector}.{}", tpu.topology_label),
+            selector.key(&tpu.topology_label),
             format!("TPU {} has no topology `{topo}`; nearest: {}", generation.name, nearest(generation, topo)),
         ));
         return;
@@ -268,7 +208,7 @@ fn tpu_checks(
         if u32::try_from(n).ok() != Some(shape.hosts) {
             out.push(Diagnostic::finding(
                 &TPU_HOSTS,
-                "spec.mlPolicy.numNodes",
+                paths::num_nodes(),
                 format!(
                     "numNodes is {n} but a {} {topo} slice with {chips} chips per host has {} host(s) ({} chips / {chips}){}",
                     generation.name,
@@ -290,9 +230,9 @@ fn nearest(generation: &TpuGeneration, topo: &str) -> String {
     generation.nearest_topologies(topo, 4).iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
 }
 
-fn gpu_checks(pod_path: &str, request: &PodRequest, choices: &BTreeMap<String, Vec<String>>, out: &mut Vec<Diagnostic>) {
+fn gpu_checks(pod_path: &FieldPath, request: &PodRequest, choices: &BTreeMap<String, Vec<String>>, out: &mut Vec<Diagnostic>) {
     let gpus = request.total;
-    let limit_path = request.field.as_str();
+    let limit_path = &request.field;
     let gpu = &data().gpu;
     // One value per label where there is exactly one (the selector-style checks below).
     let labels: BTreeMap<String, String> = choices
@@ -367,7 +307,7 @@ fn gpu_checks(pod_path: &str, request: &PodRequest, choices: &BTreeMap<String, V
         }
         None if !selects_something => out.push(Diagnostic::finding(
             &ACCELERATOR_MISSING_SELECTOR,
-            format!("{pod_path}.nodeSelector"),
+            pod_path.field("nodeSelector"),
             "the pod requests GPUs but selects no GPU model or machine type; it can land on any GPU node",
         )),
         None => {}

@@ -5,42 +5,38 @@
 //! the webhook's objectSelector; their findings are reported as info, as a heads-up.
 
 use crate::diag::{Diagnostic, Severity};
-use crate::keys::{TRAINER_ANCESTOR as LABEL_ANCESTOR, TRAINER_WEBHOOK_VALIDATION as LABEL_WEBHOOK_VALIDATION};
 use crate::rules::validate::{ADMISSION_ANCESTOR_CONTAINER, ADMISSION_REPLICAS};
-use crate::trainer::TrainingRuntime;
-
-/// Ancestor step -> the container the webhook requires in that job.
-pub const ANCESTOR_CONTAINERS: [(&str, &str); 3] =
-    [("trainer", "node"), ("dataset-initializer", "dataset-initializer"), ("model-initializer", "model-initializer")];
+use crate::trainer::{facts, paths, TrainingRuntime};
 
 /// True when the webhook skips this runtime.
 pub fn webhook_disabled(rt: &TrainingRuntime) -> bool {
-    rt.metadata.labels.as_ref().and_then(|l| l.get(LABEL_WEBHOOK_VALIDATION)).is_some_and(|v| v == "disabled")
+    let l = &facts().labels;
+    rt.metadata.labels.as_ref().and_then(|m| m.get(&l.webhook_validation)).is_some_and(|v| *v == l.webhook_disabled)
 }
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let f = facts();
+    let label_ancestor = &f.ancestor_label;
     for (i, job) in rt.spec.template.spec.replicated_jobs.iter().enumerate() {
-        let base = format!("spec.template.spec.replicatedJobs[{i}]");
-        let Some(step) = job.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(LABEL_ANCESTOR)) else {
-            continue;
-        };
-        let Some((_, container)) = ANCESTOR_CONTAINERS.iter().find(|(s, _)| s == step) else { continue };
+        let base = paths::replicated_job(i);
+        let Some(step) = job.ancestor_step() else { continue };
+        let Some(container) = f.container_of(step) else { continue };
         if let Some(r) = job.replicas {
             if r != 1 {
                 out.push(Diagnostic::finding(
                     &ADMISSION_REPLICAS,
-                    format!("{base}.replicas"),
-                    format!("replicated job `{}` ({LABEL_ANCESTOR}: {step}) has replicas {r}; the Trainer webhook requires 1", job.name),
+                    base.field("replicas"),
+                    format!("replicated job `{}` ({label_ancestor}: {step}) has replicas {r}; the Trainer webhook requires 1", job.name),
                 ));
             }
         }
         let containers =
             job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|p| p.containers.as_slice()).unwrap_or_default();
-        if !containers.iter().any(|c| c.name == *container) {
+        if !containers.iter().any(|c| c.name == container) {
             out.push(Diagnostic::finding(
                 &ADMISSION_ANCESTOR_CONTAINER,
-                format!("{base}.template.spec.template.spec.containers"),
+                paths::pod_spec(i).field("containers"),
                 format!(
                     "replicated job `{}` is the `{step}` step but has no container named `{container}` (it has {})",
                     job.name,
@@ -56,7 +52,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     if webhook_disabled(rt) {
         for d in &mut out {
             d.severity = Severity::Info;
-            d.message = format!("{} (not enforced: the runtime is labelled {LABEL_WEBHOOK_VALIDATION}: disabled)", d.message);
+            d.message = format!(
+                "{} (not enforced: the runtime is labelled {}: {})",
+                d.message, f.labels.webhook_validation, f.labels.webhook_disabled
+            );
         }
     }
     out

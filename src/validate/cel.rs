@@ -7,19 +7,17 @@
 
 use serde_json::Value;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_STARTUP_DEPENDS_ON,
 };
-
-const POLICIES: [&str; 5] = ["torch", "mpi", "jax", "xgboost", "flux"];
 
 /// Built-in CEL-equivalent findings for one runtime (untyped: they must work on objects the
 /// typed model rejects too).
 pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {
-        let set: Vec<&str> = POLICIES.iter().copied().filter(|p| ml.contains_key(*p)).collect();
+        let set: Vec<&str> = crate::trainer::facts().ml_policies.iter().map(String::as_str).filter(|p| ml.contains_key(*p)).collect();
         if set.len() > 1 {
             out.push(Diagnostic::finding(
                 &CEL_ONE_ML_POLICY,
@@ -45,7 +43,7 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
                     if names.iter().any(|n| n == "node") {
                         out.push(Diagnostic::finding(
                             &CEL_ENV_INJECTION_NODE,
-                            format!("spec.mlPolicy.torch.envInjection.targets[{i}].containerNames"),
+                            FieldPath::from("spec.mlPolicy.torch.envInjection").field("targets").index(i).field("containerNames"),
                             "containerNames must not include the main `node` container: it always gets the PET_* variables",
                         ));
                     }
@@ -69,7 +67,13 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
                     if t.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
                         out.push(Diagnostic::finding(
                             &CEL_CLAIM_NAMESPACE,
-                            format!("spec.template.spec.volumeClaimPolicies[{i}].templates[{j}].metadata.namespace"),
+                            FieldPath::from("spec.template.spec")
+                                .field("volumeClaimPolicies")
+                                .index(i)
+                                .field("templates")
+                                .index(j)
+                                .field("metadata")
+                                .field("namespace"),
                             "namespace cannot be set for volumeClaimPolicies templates",
                         ));
                     }

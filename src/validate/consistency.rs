@@ -10,10 +10,12 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec};
 
-use super::accelerators::{node_label_choices, node_labels, pod_request};
+use super::accelerators::pod_request;
 use crate::accelerators::{data, jax::jax};
-use crate::diag::{join_path, Diagnostic};
+use crate::diag::{Diagnostic, FieldPath};
+use crate::k8s::selection::{pinned_labels, pinned_values};
 use crate::rules::consistency::{ACCELERATOR_CONTRADICTORY_SELECTOR, ACCELERATOR_IMAGE, ACCELERATOR_JAX_PLATFORMS, TPU_EXCLUSIVE_TOPOLOGY};
+use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
@@ -22,8 +24,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut exclusive_reported = false;
     for (i, _, pod) in rt.pods() {
         let Some(pod) = pod else { continue };
-        let pod_path = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec");
-        let labels = node_labels(pod);
+        let pod_path = paths::pod_spec(i);
+        let labels = pinned_values(pod);
         let tpu = &data().tpu;
         let tpu_request = pod_request(pod, &pod_path, &tpu.resource);
         let gpu_requested = data().gpu.vendors.iter().any(|v| pod_request(pod, &pod_path, &v.resource).is_some());
@@ -59,9 +61,9 @@ fn multi_host(labels: &BTreeMap<String, String>, chips: Option<u32>) -> Option<u
     (shape.hosts > 1).then_some(shape.hosts)
 }
 
-fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, tpu: bool, gpu: bool, out: &mut Vec<Diagnostic>) {
+fn selectors(pod_path: &FieldPath, pod: &PodSpec, labels: &BTreeMap<String, String>, tpu: bool, gpu: bool, out: &mut Vec<Diagnostic>) {
     let d = data();
-    let at = |k: &str| join_path(&format!("{pod_path}.nodeSelector"), k);
+    let at = |k: &str| pod_path.field("nodeSelector").key(k);
     let tpu_keys = [&d.tpu.accelerator_label, &d.tpu.topology_label];
     let gpu_keys: Vec<&String> = d
         .gpu
@@ -90,7 +92,7 @@ fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, t
     }
     // A GPU model label and machine types (one in nodeSelector, or an `In` list of a node
     // affinity: the pod may land on any of them) of which none is of that model.
-    let choices = node_label_choices(pod);
+    let choices = pinned_labels(pod);
     for platform in &d.gpu.platforms {
         let (Some(model_key), Some(type_key)) = (&platform.model_label, &platform.machine_type_label) else { continue };
         let (Some(value), Some(machines)) = (labels.get(model_key), choices.get(type_key)) else { continue };
@@ -109,7 +111,7 @@ fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, t
         let field = if pod.node_selector.as_ref().is_some_and(|s| s.contains_key(type_key)) {
             at(type_key)
         } else {
-            format!("{pod_path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+            pod_path.field("affinity").field("nodeAffinity").field("requiredDuringSchedulingIgnoredDuringExecution")
         };
         let what = match known.as_slice() {
             [(m, b)] => format!("`{type_key}: {m}` is a {} machine", b.description),
@@ -126,10 +128,10 @@ fn selectors(pod_path: &str, pod: &PodSpec, labels: &BTreeMap<String, String>, t
     }
 }
 
-fn containers(pod: &PodSpec, pod_path: &str, out: &mut Vec<Diagnostic>) {
+fn containers(pod: &PodSpec, pod_path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let j = jax();
-    let all = pod.containers.iter().enumerate().map(|(c, x)| (format!("{pod_path}.containers[{c}]"), x));
-    let init = pod.init_containers.iter().flatten().enumerate().map(|(c, x)| (format!("{pod_path}.initContainers[{c}]"), x));
+    let all = pod.containers.iter().enumerate().map(|(c, x)| (pod_path.container(c), x));
+    let init = pod.init_containers.iter().flatten().enumerate().map(|(c, x)| (pod_path.init_container(c), x));
     let pod_accelerators: Vec<&str> =
         pod.containers.iter().chain(pod.init_containers.iter().flatten()).flat_map(requested).map(|a| a.resource.as_str()).collect();
     for (cpath, c) in all.chain(init) {
@@ -138,7 +140,7 @@ fn containers(pod: &PodSpec, pod_path: &str, out: &mut Vec<Diagnostic>) {
             c.env.iter().flatten().enumerate().find(|(_, e)| e.name == "JAX_PLATFORMS").and_then(|(i, e)| Some((i, e.value.as_deref()?)))
         {
             let listed: Vec<String> = value.split(',').map(|p| p.trim().to_lowercase()).filter(|p| !p.is_empty()).collect();
-            let field = format!("{cpath}.env[{e}].value");
+            let field = cpath.field("env").index(e).field("value");
             if !listed.is_empty() {
                 if let Some(a) = mine.first() {
                     if !listed.iter().any(|p| a.jax_platforms.contains(p)) {
@@ -170,7 +172,7 @@ fn containers(pod: &PodSpec, pod_path: &str, out: &mut Vec<Diagnostic>) {
             if !built_for.is_empty() && !built_for.iter().any(|b| b.resource == a.resource) {
                 out.push(Diagnostic::finding(
                     &ACCELERATOR_IMAGE,
-                    format!("{cpath}.image"),
+                    cpath.field("image"),
                     format!(
                         "the image `{image}` looks built for {} but the container requests `{}` ({})",
                         built_for.iter().map(|b| b.description.as_str()).collect::<Vec<_>>().join(" or "),

@@ -7,57 +7,55 @@
 
 use crate::accelerators::{data, sdk::Device};
 use crate::diag::Diagnostic;
-use crate::keys::{TRAINER_ANCESTOR as LABEL_ANCESTOR, TRAINER_FRAMEWORK as LABEL_FRAMEWORK};
 use crate::rules::validate::{
     JAX_PLUGIN_ENV as RULE_JAX_PLUGIN_ENV, JOBSET_DNS_HOSTNAMES, JOBSET_MANAGED_FIELD, JOBSET_SUBDOMAIN, SDK_FRAMEWORK_LABEL,
     SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
 };
-use crate::trainer::{ReplicatedJob, TrainingRuntime, JAX_PLUGIN_VARIABLES, NODE};
-
-fn ancestor(job: &ReplicatedJob) -> Option<&str> {
-    job.template.metadata.as_ref()?.labels.as_ref()?.get(LABEL_ANCESTOR).map(String::as_str)
-}
+use crate::trainer::paths::{self, PodPaths};
+use crate::trainer::{facts, ReplicatedJob, TrainingRuntime};
 
 fn containers(job: &ReplicatedJob) -> &[k8s_openapi::api::core::v1::Container] {
-    job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|p| p.containers.as_slice()).unwrap_or_default()
+    job.pod_spec().map(|p| p.containers.as_slice()).unwrap_or_default()
 }
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let framework = rt.metadata.labels.as_ref().and_then(|l| l.get(LABEL_FRAMEWORK));
+    let f = facts();
+    let (label_framework, label_ancestor, node) = (&f.labels.framework, &f.ancestor_label, &f.node);
+    let framework = rt.metadata.labels.as_ref().and_then(|l| l.get(label_framework));
     if framework.is_none_or(|f| f.is_empty()) {
         out.push(Diagnostic::finding(
             &SDK_FRAMEWORK_LABEL,
             "metadata.labels",
-            format!("no `{LABEL_FRAMEWORK}` label: the Kubeflow SDK does not list this runtime and get_runtime() fails"),
+            format!("no `{label_framework}` label: the Kubeflow SDK does not list this runtime and get_runtime() fails"),
         ));
     }
 
     let jobs = &rt.spec.template.spec.replicated_jobs;
     // The SDK's trainer container: the first container named `node` in a job carrying the
     // ancestor label (any value), jobs in order (sdk `get_runtime_trainer_container`).
-    let labelled: Vec<(usize, &ReplicatedJob)> = jobs.iter().enumerate().filter(|(_, j)| ancestor(j).is_some()).collect();
+    let labelled: Vec<(usize, &ReplicatedJob)> = jobs.iter().enumerate().filter(|(_, j)| j.ancestor_step().is_some()).collect();
     let trainer =
-        labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == NODE).map(|(c, x)| (*i, c, x)));
+        labelled.iter().find_map(|(i, j)| containers(j).iter().enumerate().find(|(_, c)| c.name == *node).map(|(c, x)| (*i, c, x)));
     match (labelled.first(), trainer) {
         (None, _) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-            "spec.template.spec.replicatedJobs",
-            format!("no replicated job has the `{LABEL_ANCESTOR}` label; the Kubeflow SDK cannot find the trainer"),
+            paths::replicated_jobs(),
+            format!("no replicated job has the `{label_ancestor}` label; the Kubeflow SDK cannot find the trainer"),
         )),
         (Some((i, _)), None) => out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-            format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers"),
-            format!("no replicated job with the `{LABEL_ANCESTOR}` label has a container named `{NODE}`; the Kubeflow SDK cannot find the trainer"),
+            paths::pod_spec(*i).field("containers"),
+            format!("no replicated job with the `{label_ancestor}` label has a container named `{node}`; the Kubeflow SDK cannot find the trainer"),
         )),
         (Some(_), Some((i, c, container))) => {
-            let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template.spec.containers");
+            let base = paths::pod_spec(i).field("containers");
             if container.image.as_deref().is_none_or(str::is_empty) {
                 out.push(Diagnostic::finding(&SDK_TRAINER_CONTAINER,
-                    format!("{base}[{c}].image"),
+                    base.index(c).field("image"),
                     "the trainer container `node` has no image; the Kubeflow SDK reports \"Runtime doesn't have trainer container\"",
                 ));
             }
             if let Some(limits) = container.resources.as_ref().and_then(|r| r.limits.as_ref()) {
-                let field = format!("{base}[{c}].resources.limits");
+                let field = base.index(c).field("resources").field("limits");
                 let sdk = &data().sdk;
                 match sdk.device_of(limits) {
                     Device::Several { keys } => out.push(Diagnostic::finding(
@@ -86,27 +84,27 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
 
     let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
     for (i, job) in jobs.iter().enumerate() {
-        if ancestor(job) != Some("trainer") {
+        if !job.is_trainer() {
             continue;
         }
-        let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec");
+        let base = paths::job_spec(i);
         if let Some(spec) = job.template.spec.as_ref() {
             for (field, set) in [("parallelism", spec.parallelism), ("completions", spec.completions)] {
                 if let Some(n) = set {
                     out.push(Diagnostic::finding(
                         &JOBSET_MANAGED_FIELD,
-                        format!("{base}.{field}"),
+                        base.field(field),
                         format!("`{field}: {n}` on the trainer job is overwritten by the Trainer controller with numNodes"),
                     ));
                 }
             }
         }
         if jax {
-            for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == NODE) {
+            for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == *node) {
                 for (e, env) in container.env.iter().flatten().enumerate() {
-                    if JAX_PLUGIN_VARIABLES.contains(&env.name.as_str()) {
+                    if f.is_jax_variable(&env.name) {
                         out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
-                            format!("{base}.template.spec.containers[{c}].env[{e}]"),
+                            paths::pod_spec(i).container(c).field("env").index(e),
                             format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
                         ));
                     }

@@ -8,13 +8,14 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::PodSpec;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::accelerators::node_label_choices;
+use super::accelerators::pod_request;
 use crate::accelerators::{data, Fabric};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
+use crate::k8s::selection::pinned_labels;
 use crate::keys::{INTERCONNECT, INTERCONNECT_NONE};
 use crate::rules::interconnect::INTERCONNECT_UNUSED;
+use crate::trainer::paths;
 use crate::trainer::TrainingRuntime;
 
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
@@ -44,9 +45,9 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if fabric.detect.matches(&annotations, resources.into_iter()) {
             continue;
         }
-        let base = format!("spec.template.spec.replicatedJobs[{i}].template.spec.template");
+        let base = paths::pod_template(i);
         // The pod template, whose annotations lack the fabric's; or its containers, which lack its resource.
-        let field = if fabric.detect.annotation.is_some() { base } else { format!("{base}.spec.containers") };
+        let field = if fabric.detect.annotation.is_some() { base } else { base.field("spec").field("containers") };
         out.push(Diagnostic::finding(
             &INTERCONNECT_UNUSED,
             field,
@@ -62,19 +63,16 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     out
 }
 
-/// The GPUs per pod: the first GPU vendor resource limit of a container.
+/// The GPUs per pod: the first GPU vendor's resource the pod asks for, summed over its containers
+/// as the scheduler sums them ([`pod_request`]).
 fn gpu_count(pod: &PodSpec) -> Option<u32> {
-    let vendors = &data().gpu.vendors;
-    pod.containers.iter().find_map(|c| {
-        let limits = c.resources.as_ref()?.limits.as_ref()?;
-        vendors.iter().find_map(|v| limits.get(&v.resource)).and_then(|q: &Quantity| q.0.trim().parse().ok())
-    })
+    data().gpu.vendors.iter().find_map(|v| pod_request(pod, &FieldPath::root(), &v.resource)).and_then(|r| r.total)
 }
 
 /// The fabric every machine type the pod can land on has, when the pod takes each whole.
 fn fabric_of(pod: &PodSpec, gpus: u32) -> Option<(&'static Fabric, Vec<String>)> {
     let d = data();
-    let choices = node_label_choices(pod);
+    let choices = pinned_labels(pod);
     // (platform, machine type, its GPUs)
     let mut machines: Vec<(String, String, u32)> = Vec::new();
     for platform in &d.gpu.platforms {

@@ -9,42 +9,42 @@
 //!   `pkg/webhooks/jobset_webhook.go` `ValidateCreate`): replicated job names that cannot be part
 //!   of them, and the longest TrainJob name the runtime allows ([`trainjob_name_length`]).
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, FieldPath};
 use crate::k8s::finding::{finding, Scope};
 use crate::k8s::job::{job_spec, PodCount};
 use crate::k8s::names;
 use crate::k8s::pod::{duplicates, pod_spec};
 use crate::k8s::{meta, resources};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH};
-use crate::trainer::names::{max_jobset_name, LABEL_MAX};
+use crate::trainer::names::{fits_job_names, label_max, max_jobset_name};
 use crate::trainer::pods::{job_pods, max_trainjob_name_of};
-use crate::trainer::{TrainingRuntime, KIND_NAMESPACED};
+use crate::trainer::{paths, TrainingRuntime, KIND_NAMESPACED};
 
 /// Every Kubernetes finding on one runtime (field paths relative to it).
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let m = &rt.metadata;
-    meta::object_name(m.name.as_deref(), "metadata.name", &mut out);
+    meta::object_name(m.name.as_deref(), &"metadata.name".into(), &mut out);
     if rt.kind == KIND_NAMESPACED {
         if let Some(ns) = m.namespace.as_deref().filter(|n| !n.is_empty()) {
-            meta::namespace(ns, "metadata.namespace", &mut out);
+            meta::namespace(ns, &"metadata.namespace".into(), &mut out);
         }
     }
     if let Some(l) = &m.labels {
-        meta::labels(l, "metadata.labels", Scope::Object, &mut out);
+        meta::labels(l, &"metadata.labels".into(), Scope::Object, &mut out);
     }
     if let Some(a) = &m.annotations {
-        meta::annotations(a, "metadata.annotations", Scope::Object, &mut out);
+        meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
     }
     if let Some(f) = &m.finalizers {
-        meta::finalizers(f, "metadata.finalizers", Scope::Object, &mut out);
+        meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
     }
     let jobset = &rt.spec.template;
     if let Some(tm) = &jobset.metadata {
-        meta::labels(&tm.labels, "spec.template.metadata.labels", Scope::Template, &mut out);
-        meta::annotations(&tm.annotations, "spec.template.metadata.annotations", Scope::Template, &mut out);
+        meta::labels(&tm.labels, &"spec.template.metadata.labels".into(), Scope::Template, &mut out);
+        meta::annotations(&tm.annotations, &"spec.template.metadata.annotations".into(), Scope::Template, &mut out);
         if let Some(f) = &tm.finalizers {
-            meta::finalizers(f, "spec.template.metadata.finalizers", Scope::Template, &mut out);
+            meta::finalizers(f, &"spec.template.metadata.finalizers".into(), Scope::Template, &mut out);
         }
     }
     // The volumes JobSet adds to pods that mount a volumeClaimPolicies template (`addVolumes`).
@@ -54,55 +54,60 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             if let Some(name) = pvc.metadata.name.as_deref() {
                 claims.push(name);
             }
-            let at = format!("spec.template.spec.volumeClaimPolicies[{p}].templates[{t}].spec.resources");
+            let at = FieldPath::from("spec.template.spec")
+                .field("volumeClaimPolicies")
+                .index(p)
+                .field("templates")
+                .index(t)
+                .field("spec")
+                .field("resources");
             let r = pvc.spec.as_ref().and_then(|s| s.resources.as_ref());
             for (section, map) in [("limits", r.and_then(|r| r.limits.as_ref())), ("requests", r.and_then(|r| r.requests.as_ref()))] {
                 for (k, q) in map.into_iter().flatten() {
-                    resources::quantity_at(&q.0, &crate::diag::join_path(&format!("{at}.{section}"), k), &mut out);
+                    resources::quantity_at(&q.0, &at.field(section).key(k), &mut out);
                 }
             }
         }
     }
     let jobs = &jobset.spec.replicated_jobs;
-    duplicates(jobs.iter().map(|j| j.name.as_str()), "spec.template.spec.replicatedJobs", "name", "replicated job name", &mut out);
+    duplicates(jobs.iter().map(|j| j.name.as_str()), &paths::replicated_jobs(), "name", "replicated job name", &mut out);
     for pods in job_pods(rt) {
         let Some(job) = jobs.get(pods.index) else { continue };
-        let base = format!("spec.template.spec.replicatedJobs[{}]", pods.index);
+        let base = paths::replicated_job(pods.index);
         job_name(job.name.as_str(), job.group_name.as_deref(), pods.replicas, pods.pods, &base, &mut out);
         let jt = &job.template;
         if let Some(jm) = &jt.metadata {
-            metadata(jm, &format!("{base}.template.metadata"), &mut out);
+            metadata(jm, &base.field("template").field("metadata"), &mut out);
         }
         let Some(spec) = &jt.spec else { continue };
-        let spec_path = format!("{base}.template.spec");
+        let spec_path = base.field("template").field("spec");
         job_spec(spec, &spec_path, PodCount { pods: i64::try_from(pods.pods).unwrap_or(i64::MAX), field: &pods.pods_field }, &mut out);
         if let Some(pm) = &spec.template.metadata {
-            metadata(pm, &format!("{spec_path}.template.metadata"), &mut out);
+            metadata(pm, &spec_path.field("template").field("metadata"), &mut out);
         }
         if let Some(ps) = &spec.template.spec {
-            pod_spec(ps, &format!("{spec_path}.template.spec"), &claims, &mut out);
+            pod_spec(ps, &spec_path.field("template").field("spec"), &claims, &mut out);
         }
     }
     out
 }
 
-fn metadata(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, path: &str, out: &mut Vec<Diagnostic>) {
+fn metadata(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Some(l) = &m.labels {
-        meta::labels(l, &format!("{path}.labels"), Scope::Template, out);
+        meta::labels(l, &path.field("labels"), Scope::Template, out);
     }
     if let Some(a) = &m.annotations {
-        meta::annotations(a, &format!("{path}.annotations"), Scope::Template, out);
+        meta::annotations(a, &path.field("annotations"), Scope::Template, out);
     }
     if let Some(f) = &m.finalizers {
-        meta::finalizers(f, &format!("{path}.finalizers"), Scope::Template, out);
+        meta::finalizers(f, &path.field("finalizers"), Scope::Template, out);
     }
 }
 
 /// A replicated job's name and group name can be part of JobSet's DNS-1035 Job and pod names.
-fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &str, out: &mut Vec<Diagnostic>) {
-    let field = format!("{base}.name");
-    let chars = name.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-');
-    if !chars {
+fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &FieldPath, out: &mut Vec<Diagnostic>) {
+    let field = base.field("name");
+    if !fits_job_names(name) {
         out.push(finding(
             &JOBSET_REPLICATED_JOB_NAME,
             Scope::Template,
@@ -116,7 +121,7 @@ fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &st
             &JOBSET_REPLICATED_JOB_NAME,
             Scope::Template,
             field,
-            format!("`{name}` is so long that no TrainJob name keeps its pod names (`<trainjob>-{name}-<job>-<pod>-<5 characters>`) within {LABEL_MAX} characters"),
+            format!("`{name}` is so long that no TrainJob name keeps its pod names (`<trainjob>-{name}-<job>-<pod>-<5 characters>`) within {} characters", label_max()),
         ));
     }
     if let Some(g) = group.filter(|g| !g.is_empty()) {
@@ -124,7 +129,7 @@ fn job_name(name: &str, group: Option<&str>, replicas: u64, pods: u64, base: &st
             out.push(finding(
                 &JOBSET_REPLICATED_JOB_NAME,
                 Scope::Template,
-                format!("{base}.groupName"),
+                base.field("groupName"),
                 format!("`{g}` is not a valid groupName: it {e}"),
             ));
         }
@@ -138,12 +143,13 @@ pub fn trainjob_name_length(rt: &TrainingRuntime) -> Option<Diagnostic> {
     let pods = job_pods(rt);
     let j = pods.iter().find(|p| p.name == job)?;
     let pod = crate::trainer::names::hostname("<trainjob>", &job, j.replicas - 1, j.pods - 1);
-    let count = if j.pods_field == "spec.mlPolicy.numNodes" { format!(" with numNodes {}", j.pods) } else { String::new() };
+    let count = if j.pods_field == paths::num_nodes() { format!(" with numNodes {}", j.pods) } else { String::new() };
     Some(Diagnostic::finding(
         &JOBSET_TRAINJOB_NAME_LENGTH,
         "metadata.name",
         format!(
-            "TrainJobs using this runtime can have names of at most {max} characters{count}: JobSet names the last pod `{pod}-<5 characters>` and refuses names over {LABEL_MAX} characters"
+            "TrainJobs using this runtime can have names of at most {max} characters{count}: JobSet names the last pod `{pod}-<5 characters>` and refuses names over {} characters",
+            label_max()
         ),
     ))
 }

@@ -13,8 +13,9 @@
 //!    controller and Pod admission check when a TrainJob starts ([`kubernetes`]), with the longest
 //!    TrainJob name the runtime allows as an info finding (hand-written runtimes only).
 //!
-//! A finding of the later layers at a field that a structure error already covers (the same
-//! field or one inside it) is dropped: one mistake, one finding.
+//! Layers 3 to 6 are one table, [`checks::RUNTIME_CHECKS`], which the TrainJob checks run too. A
+//! Kubernetes finding at a field that a structure error already covers (the same field or one
+//! inside it) is dropped: one mistake, one finding.
 //!
 //! TrainJobs among the documents are checked against the runtimes they reference ([`trainjob`]):
 //! those among the documents and those in [`Options::runtimes`].
@@ -37,6 +38,7 @@ use crate::trainjob::TrainerVersion;
 pub mod accelerators;
 pub mod admission;
 pub mod cel;
+pub mod checks;
 pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
@@ -151,19 +153,20 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         }
     };
     if let Some(rt) = typed {
-        out.extend(admission::check(rt));
-        out.extend(ecosystem::check(rt));
-        out.extend(accelerators::check(rt));
-        out.extend(interconnect::check(rt));
-        out.extend(consistency::check(rt));
-        let mut k8s = kubernetes::check(rt);
-        if known.is_none() {
-            k8s.extend(kubernetes::trainjob_name_length(rt));
-        }
         // One finding per mistake: what a structure error already reports is not repeated.
         let covered: Vec<String> = out.iter().filter(|d| is_structure(d)).filter_map(|d| d.field.clone()).collect();
-        k8s.retain(|d| !d.field.as_deref().is_some_and(|f| covered.iter().any(|c| within(f, c))));
-        out.extend(k8s);
+        for c in checks::RUNTIME_CHECKS {
+            let mut found = (c.check)(rt);
+            if c.restates_kubernetes {
+                // The longest TrainJob name a hand-written runtime allows (info); a generated
+                // runtime's page says it.
+                if known.is_none() {
+                    found.extend(kubernetes::trainjob_name_length(rt));
+                }
+                found.retain(|d| !d.field.as_deref().is_some_and(|f| covered.iter().any(|x| within(f, x))));
+            }
+            out.extend(found);
+        }
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()

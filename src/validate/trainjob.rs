@@ -24,28 +24,24 @@ use std::collections::HashSet;
 use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
 use serde_json::Value;
 
-use super::accelerators;
-use super::admission;
-use super::consistency;
+use super::checks::RUNTIME_CHECKS;
 use super::crd;
-use super::ecosystem;
-use super::kubernetes;
 use super::structure;
 use crate::accelerators::data;
-use crate::diag::{join_path, within, Diagnostic, ObjectRef};
+use crate::diag::{within, Diagnostic, Fails, FieldPath, ObjectRef};
 use crate::gvk::Gvk;
-use crate::k8s::names::is_dns1123_subdomain;
-use crate::k8s::resources;
-use crate::keys::TRAINER_SUPPORT;
+use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
+use crate::k8s::quantity::{self, Quantity};
+use crate::k8s::resources::{self, is_extended, overcommit_allowed};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, RESOURCES_REQUESTS_LIMITS};
 use crate::rules::trainjob::*;
 use crate::rules::validate::{
     CRD_NOT_COVERED, GPU_COUNT, JAX_PLUGIN_ENV, SDK_FRAMEWORK_LABEL, SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TPU_CHIPS_PER_HOST,
     TPU_HOSTS,
 };
-use crate::rules::{Layer, Moment};
-use crate::trainer::{names, TrainJob, TrainingRuntime, GROUP, JAX_PLUGIN_VARIABLES, KIND_CLUSTER, KIND_TRAINJOB, NODE};
-use crate::trainjob::{self, merge::ANCESTOR_TRAINER, Effective, Policy, RefError, Steps, TrainerVersion};
+use crate::rules::{Layer, Teller};
+use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_TRAINJOB};
+use crate::trainjob::{self, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
 
 /// True for a `TrainJob` of `trainer.kubeflow.org`.
@@ -62,11 +58,6 @@ pub struct Context<'a> {
     /// The Trainer release; `None`: the one the runtime's `jax-runtimes.dev/trainer-version`
     /// annotation names, else v2.3.
     pub version: Option<TrainerVersion>,
-}
-
-/// The Trainer release a TrainJob on `rt` is predicted with.
-pub fn version_for(rt: &TrainingRuntime, given: Option<TrainerVersion>) -> TrainerVersion {
-    given.or_else(|| TrainerVersion::of_runtime(rt)).unwrap_or_default()
 }
 
 /// Checks one TrainJob. `crd` is the TrainJob CRD version to check structure and CEL against,
@@ -116,32 +107,36 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
     if let Some(r) = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref()) {
         for (section, map) in [("limits", r.limits.as_ref()), ("requests", r.requests.as_ref())] {
             for (k, q) in map.into_iter().flatten() {
-                resources::quantity_at(&q.0, &join_path(&format!("spec.trainer.resourcesPerNode.{section}"), k), &mut out);
+                resources::quantity_at(&q.0, &FieldPath::from("spec.trainer.resourcesPerNode").field(section).key(k), &mut out);
             }
         }
     }
-    out.into_iter().map(|d| Diagnostic { message: in_trainjob_terms(&d.message), ..d }).collect()
+    out.into_iter().map(|d| d.told_by(Teller::TrainJob)).collect()
 }
 
 /// The CRD's name rules, without the CRD.
 fn name_format(value: &Value) -> Option<Diagnostic> {
     let name = value.pointer("/metadata/name").and_then(Value::as_str);
-    let problem = match name {
+    let problem = match name.map(|n| (n, dns1035_label(n))) {
         None => "the TrainJob has no `metadata.name`".to_string(),
-        Some(n) if n.len() > names::LABEL_MAX => {
-            format!("`{n}` is {} characters; metadata.name must be no more than 63 characters", n.len())
+        Some((_, Ok(()))) => return None,
+        Some((n, Err(NameError::TooLong { max, .. }))) => {
+            format!("`{n}` is {} characters; metadata.name must be no more than {max} characters", n.len())
         }
-        Some(n) if !is_rfc1035(n) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
-        Some(_) => return None,
+        Some((n, Err(_))) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
     };
     Some(Diagnostic::finding(&TRAINJOB_NAME, "metadata.name", problem))
 }
 
-fn is_rfc1035(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.first().is_some_and(u8::is_ascii_lowercase)
-        && b.last().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+/// The `trainjob/runtime-ref` finding for a runtimeRef that names no runtime given, at the field
+/// that is wrong.
+pub fn runtime_ref_finding(e: &RefError) -> Diagnostic {
+    let field = match e {
+        RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
+        RefError::Unsupported { .. } => "spec.runtimeRef.kind",
+        RefError::NotFound(_) => "spec.runtimeRef.name",
+    };
+    Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string())
 }
 
 fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
@@ -149,17 +144,14 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
     let rt = match trainjob::find(tj, ctx.runtimes) {
         Ok(rt) => rt,
         Err(e) => {
-            let field = match &e {
-                RefError::Unsupported { group, .. } if group != GROUP => "spec.runtimeRef.apiGroup",
-                RefError::Unsupported { .. } => "spec.runtimeRef.kind",
-                RefError::NotFound(_) => "spec.runtimeRef.name",
-            };
-            out.push(Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string()));
+            out.push(runtime_ref_finding(&e));
             return out;
         }
     };
     let rt_name = rt.metadata.name.as_deref().unwrap_or_default();
-    if rt.kind == KIND_CLUSTER && rt.metadata.labels.as_ref().and_then(|l| l.get(TRAINER_SUPPORT)).is_some_and(|v| v == "deprecated") {
+    let labels = &facts().labels;
+    if rt.kind == KIND_CLUSTER && rt.metadata.labels.as_ref().and_then(|l| l.get(&labels.support)).is_some_and(|v| *v == labels.deprecated)
+    {
         out.push(Diagnostic::finding(
             &TRAINJOB_RUNTIME_DEPRECATED,
             "spec.runtimeRef.name",
@@ -168,7 +160,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
             ),
         ));
     }
-    let version = version_for(rt, ctx.version);
+    let version = TrainerVersion::for_runtime(rt, ctx.version);
     let all = trainjob::build(rt, tj, version, Steps::All);
     let over = trainjob::build(rt, tj, version, Steps::Overrides);
     let trainer = tj.spec.trainer.as_ref();
@@ -237,8 +229,8 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     let mut out = Vec::new();
     let tpu = data().tpu.resource.as_str();
     let Some(node) = trainer_node(&rt.spec.template.spec.replicated_jobs) else { return out };
-    let chips = |c: &Container| c.resources.as_ref().and_then(|r| r.limits.as_ref()).and_then(|l| l.get(tpu)).and_then(|q| quantity(&q.0));
-    let Some(rt_chips) = chips(node).filter(|c| *c > 0.0) else { return out };
+    let chips = |c: &Container| limit(c.resources.as_ref(), tpu);
+    let Some(rt_chips) = chips(node).filter(|c| c.q > Quantity::ZERO) else { return out };
     let hosts = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).unwrap_or(1);
     let selector = |k: &str| {
         rt.spec
@@ -268,7 +260,7 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
         ));
     }
     let after = trainer_node(&over.template.spec.replicated_jobs).and_then(chips);
-    if let Some(c) = after.filter(|c| *c > 0.0 && *c != rt_chips) {
+    if let Some(c) = after.filter(|c| c.q > Quantity::ZERO && c.q != rt_chips.q) {
         out.push(Diagnostic::finding(
             &TRAINJOB_ACCELERATOR_COUNT,
             resource_field(tj, "limits", tpu),
@@ -293,7 +285,7 @@ fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
         return None;
     }
     let pods = eff.template.spec.replicated_jobs.iter().position(|j| j.name == job).and_then(|i| eff.counts.get(i)).copied().unwrap_or(1);
-    let last = format!("{}-abcde", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)));
+    let last = format!("{}{}", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)), facts().pod_name_suffix);
     Some(Diagnostic::finding(
         &TRAINJOB_NAME_LENGTH,
         "metadata.name",
@@ -311,12 +303,12 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
     let mut out = Vec::new();
     let Some(injected) = &eff.jax else { return out };
     for (i, e) in tj.spec.trainer.iter().flat_map(|t| t.env.iter().flatten()).enumerate() {
-        if !JAX_PLUGIN_VARIABLES.contains(&e.name.as_str()) {
+        if !facts().is_jax_variable(&e.name) {
             continue;
         }
         let Some(plugin) = injected.env.iter().find(|p| p.name == e.name) else { continue };
         let ours = trainjob::merge::apply_env(e);
-        let field = format!("spec.trainer.env[{i}]");
+        let field = FieldPath::from("spec.trainer").field("env").index(i);
         let plugin_says = match (&plugin.value, plugin.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
             (Some(v), _) => format!("`{v}`"),
             (None, Some(r)) => format!("fieldRef `{}` (each pod's completion index)", r.field_path),
@@ -327,7 +319,8 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             (None, Some(r)) => format!("fieldRef `{}`", r.field_path),
             _ => "a reference".to_string(),
         };
-        let same_per_pod = e.name == "JAX_PROCESS_ID" && eff.num_nodes() == 1 && ours.value.as_deref() == Some("0");
+        let jax = &facts().jax;
+        let same_per_pod = e.name == jax.process_id && eff.num_nodes() == 1 && ours.value.as_deref() == Some("0");
         if (ours.value == plugin.value && ours.value_from == plugin.value_from) || same_per_pod {
             out.push(Diagnostic::finding(
                 &TRAINJOB_JAX_ENV_REDUNDANT,
@@ -341,10 +334,12 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
             continue;
         }
         let effect = match e.name.as_str() {
-            "JAX_PROCESS_ID" if ours.value.is_some() && eff.num_nodes() == 1 => "the only process gets an id other than 0".to_string(),
-            "JAX_PROCESS_ID" if ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
-            "JAX_PROCESS_ID" => "the processes do not get their completion index as process id".to_string(),
-            "JAX_NUM_PROCESSES" => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
+            n if n == jax.process_id && ours.value.is_some() && eff.num_nodes() == 1 => {
+                "the only process gets an id other than 0".to_string()
+            }
+            n if n == jax.process_id && ours.value.is_some() => format!("all {} processes claim that same process id", eff.num_nodes()),
+            n if n == jax.process_id => "the processes do not get their completion index as process id".to_string(),
+            n if n == jax.num_processes => format!("the job runs {}", words::count_of(eff.num_nodes(), "process", "processes")),
             _ => format!("process 0 is reachable as {plugin_says}"),
         };
         out.push(Diagnostic::finding(
@@ -365,13 +360,13 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
     let jobs = &rt.spec.template.spec.replicated_jobs;
     let job_names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     for (p, patch) in tj.spec.runtime_patches.iter().flatten().enumerate() {
-        let base = format!("spec.runtimePatches[{p}]");
+        let base = FieldPath::from("spec").field("runtimePatches").index(p);
         if let Some(problem) = domain_prefixed_path(&patch.manager) {
-            out.push(Diagnostic::finding(&TRAINJOB_PATCH_MANAGER, format!("{base}.manager"), problem));
+            out.push(Diagnostic::finding(&TRAINJOB_PATCH_MANAGER, base.field("manager"), problem));
         }
         let rjobs = patch.training_runtime_spec.as_ref().and_then(|s| s.template.as_ref()).and_then(|t| t.spec.as_ref());
         for (j, rjob) in rjobs.iter().flat_map(|s| s.replicated_jobs.iter().flatten()).enumerate() {
-            let jpath = format!("{base}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]");
+            let jpath = base.field("trainingRuntimeSpec").field("template").field("spec").field("replicatedJobs").index(j);
             let Some(job) = jobs.iter().find(|x| x.name == rjob.name) else {
                 let what = match version {
                     TrainerVersion::V2_2 => "Trainer v2.2 skips the patch silently",
@@ -379,7 +374,7 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                 };
                 out.push(Diagnostic::finding(
                     &TRAINJOB_PATCH_TARGET,
-                    format!("{jpath}.name"),
+                    jpath.field("name"),
                     format!("the runtime has no replicated job `{}` (it has {}); {what}", rjob.name, list(&job_names)),
                 ));
                 continue;
@@ -401,11 +396,11 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
             ] {
                 let names: Vec<&str> = have.iter().map(|c| c.name.as_str()).collect();
                 for (k, c) in patched.unwrap_or_default().iter().enumerate() {
-                    let cpath = format!("{jpath}.template.spec.template.spec.{field}[{k}]");
+                    let cpath = jpath.field("template").field("spec").field("template").field("spec").field(field).index(k);
                     if !names.contains(&c.name.as_str()) {
                         out.push(Diagnostic::finding(
                             &TRAINJOB_PATCH_TARGET,
-                            format!("{cpath}.name"),
+                            cpath.field("name"),
                             format!(
                                 "replicated job `{}` has no {kind} `{}` (it has {}); the merge would add a {kind} without an image, which the pod rejects",
                                 rjob.name,
@@ -415,12 +410,16 @@ fn patches(tj: &TrainJob, rt: &TrainingRuntime, version: TrainerVersion) -> Vec<
                         ));
                     } else if field == "containers"
                         && c.env.as_ref().is_some_and(|e| !e.is_empty())
-                        && [NODE, "dataset-initializer", "model-initializer"].contains(&c.name.as_str())
+                        && facts().patch_env_forbidden.contains(&c.name)
                     {
                         out.push(Diagnostic::finding(
                             &TRAINJOB_PATCH_ENV,
-                            format!("{cpath}.env"),
-                            format!("must not have envs for the dataset-initializer, model-initializer, node containers (container `{}`): the Trainer webhook rejects the TrainJob", c.name),
+                            cpath.field("env"),
+                            format!(
+                                "must not have envs for the {} containers (container `{}`): the Trainer webhook rejects the TrainJob",
+                                facts().patch_env_forbidden.join(", "),
+                                c.name
+                            ),
                         ));
                     }
                 }
@@ -455,27 +454,26 @@ fn domain_prefixed_path(s: &str) -> Option<String> {
     None
 }
 
-/// The `node` container of the first trainer job.
+/// The `node` container of the trainer job.
 fn trainer_node(jobs: &[crate::trainer::ReplicatedJob]) -> Option<&Container> {
-    let job = jobs.iter().find(|j| {
-        j.template.metadata.as_ref().and_then(|m| m.labels.as_ref()).and_then(|l| l.get(crate::keys::TRAINER_ANCESTOR)).map(String::as_str)
-            == Some(ANCESTOR_TRAINER)
-    })?;
-    job.template.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| c.name == NODE)
+    trainer_job(jobs)?.1.node_container()
+}
+
+/// `spec.trainer.resourcesPerNode`.
+fn per_node() -> FieldPath {
+    FieldPath::from("spec.trainer").field("resourcesPerNode")
 }
 
 /// Where in the TrainJob a resource key of the `node` container comes from.
 fn resource_field(tj: &TrainJob, section: &str, key: &str) -> String {
     let r = tj.spec.trainer.as_ref().and_then(|t| t.resources_per_node.as_ref());
     let has = |m: Option<&std::collections::BTreeMap<String, _>>| m.is_some_and(|m| m.contains_key(key));
-    let limits = |r: &ResourceRequirements| has(r.limits.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.limits.{key}"));
-    let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| format!("spec.trainer.resourcesPerNode.requests.{key}"));
+    let limits = |r: &ResourceRequirements| has(r.limits.as_ref()).then(|| String::from(per_node().field("limits").key(key)));
+    let requests = |r: &ResourceRequirements| has(r.requests.as_ref()).then(|| String::from(per_node().field("requests").key(key)));
     match r {
         // The section asked about first, then the other one, then the block.
-        Some(r) if section == "requests" => {
-            requests(r).or_else(|| limits(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string())
-        }
-        Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| "spec.trainer.resourcesPerNode".to_string()),
+        Some(r) if section == "requests" => requests(r).or_else(|| limits(r)).unwrap_or_else(|| per_node().into()),
+        Some(r) => limits(r).or_else(|| requests(r)).unwrap_or_else(|| per_node().into()),
         None => "spec.trainer".to_string(),
     }
 }
@@ -488,13 +486,10 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     }
     let before = trainer_node(&rt.spec.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
     let after = trainer_node(&over.template.spec.replicated_jobs).and_then(|c| c.resources.clone());
-    let count = |r: Option<&ResourceRequirements>, k: &str| {
-        r.and_then(|r| r.limits.as_ref()).and_then(|l| l.get(k)).and_then(|q| quantity(&q.0)).unwrap_or(0.0)
-    };
     let mut dropped = Vec::new();
     for key in data().accelerator_resources() {
-        let had = count(before.as_ref(), key);
-        if had > 0.0 && count(after.as_ref(), key) <= 0.0 {
+        let Some(had) = limit(before.as_ref(), key).filter(|h| h.q > Quantity::ZERO) else { continue };
+        if limit(after.as_ref(), key).is_none_or(|a| a.q <= Quantity::ZERO) {
             dropped.push(key.to_string());
             let why = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2 replaces the runtime's resources with `resourcesPerNode`",
@@ -513,12 +508,12 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
             if dropped.contains(key) {
                 continue; // one finding per key: `trainjob/accelerator-dropped` says it
             }
-            let (Some(a), Some(b)) = (quantity(&req.0), quantity(&lim.0)) else { continue };
+            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let merge = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2's replacement",
                 TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
             };
-            let problem = if is_extended(key) {
+            let problem = if is_extended(key) || !overcommit_allowed(key) {
                 (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
             } else {
                 (a > b).then(|| format!("Kubernetes rejects the pods (\"must be less than or equal to {key} limit\")"))
@@ -535,51 +530,33 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     out
 }
 
-fn is_extended(name: &str) -> bool {
-    match name.split_once('/') {
-        Some((domain, _)) => !(domain == "kubernetes.io" || domain.ends_with(".kubernetes.io")),
-        None => false,
+/// A limit of a container's resources, with the text it was written as (for messages).
+struct Limit {
+    q: Quantity,
+    text: String,
+}
+
+/// Whole numbers as numbers, anything else as written.
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.q.count() {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str(&self.text),
+        }
     }
 }
 
-/// A Kubernetes quantity (`500m`, `16Gi`, `1e3`, `4`) as a number, for comparisons.
-fn quantity(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(s.len());
-    let (num, suffix) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let factor = match suffix {
-        "" => 1.0,
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        e if e.starts_with(['e', 'E']) => 10f64.powi(e.get(1..)?.parse().ok()?),
-        _ => return None,
-    };
-    Some(n * factor)
+/// The limit of `key` in `r`, where it is a quantity.
+fn limit(r: Option<&ResourceRequirements>, key: &str) -> Option<Limit> {
+    let text = &r?.limits.as_ref()?.get(key)?.0;
+    quantity::parse(text).ok().map(|q| Limit { q, text: text.clone() })
 }
 
 /// The runtime checks on the runtime as the TrainJob overrides it; what is new is the TrainJob's.
 fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagnostic> {
+    // The validator's own table of runtime checks, less those it says a TrainJob cannot change.
     let semantic = |r: &TrainingRuntime| -> Vec<Diagnostic> {
-        let mut d = admission::check(r);
-        d.extend(ecosystem::check(r));
-        d.extend(accelerators::check(r));
-        d.extend(consistency::check(r));
-        d.extend(kubernetes::check(r));
-        d
+        RUNTIME_CHECKS.iter().filter(|c| c.on_trainjob.is_ok()).flat_map(|c| (c.check)(r)).collect()
     };
     let mut effective = rt.clone();
     effective.spec.template = over.template.clone();
@@ -622,31 +599,16 @@ fn runtime_rules(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<D
         let d = if d.rule == &GPU_COUNT {
             Diagnostic::finding(&TRAINJOB_ACCELERATOR_COUNT, field, d.message.clone())
         } else {
-            Diagnostic::finding(
-                &TRAINJOB_NODE_POD,
-                field,
-                format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: {}", d.rule.id, in_trainjob_terms(&d.message)),
-            )
-            .with_help(d.rule.fix)
-            .with_severity(d.severity)
+            let told = d.clone().told_by(Teller::TrainJob);
+            let head = format!("with this TrainJob the runtime breaks `{}` at `{inner_field}`: ", d.rule.id);
+            let fails = told.fails.map(|f| Fails { at: head.len() + f.at, ..f });
+            Diagnostic { fails, ..Diagnostic::finding(&TRAINJOB_NODE_POD, field, format!("{head}{}", told.message)) }
+                .with_help(d.rule.fix)
+                .with_severity(d.severity)
         };
         out.push(d);
     }
     out
-}
-
-/// A Kubernetes finding's closing clause, said of the TrainJob: a value Kubernetes refuses at
-/// apply came from the TrainJob here, whose CRD has the same schema for it (the quantity
-/// pattern, the list keys); one refused at start fails this TrainJob.
-fn in_trainjob_terms(message: &str) -> String {
-    let said = |m: Moment| message.strip_suffix(m.clause());
-    if let Some(head) = said(Moment::Apply) {
-        format!("{head}the API server rejects the TrainJob at apply")
-    } else if let Some(head) = said(Moment::Start) {
-        format!("{head}Kubernetes rejects it when this TrainJob starts")
-    } else {
-        message.to_string()
-    }
 }
 
 /// The TrainJob field behind a field of the runtime as the TrainJob overrides it.
@@ -683,33 +645,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quantities_compare_across_suffixes() {
-        assert_eq!(quantity("500m"), Some(0.5));
-        assert_eq!(quantity("16Gi"), Some(16.0 * 1024f64.powi(3)));
-        assert_eq!(quantity("1e3"), Some(1000.0));
-        assert_eq!(quantity("2"), Some(2.0));
-        assert!(quantity("4Gi").unwrap() > quantity("4G").unwrap());
-        assert_eq!(quantity("lots"), None);
-        assert_eq!(quantity(""), None);
-    }
-
-    #[test]
     fn managers_are_domain_prefixed_paths() {
         for ok in ["kueue.x-k8s.io/multikueue", "example.com/a/b", "acme.io/foo_bar"] {
             assert_eq!(domain_prefixed_path(ok), None, "{ok}");
         }
         for bad in ["kueue", "/x", "example.com/", "Example.com/x", "example.com/a b"] {
             assert!(domain_prefixed_path(bad).is_some(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn names_follow_rfc_1035() {
-        for ok in ["a", "my-job-1", "x0"] {
-            assert!(is_rfc1035(ok), "{ok}");
-        }
-        for bad in ["", "1job", "job-", "Job", "my_job", "a.b"] {
-            assert!(!is_rfc1035(bad), "{bad}");
         }
     }
 }

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
-use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime, COORDINATOR_PORT};
+use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime};
 use crate::{render, words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
@@ -133,9 +133,11 @@ fn quantity_map(v: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api:
 /// What the Kubeflow SDK reports as the device of the `node` container (its device table is
 /// [`crate::accelerators::sdk`]; the count is per node times numNodes). `(device, problem)`.
 fn sdk_device(limits: &BTreeMap<String, String>, num_nodes: i32) -> (String, Option<String>) {
-    let total = |per: &str| match per.parse::<i64>() {
-        Ok(n) => format!("{} ({per} per node x {})", n * i64::from(num_nodes), words::count(num_nodes, "node")),
-        Err(_) => format!("{per} per node"),
+    let total = |per: &str| match crate::k8s::quantity::parse(per).ok().and_then(|q| q.count()) {
+        Some(n) => {
+            format!("{} ({per} per node x {})", n.saturating_mul(u64::try_from(num_nodes).unwrap_or(0)), words::count(num_nodes, "node"))
+        }
+        None => format!("{per} per node"),
     };
     match data().sdk.device_of(limits) {
         Device::Unknown => ("unknown (the runtime sets no limits)".into(), None),
@@ -304,7 +306,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         .map(|p| format!("{}-<5 random characters>", trainer::names::hostname("<trainjob>", p.name, p.replicas - 1, p.pods - 1)))
         .unwrap_or_default();
     let fewer_at = limiting
-        .filter(|p| p.pods_field == "spec.mlPolicy.numNodes")
+        .filter(|p| p.pods_field == trainer::paths::num_nodes())
         .and_then(|p| u32::try_from((p.pods - 1).to_string().len()).ok())
         .and_then(|d| 10u64.checked_pow(d))
         .map(|n| n + 1);
@@ -350,7 +352,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         install: data().images.install_for(&r.image).to_vec(),
         install_python: serde_json::to_string(data().images.install_for(&r.image))?,
         fixed_num_nodes: matches!(r.accelerator, Accel::Tpu(_)),
-        coordinator_port: COORDINATOR_PORT,
+        coordinator_port: trainer::facts().jax.port,
         trainjob_yaml: yaml::to_string(&trainjob)?,
         trainjob_namespace: r.namespace.clone().unwrap_or_else(|| "default".into()),
         trainjob_name_max: name_room.map(|(n, _)| n),

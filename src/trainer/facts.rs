@@ -1,0 +1,153 @@
+//! Kubeflow Trainer's facts, loaded once from `catalog/trainer.yaml` (embedded in the binary): the
+//! releases jax-runtimes predicts, the ML policies, the ancestor label and its steps, the trainer
+//! job's and container's name, what the JAX plugin injects, the labels on runtimes and the pod-name
+//! suffix JobSet counts. Every stage asks [`facts`]; none keeps a copy. The unit tests prove the
+//! table parses and agrees with the typed model.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+const TRAINER_YAML: &str = include_str!("../../catalog/trainer.yaml");
+
+/// `catalog/trainer.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrainerFacts {
+    /// The releases with the JAX policy that jax-runtimes predicts, oldest first.
+    pub releases: Vec<String>,
+    pub default_release: String,
+    /// Releases before the JAX policy.
+    pub without_jax: Vec<String>,
+    /// Release -> the JobSet release it ships with.
+    pub jobset: BTreeMap<String, String>,
+    /// The framework policies of `spec.mlPolicy`.
+    pub ml_policies: Vec<String>,
+    pub ancestor_label: String,
+    pub steps: Vec<Step>,
+    pub trainer_step: String,
+    /// The trainer replicated job's and container's name.
+    pub node: String,
+    pub patch_env_forbidden: Vec<String>,
+    pub jax: JaxPlugin,
+    pub labels: Labels,
+    pub pod_name_suffix: String,
+}
+
+/// A value of the ancestor label, and the container its job must have.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Step {
+    pub step: String,
+    pub container: String,
+}
+
+/// What the JAX plugin injects into the `node` container.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JaxPlugin {
+    pub num_processes: String,
+    pub process_id: String,
+    pub coordinator_address: String,
+    pub port: u16,
+}
+
+impl JaxPlugin {
+    /// The three variables, in the order the plugin injects them.
+    pub fn env(&self) -> [&str; 3] {
+        [&self.num_processes, &self.process_id, &self.coordinator_address]
+    }
+}
+
+/// Labels on runtimes, and the values Trainer reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Labels {
+    pub framework: String,
+    pub support: String,
+    pub deprecated: String,
+    pub webhook_validation: String,
+    pub webhook_disabled: String,
+}
+
+/// Why the table does not load (only a broken build can have this: the table is embedded).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("catalog/trainer.yaml: {0}")]
+pub struct TrainerFactsError(String);
+
+impl TrainerFacts {
+    pub fn parse(text: &str) -> Result<TrainerFacts, TrainerFactsError> {
+        let f: TrainerFacts = crate::yaml::from_str(text).map_err(|e| TrainerFactsError(e.message))?;
+        if !f.releases.contains(&f.default_release) {
+            return Err(TrainerFactsError(format!("defaultRelease `{}` is not one of the releases", f.default_release)));
+        }
+        if let Some(r) = f.releases.iter().find(|r| !f.jobset.contains_key(*r)) {
+            return Err(TrainerFactsError(format!("release `{r}` has no JobSet release")));
+        }
+        if !f.steps.iter().any(|s| s.step == f.trainer_step) {
+            return Err(TrainerFactsError(format!("trainerStep `{}` is not one of the steps", f.trainer_step)));
+        }
+        Ok(f)
+    }
+
+    /// True when `step` is an initializer step (a step other than the trainer's).
+    pub fn is_initializer(&self, step: &str) -> bool {
+        step != self.trainer_step && self.steps.iter().any(|s| s.step == step)
+    }
+
+    /// The container the webhook requires in a job of `step`.
+    pub fn container_of(&self, step: &str) -> Option<&str> {
+        self.steps.iter().find(|s| s.step == step).map(|s| s.container.as_str())
+    }
+
+    /// True for a variable the JAX plugin injects.
+    pub fn is_jax_variable(&self, name: &str) -> bool {
+        self.jax.env().contains(&name)
+    }
+}
+
+/// The embedded table, parsed once; the unit tests prove it parses, so this never fails in a
+/// built binary.
+#[allow(clippy::expect_used, reason = "embedded data, not input; the unit tests prove it parses")]
+pub fn facts() -> &'static TrainerFacts {
+    static FACTS: OnceLock<TrainerFacts> = OnceLock::new();
+    FACTS.get_or_init(|| TrainerFacts::parse(TRAINER_YAML).expect("catalog/trainer.yaml is valid (unit-tested)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_parses_and_holds_together() {
+        let f = TrainerFacts::parse(TRAINER_YAML).unwrap();
+        assert_eq!(f.container_of(&f.trainer_step), Some(f.node.as_str()), "the trainer step's container is `node`");
+        assert!(f.is_initializer("dataset-initializer") && !f.is_initializer(&f.trainer_step) && !f.is_initializer("other"));
+        assert!(f.ml_policies.contains(&"jax".to_string()));
+        assert_eq!(f.jax.env(), ["JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"]);
+        assert!(f.without_jax.iter().all(|r| !f.releases.contains(r)));
+        for step in &f.steps {
+            assert!(f.patch_env_forbidden.contains(&step.container), "{}", step.container);
+        }
+    }
+
+    #[test]
+    fn the_ml_policies_are_the_fields_of_the_typed_model() {
+        let schema = serde_json::to_value(schemars::schema_for!(crate::trainer::MlPolicy)).unwrap();
+        let mut fields: Vec<String> = schema["properties"].as_object().unwrap().keys().filter(|k| *k != "numNodes").cloned().collect();
+        fields.sort();
+        let mut listed = facts().ml_policies.clone();
+        listed.sort();
+        assert_eq!(fields, listed);
+    }
+
+    #[test]
+    fn a_broken_table_is_an_error_not_a_panic() {
+        assert!(TrainerFacts::parse("releases: [v2.3]").is_err());
+        let bad = TRAINER_YAML.replace("defaultRelease: v2.3", "defaultRelease: v9.9");
+        assert!(TrainerFacts::parse(&bad).unwrap_err().to_string().contains("defaultRelease"));
+        let no_jobset = TRAINER_YAML.replace("  v2.3: v0.12.0\n", "");
+        assert!(TrainerFacts::parse(&no_jobset).unwrap_err().to_string().contains("JobSet"));
+    }
+}
