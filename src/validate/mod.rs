@@ -40,6 +40,7 @@ pub mod cel;
 pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
+pub mod go_regexp;
 pub mod interconnect;
 pub mod kubernetes;
 pub mod structure;

@@ -84,13 +84,38 @@ pub fn render(args: &[&Path]) -> String {
 /// `../shared/reference`: the upstream Trainer v2.3.0 CRDs and runtimes and the JobSet CRD. The
 /// tests need it; without it they fail and say where it belongs.
 pub fn reference() -> PathBuf {
-    let dir = root().join("../shared/reference");
+    let dir = reference_root();
     assert!(
         dir.join("kubeflow-trainer-v2.3.0/crds").is_dir(),
         "{} is missing: the tests check against the upstream Trainer CRDs and runtimes there (see ../shared/reference/README.md)",
         dir.display()
     );
     dir
+}
+
+/// Where the reference data is: `JAX_RUNTIMES_REFERENCE`, else `../shared/reference`.
+pub fn reference_root() -> PathBuf {
+    std::env::var_os("JAX_RUNTIMES_REFERENCE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/reference"))
+}
+
+/// The Kueue v0.19.2 CRD files of the reference data, or `None` when the folder is absent: the
+/// caller's checks do not run, and this says so on stderr. In CI (`CI` set) the folder must be
+/// there.
+pub fn kueue_crd_files(test: &str) -> Option<Vec<PathBuf>> {
+    let dir = reference_root().join("kueue-v0.19.2/crds");
+    if !dir.is_dir() {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing in CI: {test} needs the Kueue v0.19.2 CRDs", dir.display());
+        eprintln!("NOT RUN: {test}: {} is missing (the Kueue v0.19.2 CRDs; see ../shared/reference/README.md)", dir.display());
+        return None;
+    }
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
+    files.sort();
+    assert_eq!(files.len(), 8, "the eight Kueue v0.19.2 CRDs in {}", dir.display());
+    Some(files)
 }
 
 /// The Trainer runtime CRDs of the reference data.
