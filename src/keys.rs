@@ -23,6 +23,14 @@ pub const INTERCONNECT: &str = "jax-runtimes.dev/interconnect";
 /// The value of [`INTERCONNECT`] for a runtime without a fabric.
 pub const INTERCONNECT_NONE: &str = "none";
 
+// --- Written on runtimes a JaxRuntimeQueue serves ----------------------------------------------
+
+/// The ClusterQueue whose quota the runtime's TrainJobs use: `validate` checks the runtime's
+/// gang against it (a hand-written runtime may carry it too).
+pub const CLUSTER_QUEUE: &str = "jax-runtimes.dev/cluster-queue";
+/// The LocalQueue TrainJobs of the runtime name with `kueue.x-k8s.io/queue-name`.
+pub const LOCAL_QUEUE: &str = "jax-runtimes.dev/local-queue";
+
 // --- Kubeflow Trainer (kubeflow/trainer v2.3.0 `pkg/constants/constants.go`) --------------------
 
 /// Label the Kubeflow SDK needs to list a runtime.

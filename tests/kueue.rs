@@ -22,3 +22,239 @@ fn validate_takes_every_kueue_crd() {
     assert!(!r.stdout.contains("crd/unusable") && !r.stderr.contains("crd/unusable"), "{}", r.all());
     assert_ne!(r.code, 2, "{}", r.all());
 }
+
+/// Two runtimes of different shapes: a TPU v5e 4x4 slice (4 hosts of 4 chips) and two EKS p5 nodes
+/// (8 GPUs, 32 EFA devices, hugepages and memory per pod).
+const CATALOG: &str = "\
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: tpu-4x4}
+spec:
+  accelerator: {tpu: {type: v5e, topology: 4x4}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: p5-2nodes}
+spec:
+  platform: eks
+  numNodes: 2
+  accelerator: {gpu: {model: h100-80gb, machineType: p5.48xlarge}}
+";
+
+/// Queues that admit both runtimes: a flavor per shape, a queue covering what they request.
+const QUEUES: &str = "\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: v5e-4x4}
+spec:
+  nodeLabels: {cloud.google.com/gke-tpu-accelerator: tpu-v5-lite-podslice, cloud.google.com/gke-tpu-topology: 4x4}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: p5}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p5.48xlarge}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: training}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [google.com/tpu, nvidia.com/gpu, vpc.amazonaws.com/efa, hugepages-2Mi, memory]
+    flavors:
+    - name: v5e-4x4
+      resources:
+      - {name: google.com/tpu, nominalQuota: 16}
+      - {name: nvidia.com/gpu, nominalQuota: 0}
+      - {name: vpc.amazonaws.com/efa, nominalQuota: 0}
+      - {name: hugepages-2Mi, nominalQuota: 0}
+      - {name: memory, nominalQuota: 0}
+    - name: p5
+      resources:
+      - {name: google.com/tpu, nominalQuota: 0}
+      - {name: nvidia.com/gpu, nominalQuota: 16}
+      - {name: vpc.amazonaws.com/efa, nominalQuota: 64}
+      - {name: hugepages-2Mi, nominalQuota: 10Gi}
+      - {name: memory, nominalQuota: 64000Mi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: training, namespace: team-a}
+spec: {clusterQueue: training}
+";
+
+/// A TrainJob of each runtime, queued in team-a.
+const TRAINJOBS: &str = "\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tpu-job, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: training}}
+spec: {runtimeRef: {name: tpu-4x4}, trainer: {}}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: gpu-job, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: training}}
+spec: {runtimeRef: {name: p5-2nodes}, trainer: {}}
+";
+
+/// The runtimes of [`CATALOG`], each annotated as served by ClusterQueue `training`.
+fn runtimes(dir: &std::path::Path) -> String {
+    std::fs::write(dir.join("catalog.yaml"), CATALOG).unwrap();
+    let mut docs = documents(&render(&[&dir.join("catalog.yaml")]));
+    for d in &mut docs {
+        d["metadata"]["annotations"]["jax-runtimes.dev/cluster-queue"] = "training".into();
+    }
+    docs.iter().map(|d| serde_json::to_string(d).unwrap()).collect::<Vec<_>>().join("\n---\n")
+}
+
+/// `validate` of the runtimes, the queues and the TrainJobs: the findings as (rule, object).
+fn check(queues: &str, trainjobs: &str) -> (i32, Vec<(String, String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let all = format!("{}\n---\n{queues}---\n{trainjobs}", runtimes(dir.path()));
+    std::fs::write(dir.path().join("all.yaml"), all).unwrap();
+    let r = run_in(dir.path(), &["validate", "--format", "json", "all.yaml"], None);
+    assert_ne!(r.code, 2, "{}", r.all());
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let found = found
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            let o = &d["object"];
+            let object = match o["namespace"].as_str() {
+                Some(ns) => format!("{}/{ns}/{}", o["kind"].as_str().unwrap_or_default(), o["name"].as_str().unwrap_or_default()),
+                None => format!("{}/{}", o["kind"].as_str().unwrap_or_default(), o["name"].as_str().unwrap_or_default()),
+            };
+            (d["rule"].as_str().unwrap_or_default().to_string(), object, d["message"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    (r.code, found)
+}
+
+fn rules(found: &[(String, String, String)]) -> Vec<(&str, &str)> {
+    found.iter().map(|(r, o, _)| (r.as_str(), o.as_str())).collect()
+}
+
+#[test]
+fn queues_that_admit_their_runtimes_pass() {
+    let (code, found) = check(QUEUES, TRAINJOBS);
+    assert!(found.is_empty() && code == 0, "{found:#?}");
+}
+
+#[test]
+fn a_runtime_no_flavor_matches_is_never_admitted() {
+    let (_, found) = check(&QUEUES.replace("topology: 4x4}", "topology: 2x4}"), TRAINJOBS);
+    assert_eq!(
+        rules(&found),
+        [("kueue/no-matching-flavor", "ClusterTrainingRuntime/tpu-4x4"), ("kueue/no-matching-flavor", "TrainJob/team-a/tpu-job")],
+        "{found:#?}"
+    );
+    assert!(found[0].2.contains("flavor `v5e-4x4` (cloud.google.com/gke-tpu-accelerator=tpu-v5-lite-podslice, cloud.google.com/gke-tpu-topology=2x4) doesn't match"), "{}", found[0].2);
+    assert!(found[0].2.ends_with("the TrainJob stays suspended: Kueue never admits it"), "{}", found[0].2);
+}
+
+#[test]
+fn a_requested_fabric_resource_the_queue_does_not_cover_is_never_admitted() {
+    let queues = QUEUES
+        .replace(", vpc.amazonaws.com/efa, hugepages", ", hugepages")
+        .replace("      - {name: vpc.amazonaws.com/efa, nominalQuota: 0}\n", "")
+        .replace("      - {name: vpc.amazonaws.com/efa, nominalQuota: 64}\n", "");
+    let (_, found) = check(&queues, TRAINJOBS);
+    assert_eq!(
+        rules(&found),
+        [("kueue/resource-not-covered", "ClusterTrainingRuntime/p5-2nodes"), ("kueue/resource-not-covered", "TrainJob/team-a/gpu-job")],
+        "{found:#?}"
+    );
+    assert!(found[0].2.contains("requests `vpc.amazonaws.com/efa`"), "{}", found[0].2);
+}
+
+#[test]
+fn a_quota_below_one_gang_is_never_admitted() {
+    let (_, found) =
+        check(&QUEUES.replace("{name: nvidia.com/gpu, nominalQuota: 16}", "{name: nvidia.com/gpu, nominalQuota: 8}"), TRAINJOBS);
+    assert_eq!(
+        rules(&found),
+        [("kueue/quota-below-gang", "ClusterTrainingRuntime/p5-2nodes"), ("kueue/quota-below-gang", "TrainJob/team-a/gpu-job")],
+        "{found:#?}"
+    );
+    assert!(found[0].2.contains("needs 16 of `nvidia.com/gpu`, and flavor `p5` can hold at most 8"), "{}", found[0].2);
+}
+
+#[test]
+fn a_queue_name_with_no_local_queue_in_the_namespace() {
+    let (_, found) = check(QUEUES, &TRAINJOBS.replace("name: gpu-job, namespace: team-a", "name: gpu-job, namespace: team-b"));
+    assert_eq!(rules(&found), [("kueue/unknown-local-queue", "TrainJob/team-b/gpu-job")], "{found:#?}");
+    assert!(found[0].2.contains("no LocalQueue `training` in namespace `team-b`"), "{}", found[0].2);
+    // Without LocalQueues in the input, nothing is known about them: no finding.
+    let no_lq = QUEUES.split("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue").next().unwrap();
+    let (_, found) = check(no_lq, &TRAINJOBS.replace("namespace: team-a", "namespace: team-b"));
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn a_slice_size_larger_than_the_pod_count_is_rejected_at_create() {
+    let patch = "runtimePatches: [{manager: example.com/tas, trainingRuntimeSpec: {template: {spec: {replicatedJobs: [{name: node, template: {spec: {template: {metadata: {annotations: {kueue.x-k8s.io/podset-slice-required-topology: cloud.google.com/gke-nodepool, kueue.x-k8s.io/podset-slice-size: '8'}}}}}}]}}}}]";
+    let trainjobs = TRAINJOBS.replace(
+        "spec: {runtimeRef: {name: tpu-4x4}, trainer: {}}",
+        &format!("spec: {{runtimeRef: {{name: tpu-4x4}}, trainer: {{}}, {patch}}}"),
+    );
+    let (_, found) = check(QUEUES, &trainjobs);
+    // The queue has no Topology Aware Scheduling flavor either: the TrainJob would never be admitted.
+    assert_eq!(
+        rules(&found),
+        [("kueue/tas-slice-size", "TrainJob/team-a/tpu-job"), ("kueue/no-matching-flavor", "TrainJob/team-a/tpu-job")],
+        "{found:#?}"
+    );
+    assert!(
+        found[0].2.contains("\"8\" must not be greater than pod set count 4")
+            && found[0].2.ends_with("Kueue's webhook rejects this TrainJob at create"),
+        "{}",
+        found[0].2
+    );
+    assert!(found[1].2.contains("flavor `v5e-4x4` does not support Topology Aware Scheduling"), "{}", found[1].2);
+}
+
+/// TAS annotations on the runtime's own pod template are checked on the runtime, where the fix is.
+#[test]
+fn tas_annotations_of_a_runtime_are_checked_against_its_pod_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs: Vec<serde_json::Value> = documents(&runtimes(dir.path()));
+    let tpu = docs.iter_mut().find(|d| d["metadata"]["name"] == "tpu-4x4").unwrap();
+    tpu["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = serde_json::json!({"annotations": {
+        "kueue.x-k8s.io/podset-slice-required-topology": "cloud.google.com/gke-nodepool",
+        "kueue.x-k8s.io/podset-slice-size": "8",
+        "kueue.x-k8s.io/podset-preferred-topology": "cloud.google.com/gke-nodepool",
+        "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gke-nodepool",
+    }});
+    write_stream(&dir.path().join("runtimes.yaml"), &docs);
+    let r = run_in(dir.path(), &["validate", "--format", "json", "runtimes.yaml"], None);
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    let rules: Vec<(&str, &str)> = found.iter().map(|d| (d["rule"].as_str().unwrap(), d["field"].as_str().unwrap_or_default())).collect();
+    let at = "spec.template.spec.replicatedJobs[0].template.spec.template.metadata.annotations";
+    assert!(rules.contains(&("kueue/tas-topology", at)), "{rules:?}");
+    assert!(rules.contains(&("kueue/tas-slice-size", &format!("{at}.kueue.x-k8s.io/podset-slice-size"))), "{rules:?}");
+    assert_eq!(r.code, 1);
+}
+
+/// The KRM validator checks the package's Kueue objects too, with the runtimes and TrainJobs.
+#[test]
+fn the_krm_validator_checks_kueue_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut items: Vec<serde_json::Value> = documents(&runtimes(dir.path()));
+    items.extend(documents(&QUEUES.replace("{name: nvidia.com/gpu, nominalQuota: 16}", "{name: nvidia.com/gpu, nominalQuota: 8}")));
+    items.extend(documents(TRAINJOBS));
+    let list = serde_json::json!({
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": items,
+        "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "validate"}},
+    });
+    let r = run(&[], Some(&serde_json::to_string(&list).unwrap()));
+    assert_eq!(r.code, 1, "{}", r.all());
+    let out: serde_json::Value = jax_runtimes::yaml::parse_one(&r.stdout).unwrap();
+    let results = out["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|x| x["tags"]["rule"] == "kueue/quota-below-gang" && x["resourceRef"]["kind"] == "TrainJob"),
+        "{results:#?}"
+    );
+    assert_eq!(out["items"].as_array().unwrap().len(), items.len(), "every item passes through");
+}

@@ -227,7 +227,7 @@ fn pod_term(t: &PodAffinityTerm, path: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// `ValidateLabelSelector`: matchLabels as labels, matchExpressions with the label selector operators.
-fn label_selector(s: &LabelSelector, path: &str, out: &mut Vec<Diagnostic>) {
+pub fn label_selector(s: &LabelSelector, path: &str, out: &mut Vec<Diagnostic>) {
     if let Some(m) = &s.match_labels {
         meta::labels(m, &format!("{path}.matchLabels"), Scope::Template, out);
     }

@@ -43,7 +43,10 @@ pub mod ecosystem;
 pub mod go_regexp;
 pub mod interconnect;
 pub mod kubernetes;
+pub mod kueue;
+pub mod queues;
 pub mod structure;
+pub mod tas;
 pub mod trainjob;
 
 pub use trainjob::is_trainjob;
@@ -157,6 +160,7 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
         out.extend(accelerators::check(rt));
         out.extend(interconnect::check(rt));
         out.extend(consistency::check(rt));
+        out.extend(runtime_tas(rt));
         let mut k8s = kubernetes::check(rt);
         if known.is_none() {
             k8s.extend(kubernetes::trainjob_name_length(rt));
@@ -170,19 +174,49 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
 }
 
+/// Kueue's TAS rules on the runtime's pod templates, for a runtime that has TAS annotations.
+fn runtime_tas(rt: &TrainingRuntime) -> Vec<Diagnostic> {
+    let keys = crate::kueue::facts().topology_annotations();
+    let has = rt.spec.template.spec.replicated_jobs.iter().any(|j| {
+        j.template
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.metadata.as_ref())
+            .and_then(|m| m.annotations.as_ref())
+            .is_some_and(|a| a.keys().any(|k| keys.contains(&k.as_str())))
+    });
+    if !has {
+        return Vec::new();
+    }
+    match crate::queues::podsets::of_runtime(rt) {
+        Ok((_, sets)) => {
+            tas::check(&sets, &|job| format!("spec.template.spec.replicatedJobs[{job}].template.spec.template.metadata.annotations"))
+        }
+        // Requests that do not read are the Kubernetes rules' findings.
+        Err(_) => Vec::new(),
+    }
+}
+
 fn is_structure(d: &Diagnostic) -> bool {
     d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/"))
 }
 
-/// Checks every runtime and every TrainJob among `docs` and places each finding in its file and
-/// line: the runtimes' findings first, then the TrainJobs'. Other documents are skipped (the CLI
-/// reports them).
+/// Checks every runtime, TrainJob and Kueue object among `docs` and places each finding in its
+/// file and line: the runtimes' findings first, then the TrainJobs', the Kueue objects', and
+/// what the Kueue objects, runtimes and TrainJobs say of each other ([`queues`]). Other
+/// documents are skipped (the CLI reports them).
 ///
 /// Large inputs are checked on every core, in contiguous slices whose findings are joined in
 /// document order, so the output does not depend on the number of threads.
 pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut out = runtime_objects(docs, opts);
     out.extend(trainjob_objects(docs, opts));
+    for doc in docs.iter().filter(|d| crate::kueue::is_kueue(&d.value)) {
+        let api_version = doc.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let crd = opts.crd_for(api_version, crate::gvk::Gvk::of(&doc.value).kind).map(|(_, v)| v);
+        out.extend(kueue::check(&doc.value, crd, !opts.crds.is_empty()).into_iter().map(|d| doc.locate(d)));
+    }
+    out.extend(queues::check(docs, &opts.runtimes, opts.trainer_version));
     out
 }
 
