@@ -258,3 +258,245 @@ fn the_krm_validator_checks_kueue_objects() {
     );
     assert_eq!(out["items"].as_array().unwrap().len(), items.len(), "every item passes through");
 }
+
+/// A catalog of every platform, served by three queues: GKE TPU and GPU with Topology Aware
+/// Scheduling, EKS, and AKS with CPU on Kueue's older v1beta1 API.
+const QUEUED_CATALOG: &str = "\
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: tpu-4x4, labels: {cluster: gke}}
+spec: {accelerator: {tpu: {type: v5e, topology: 4x4}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: tpu-2x4-1host, labels: {cluster: gke}}
+spec: {accelerator: {tpu: {type: v5e, topology: 2x4, chipsPerHost: 8}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: tpu-2x4-2hosts, labels: {cluster: gke}}
+spec: {accelerator: {tpu: {type: v5e, topology: 2x4, chipsPerHost: 4}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: gke-h100-2nodes, labels: {cluster: gke}}
+spec: {platform: gke, numNodes: 2, accelerator: {gpu: {model: h100-80gb}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: gke-h100, labels: {cluster: gke}}
+spec: {platform: gke, accelerator: {gpu: {model: h100-80gb}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: p5-2nodes, labels: {cluster: eks}}
+spec: {platform: eks, numNodes: 2, accelerator: {gpu: {model: h100-80gb, machineType: p5.48xlarge}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: aks-h100-2nodes, labels: {cluster: aks}}
+spec: {platform: aks, numNodes: 2, accelerator: {gpu: {model: h100-80gb, machineType: Standard_ND96isr_H100_v5}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: cpu, labels: {cluster: aks}}
+spec: {accelerator: {cpu: {}}, resources: {requests: {cpu: '8', memory: 32Gi}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeQueue
+metadata: {name: gke}
+spec:
+  runtimes: {matchLabels: {cluster: gke}}
+  namespaces: [research, prod]
+  cohort: ml
+  quotas:
+  - {runtime: tpu-4x4, slices: 2}
+  - {runtime: gke-h100-2nodes, nodes: 4, borrowingLimit: 2}
+  priorityClasses: [{name: prod, value: 1000}, {name: batch, value: 100}]
+  topologyAwareScheduling: {}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeQueue
+metadata: {name: eks}
+spec:
+  runtimes: {matchLabels: {cluster: eks}}
+  quotas: [{runtime: p5-2nodes, nodes: 2}]
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeQueue
+metadata: {name: aks}
+spec:
+  kueueApiVersion: kueue.x-k8s.io/v1beta1
+  runtimes: {matchLabels: {cluster: aks}}
+  cohort: ml
+  quotas: [{runtime: cpu, nodes: 4, resources: {cpu: '64'}}]
+";
+
+fn render_queued(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::write(dir.join("catalog.yaml"), QUEUED_CATALOG).unwrap();
+    documents(&render(&[&dir.join("catalog.yaml")]))
+}
+
+fn of_kind<'a>(docs: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    docs.iter().filter(|d| d["kind"] == kind).collect()
+}
+
+/// The generated Kueue objects pass the Kueue v0.19.2 CRDs (schema and CEL), and the runtimes
+/// with their queue annotations the Trainer CRDs: what `kubectl apply` takes.
+#[test]
+fn generated_queues_pass_the_kueue_crds() {
+    let Some(mut crds) = kueue_crd_files("generated_queues_pass_the_kueue_crds") else { return };
+    crds.extend(reference_crd_files());
+    let dir = tempfile::tempdir().unwrap();
+    let docs = render_queued(dir.path());
+    assert_eq!(of_kind(&docs, "ClusterQueue").len(), 3);
+    write_stream(&dir.path().join("out.yaml"), &docs);
+    let mut args = vec!["validate".to_string(), "--format".into(), "json".into()];
+    for c in &crds {
+        args.extend(["--crd".to_string(), c.display().to_string()]);
+    }
+    args.push("out.yaml".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run_in(dir.path(), &args, None);
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let serious: Vec<&serde_json::Value> = found.iter().filter(|d| d["severity"] != "info").collect();
+    assert!(serious.is_empty() && r.code == 0, "{serious:#?}");
+    assert!(r.stderr.contains("8 runtimes and 16 Kueue objects checked"), "{}", r.stderr);
+}
+
+/// Every served runtime gets a flavor whose nodeLabels are exactly what its pods select on, its
+/// queue covers every resource they request (fabric and hugepages included), in one order, and
+/// TAS puts a preferred block on the multi-node GKE GPU runtime only.
+#[test]
+fn every_served_runtime_has_its_flavor_and_every_resource_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = render_queued(dir.path());
+    let flavors = of_kind(&docs, "ResourceFlavor");
+    let queues = of_kind(&docs, "ClusterQueue");
+    for rt in of_kind(&docs, "ClusterTrainingRuntime") {
+        let name = name_of(rt);
+        let cq = rt["metadata"]["annotations"]["jax-runtimes.dev/cluster-queue"].as_str().unwrap_or_else(|| panic!("{name} is served"));
+        let pod = &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+        let selector = pod["spec"]["nodeSelector"].as_object().cloned().unwrap_or_default();
+        let queue = queues.iter().find(|q| name_of(q) == cq).unwrap();
+        let group = &queue["spec"]["resourceGroups"][0];
+        let flavor = group["flavors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| flavors.iter().find(|rf| name_of(rf) == f["name"]).unwrap())
+            .find(|rf| rf["spec"]["nodeLabels"].as_object().cloned().unwrap_or_default() == selector)
+            .unwrap_or_else(|| panic!("{name}: no flavor with nodeLabels {selector:?}"));
+        let covered: Vec<&str> = group["coveredResources"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+        for c in pod["spec"]["containers"].as_array().unwrap() {
+            for (r, _) in c["resources"]["requests"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .chain(c["resources"]["limits"].as_object().into_iter().flatten())
+            {
+                assert!(covered.contains(&r.as_str()), "{name}: `{r}` is not covered by {cq}: {covered:?}");
+            }
+        }
+        for f in group["flavors"].as_array().unwrap() {
+            let names: Vec<&str> = f["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+            assert_eq!(names, covered, "{cq}: flavor {} lists the covered resources in their order", f["name"]);
+        }
+        let tas = pod["metadata"]["annotations"].as_object().cloned().unwrap_or_default();
+        let preferred = tas.get("kueue.x-k8s.io/podset-preferred-topology").and_then(|v| v.as_str());
+        match name {
+            "gke-h100-2nodes" => {
+                assert_eq!(preferred, Some("cloud.google.com/gce-topology-block"));
+                assert_eq!(flavor["spec"]["topologyName"], "gke-default");
+            }
+            "gke-h100" => assert_eq!(tas.get("kueue.x-k8s.io/podset-unconstrained-topology").and_then(|v| v.as_str()), Some("true")),
+            _ => {
+                assert!(!tas.keys().any(|k| k.starts_with("kueue.x-k8s.io/")), "{name}: no TAS annotation: {tas:?}");
+                assert!(flavor["spec"].get("topologyName").is_none(), "{name}");
+            }
+        }
+    }
+    let aks = queues.iter().find(|q| name_of(q) == "aks").unwrap();
+    assert_eq!(aks["apiVersion"], "kueue.x-k8s.io/v1beta1");
+    assert_eq!(aks["spec"]["cohort"], "ml", "v1beta1 spells cohortName `cohort`");
+    let covered = aks["spec"]["resourceGroups"][0]["coveredResources"].clone();
+    assert_eq!(covered, serde_json::json!(["nvidia.com/gpu", "cpu", "memory", "rdma/ib"]), "accelerators, cpu, memory, then the fabric");
+    let gke = queues.iter().find(|q| name_of(q) == "gke").unwrap();
+    let quota = |flavor: &str, resource: &str| {
+        gke["spec"]["resourceGroups"][0]["flavors"].as_array().unwrap().iter().find(|f| f["name"] == flavor).unwrap()["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == resource)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(quota("tpu-v5-lite-podslice-4x4", "google.com/tpu")["nominalQuota"], 32, "2 slices of 16 chips");
+    assert_eq!(quota("tpu-v5-lite-podslice-2x4", "google.com/tpu")["nominalQuota"], 8, "no quota given: one slice");
+    assert_eq!(
+        quota("nvidia-h100-80gb", "nvidia.com/gpu"),
+        serde_json::json!({"name": "nvidia.com/gpu", "nominalQuota": 32, "borrowingLimit": 16})
+    );
+    assert_eq!(of_kind(&docs, "LocalQueue").iter().filter(|l| l["spec"]["clusterQueue"] == "gke").count(), 2);
+    assert_eq!(of_kind(&docs, "WorkloadPriorityClass").len(), 2);
+    assert_eq!(of_kind(&docs, "Topology").iter().map(|t| name_of(t)).collect::<Vec<_>>(), ["gke-default"]);
+}
+
+/// The KRM function writes the Kueue objects into `kueue/` next to the runtimes, and prunes them
+/// when the queue goes.
+#[test]
+fn the_krm_function_generates_and_prunes_queues() {
+    let items: Vec<serde_json::Value> = documents(QUEUED_CATALOG);
+    let list =
+        |items: &[serde_json::Value]| serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items});
+    let r = run(&[], Some(&serde_json::to_string(&list(&items)).unwrap()));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let out: serde_json::Value = jax_runtimes::yaml::parse_one(&r.stdout).unwrap();
+    let out_items = out["items"].as_array().unwrap().clone();
+    let flavor = out_items.iter().find(|i| i["kind"] == "ResourceFlavor").unwrap();
+    let path = flavor["metadata"]["annotations"]["internal.config.kubernetes.io/path"].as_str().unwrap();
+    assert!(path.starts_with("kueue/kueue_resourceflavor_"), "{path}");
+    // The queues removed from the catalog: their objects are pruned, the runtimes stay.
+    let without: Vec<serde_json::Value> = out_items.into_iter().filter(|i| i["kind"] != "JaxRuntimeQueue").collect();
+    let r = run(&[], Some(&serde_json::to_string(&list(&without)).unwrap()));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let again: serde_json::Value = jax_runtimes::yaml::parse_one(&r.stdout).unwrap();
+    let kinds: Vec<&str> = again["items"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert!(
+        !kinds.iter().any(|k| ["ResourceFlavor", "ClusterQueue", "LocalQueue", "Topology", "WorkloadPriorityClass"].contains(k)),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.iter().filter(|k| **k == "ClusterTrainingRuntime").count(), 8);
+}
+
+/// Mistakes in a JaxRuntimeQueue are errors at their field, and nothing is written.
+#[test]
+fn queue_mistakes_are_catalog_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, rule) in [
+        ("  quotas: [{runtime: p5-2nodes, nodes: 2}]", "  quotas: [{runtime: p5-2nodes, slices: 2}]", "catalog/queue-quota"),
+        ("  quotas: [{runtime: p5-2nodes, nodes: 2}]", "  quotas: [{runtime: p5-3nodes, nodes: 2}]", "catalog/queue-quota"),
+        ("  quotas: [{runtime: p5-2nodes, nodes: 2}]", "  quotas: [{runtime: p5-2nodes, nodes: 1}]", "kueue/quota-below-gang"),
+        ("  runtimes: {matchLabels: {cluster: eks}}", "  runtimes: {matchLabels: {cluster: gke}}", "catalog/queue"),
+        ("  runtimes: {matchLabels: {cluster: eks}}", "  runtimes: {matchLabels: {cluster: oke}}", "catalog/queue"),
+        ("  kueueApiVersion: kueue.x-k8s.io/v1beta1", "  kueueApiVersion: kueue.x-k8s.io/v1alpha1", "catalog/queue"),
+        (
+            "  runtimes: {matchLabels: {cluster: aks}}",
+            "  runtimes: {matchLabels: {cluster: aks}}\n  topologyAwareScheduling: {}",
+            "catalog/queue-topology",
+        ),
+        (
+            "  cohort: ml\n  quotas: [{runtime: cpu",
+            "  cohort: ml\n  queueingStrategy: Fifo\n  quotas: [{runtime: cpu",
+            "catalog/invalid-value",
+        ),
+        ("  cohort: ml\n  quotas: [{runtime: cpu", "  cohort: ml\n  quota: []\n  quotas: [{runtime: cpu", "catalog/unknown-field"),
+    ] {
+        assert!(QUEUED_CATALOG.contains(from), "{from}");
+        std::fs::write(dir.path().join("catalog.yaml"), QUEUED_CATALOG.replacen(from, to, 1)).unwrap();
+        let r = run_in(dir.path(), &["render", "--format", "json", "catalog.yaml"], None);
+        assert_eq!(r.code, 1, "{to}: {}", r.all());
+        assert!(r.stdout.is_empty(), "nothing is written");
+        assert!(r.stderr.contains(&format!("\"rule\": \"{rule}\"")), "{to}: expected {rule}: {}", r.stderr);
+    }
+}

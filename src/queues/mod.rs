@@ -1,8 +1,14 @@
 //! Queues for the catalog's runtimes (the render stage of Kueue objects): what a runtime's
-//! workload is to Kueue ([`podsets`]) and whether a ClusterQueue admits it ([`admit`]).
+//! workload is to Kueue ([`podsets`]), the flavors and resources a queue's runtimes need
+//! ([`shape`]), the objects a `JaxRuntimeQueue` generates ([`generate`]),
+//! the quotas a cluster's nodes hold ([`inventory`]), and whether a ClusterQueue admits a
+//! workload ([`admit`]).
 
 pub mod admit;
+pub mod generate;
+pub mod inventory;
 pub mod podsets;
+pub mod shape;
 
 pub use admit::{Blocker, Queues, Verdict};
 pub use podsets::PodSet;

@@ -132,7 +132,7 @@ pub fn check(docs: &[Document], extra: &[TrainingRuntime], version: Option<Train
             if !queues.cluster_queues.is_empty() {
                 let field = join_path("metadata.annotations", keys::CLUSTER_QUEUE);
                 if let Ok((_, sets)) = podsets::of_runtime(&rt) {
-                    if let Some(d) = verdict(&queues, &cq, &sets, &field, "its TrainJobs") {
+                    if let Some(d) = never_admitted(&queues, &cq, &sets, &field, "its TrainJobs") {
                         out.push(place(doc, d));
                     }
                 }
@@ -166,17 +166,23 @@ fn listed<'a>(names: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>) 
     }
 }
 
-/// The finding for a workload ClusterQueue `cq` would never admit, at `field`.
-fn verdict(queues: &Queues, cq: &str, sets: &[PodSet], field: &str, whose: &str) -> Option<Diagnostic> {
+/// The finding for a workload ClusterQueue `cq` would never admit, at `field`; `whose` names the
+/// workload in the message.
+pub fn never_admitted(queues: &Queues, cq: &str, sets: &[PodSet], field: &str, whose: &str) -> Option<Diagnostic> {
     let Verdict::Never(blocker) = queues.admit(cq, sets) else { return None };
-    let rule: &'static Rule = match &blocker {
+    blocker_finding(queues, cq, &blocker, field, whose)
+}
+
+/// The finding of a workload `blocker` keeps out of ClusterQueue `cq` forever.
+pub fn blocker_finding(queues: &Queues, cq: &str, blocker: &Blocker, field: &str, whose: &str) -> Option<Diagnostic> {
+    let rule: &'static Rule = match blocker {
         Blocker::NoClusterQueue { .. } if queues.cluster_queues.is_empty() => return None,
         Blocker::NoClusterQueue { .. } => &KUEUE_UNKNOWN_CLUSTER_QUEUE,
         Blocker::NotCovered { .. } => &KUEUE_RESOURCE_NOT_COVERED,
         Blocker::NoMatchingFlavor { .. } => &KUEUE_NO_MATCHING_FLAVOR,
         Blocker::BelowGang { .. } => &KUEUE_QUOTA_BELOW_GANG,
     };
-    let known = match &blocker {
+    let known = match blocker {
         Blocker::NoClusterQueue { .. } => format!(" (the input has {})", listed(queues.cluster_queues.keys())),
         _ => String::new(),
     };
@@ -248,7 +254,7 @@ fn trainjob(
         None => return out,
     };
     if queues.cluster_queues.contains_key(&cq) {
-        if let Some(d) = verdict(queues, &cq, &sets, &label_path(&f.labels.queue_name), "this TrainJob") {
+        if let Some(d) = never_admitted(queues, &cq, &sets, &label_path(&f.labels.queue_name), "this TrainJob") {
             out.push(d);
         }
     }
