@@ -500,3 +500,38 @@ fn queue_mistakes_are_catalog_errors() {
         assert!(r.stderr.contains(&format!("\"rule\": \"{rule}\"")), "{to}: expected {rule}: {}", r.stderr);
     }
 }
+
+/// `spec.topology` puts Kueue's podset annotations on the trainer pod template, and the rules of
+/// Kueue's webhook hold for it at render; a multi-host TPU slice keeps JobSet's exclusive
+/// topology and gets no TAS annotation, queue or not.
+#[test]
+fn runtimes_ready_for_topology_aware_scheduling() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = render_queued(dir.path());
+    let tpu = docs.iter().find(|d| name_of(d) == "tpu-4x4").unwrap();
+    assert_eq!(
+        tpu["spec"]["template"]["metadata"]["annotations"]["alpha.jobset.sigs.k8s.io/exclusive-topology"],
+        "cloud.google.com/gke-nodepool"
+    );
+    assert!(tpu["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"].get("metadata").is_none());
+    let entry = |topology: &str| {
+        format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: gpu}}\nspec: {{platform: gke, numNodes: 4, accelerator: {{gpu: {{model: h100-80gb}}}}, topology: {topology}}}\n")
+    };
+    std::fs::write(dir.path().join("c.yaml"), entry("{sliceRequired: cloud.google.com/gce-topology-host, sliceSize: 2}")).unwrap();
+    let out = documents(&render(&[&dir.path().join("c.yaml")]));
+    let annotations = &out[0]["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"];
+    assert_eq!(annotations["kueue.x-k8s.io/podset-slice-required-topology"], "cloud.google.com/gce-topology-host");
+    assert_eq!(annotations["kueue.x-k8s.io/podset-slice-size"], "2");
+    assert!(annotations["networking.gke.io/interfaces"].is_string(), "next to the fabric's annotations");
+    for (topology, rule) in [
+        ("{required: cloud.google.com/gce-topology-block, preferred: kubernetes.io/hostname}", "kueue/tas-topology"),
+        ("{sliceRequired: cloud.google.com/gce-topology-host, sliceSize: 8}", "kueue/tas-slice-size"),
+        ("{sliceSize: 2}", "kueue/tas-slice"),
+        ("{prefered: kubernetes.io/hostname}", "catalog/unknown-field"),
+    ] {
+        std::fs::write(dir.path().join("c.yaml"), entry(topology)).unwrap();
+        let r = run_in(dir.path(), &["render", "--format", "json", "c.yaml"], None);
+        assert_eq!(r.code, 1, "{topology}: {}", r.all());
+        assert!(r.stderr.contains(&format!("\"rule\": \"{rule}\"")), "{topology}: {}", r.stderr);
+    }
+}

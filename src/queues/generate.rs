@@ -6,10 +6,10 @@
 //! Shapes and the order of the covered resources are [`super::shape`]'s.
 //!
 //! The quota of a shape's accelerator is its quota's slices, nodes or chips; without a quota,
-//!   one TrainJob of its largest runtime. Another resource's quota is what the most demanding of
-//!   its runtimes' pods would request with that many accelerators (or nodes, for CPU), unless the
-//!   quota's `resources` give it. With an inventory, each quota is what the shape's nodes hold
-//!   ([`super::inventory`]).
+//! one TrainJob of its largest runtime. Another resource's quota is what the most demanding of
+//! its runtimes' pods would request with that many accelerators (or nodes, for CPU), unless the
+//! quota's `resources` give it. With an inventory, each quota is what the shape's nodes hold
+//! ([`super::inventory`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
