@@ -535,3 +535,154 @@ fn runtimes_ready_for_topology_aware_scheduling() {
         assert!(r.stderr.contains(&format!("\"rule\": \"{rule}\"")), "{topology}: {}", r.stderr);
     }
 }
+
+/// A node of `kubectl get nodes -o yaml`.
+fn kube_node(name: &str, labels: &[(&str, &str)], taint: Option<&str>, allocatable: &[(&str, &str)]) -> String {
+    let mut s =
+        format!("- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n    labels:\n      kubernetes.io/hostname: {name}\n");
+    for (k, v) in labels {
+        s.push_str(&format!("      {k}: \"{v}\"\n"));
+    }
+    if let Some(t) = taint {
+        s.push_str(&format!("  spec:\n    taints:\n    - {{key: {t}, value: present, effect: NoSchedule}}\n"));
+    }
+    s.push_str("  status:\n    conditions: [{type: Ready, status: \"True\"}]\n    allocatable:\n");
+    for (k, v) in allocatable {
+        s.push_str(&format!("      {k}: \"{v}\"\n"));
+    }
+    s
+}
+
+/// Two whole TPU v5e 4x4 slices and half of a third, three H100 nodes, two CPU nodes, and a
+/// v6e node of a shape the catalog does not use.
+fn inventory() -> String {
+    let mut nodes = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    let tpu = |pool: &'static str| {
+        vec![
+            ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+            ("cloud.google.com/gke-tpu-topology", "4x4"),
+            ("cloud.google.com/gke-nodepool", pool),
+        ]
+    };
+    for (pool, n) in [("pool-a", 4), ("pool-b", 4), ("pool-c", 2)] {
+        for i in 0..n {
+            nodes.push_str(&kube_node(
+                &format!("{pool}-{i}"),
+                &tpu(pool),
+                Some("google.com/tpu"),
+                &[("google.com/tpu", "4"), ("cpu", "224"), ("memory", "400Gi"), ("pods", "110")],
+            ));
+        }
+    }
+    for i in 0..3 {
+        nodes.push_str(&kube_node(
+            &format!("h100-{i}"),
+            &[("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"), ("cloud.google.com/gke-nodepool", "gpu")],
+            Some("nvidia.com/gpu"),
+            &[("nvidia.com/gpu", "8"), ("cpu", "207"), ("memory", "1800Gi"), ("pods", "110")],
+        ));
+    }
+    for i in 0..2 {
+        nodes.push_str(&kube_node(
+            &format!("cpu-{i}"),
+            &[("cloud.google.com/gke-nodepool", "default")],
+            None,
+            &[("cpu", "15890m"), ("memory", "60Gi"), ("pods", "110")],
+        ));
+    }
+    nodes.push_str(&kube_node(
+        "v6e-0",
+        &[("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice"), ("cloud.google.com/gke-tpu-topology", "2x2")],
+        Some("google.com/tpu"),
+        &[("google.com/tpu", "4"), ("cpu", "180")],
+    ));
+    nodes
+}
+
+const INVENTORY_CATALOG: &str = "\
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: tpu-4x4}
+spec: {accelerator: {tpu: {type: v5e, topology: 4x4}}, resources: {requests: {cpu: '8', memory: 32Gi}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: gke-h100-2nodes}
+spec: {platform: gke, numNodes: 2, accelerator: {gpu: {model: h100-80gb}}, resources: {requests: {cpu: '100', memory: 800Gi}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: cpu}
+spec: {accelerator: {cpu: {}}, resources: {requests: {cpu: '8', memory: 32Gi}}}
+";
+
+/// `jax-runtimes kueue`: the quota of each flavor is exactly what its nodes hold, each node
+/// counted once; a partial slice, and a node of a shape no runtime uses, are left out.
+#[test]
+fn kueue_quotas_equal_what_the_inventory_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodes.yaml"), inventory()).unwrap();
+    std::fs::write(dir.path().join("catalog.yaml"), INVENTORY_CATALOG).unwrap();
+    let r = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "--namespace", "team-a", "--namespace", "team-b", "catalog.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let docs = documents(&r.stdout);
+    let cq = docs.iter().find(|d| d["kind"] == "ClusterQueue").unwrap();
+    assert_eq!(name_of(cq), "jax-runtimes", "a catalog without a queue gets one for every runtime");
+    let group = &cq["spec"]["resourceGroups"][0];
+    assert_eq!(group["coveredResources"], serde_json::json!(["google.com/tpu", "nvidia.com/gpu", "cpu", "memory"]));
+    let quotas: std::collections::BTreeMap<(String, String), serde_json::Value> = group["flavors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            f["resources"].as_array().unwrap().iter().map(move |r| {
+                ((f["name"].as_str().unwrap().to_string(), r["name"].as_str().unwrap().to_string()), r["nominalQuota"].clone())
+            })
+        })
+        .collect();
+    let q = |f: &str, r: &str| quotas[&(f.to_string(), r.to_string())].clone();
+    // Two whole slices of 4 hosts: 8 nodes; pool-c's two nodes hold no slice.
+    assert_eq!(q("tpu-v5-lite-podslice-4x4", "google.com/tpu"), 32);
+    assert_eq!(q("tpu-v5-lite-podslice-4x4", "cpu"), 8 * 224);
+    assert_eq!(q("tpu-v5-lite-podslice-4x4", "memory"), "3200Gi");
+    assert_eq!(q("nvidia-h100-80gb", "nvidia.com/gpu"), 24);
+    assert_eq!(q("nvidia-h100-80gb", "cpu"), 3 * 207);
+    assert_eq!(q("nvidia-h100-80gb", "memory"), "5400Gi");
+    assert_eq!(q("nvidia-h100-80gb", "google.com/tpu"), 0);
+    // The CPU nodes only: the tainted TPU and GPU nodes are not a CPU runtime's.
+    assert_eq!(q("default-flavor", "cpu"), "31780m");
+    assert_eq!(q("default-flavor", "memory"), "120Gi");
+    assert_eq!(q("default-flavor", "google.com/tpu"), 0);
+    let lqs: Vec<&str> = docs.iter().filter(|d| d["kind"] == "LocalQueue").map(|d| d["metadata"]["namespace"].as_str().unwrap()).collect();
+    assert_eq!(lqs, ["team-a", "team-b"]);
+    assert!(r.stderr.contains("left out: 1 node of no shape the queue serves, 2 nodes of partial TPU slices"), "{}", r.stderr);
+    // The objects pass Kueue's own rules, and every runtime fits its queue: validate says so.
+    std::fs::write(dir.path().join("kueue.yaml"), &r.stdout).unwrap();
+    let v = run_in(dir.path(), &["validate", "kueue.yaml"], None);
+    assert_eq!(v.code, 0, "{}", v.all());
+}
+
+/// A cluster too small for a runtime is said, and the objects are still written.
+#[test]
+fn kueue_warns_when_the_cluster_cannot_hold_one_trainjob() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_gpu_node = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}",
+        kube_node(
+            "h100-0",
+            &[("cloud.google.com/gke-accelerator", "nvidia-h100-80gb")],
+            Some("nvidia.com/gpu"),
+            &[("nvidia.com/gpu", "8"), ("cpu", "207"), ("memory", "1800Gi")]
+        )
+    );
+    std::fs::write(dir.path().join("nodes.yaml"), one_gpu_node).unwrap();
+    std::fs::write(dir.path().join("catalog.yaml"), INVENTORY_CATALOG).unwrap();
+    let r = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stderr.contains("warning[kueue/quota-below-gang]") && r.stderr.contains("the cluster's nodes do not hold one TrainJob"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("kind: ClusterQueue"));
+}

@@ -88,7 +88,7 @@ pub fn run(a: &FitArgs) -> Exit {
 }
 
 /// Reads one file (or stdin); on any error prints it and returns `None`.
-fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
+pub(super) fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
     let input = read::paths(&[path.to_path_buf()]);
     for d in &input.documents {
         sources.add(&d.source);

@@ -2,8 +2,9 @@
 //! queue's shapes -> what each shape's nodes hold ([`Holdings`]), the quotas of
 //! `jax-runtimes kueue`: so the queue admits exactly what the cluster can hold.
 //!
-//! Each node is counted once, for the first shape whose labels it carries (shapes with more
-//! labels first: a node of `{accelerator, topology}` is not also counted for `{accelerator}`),
+//! Each node is counted once, for the first shape whose labels it carries and whose pods tolerate
+//! its taints (shapes with more labels first: a node of `{accelerator, topology}` is not also
+//! counted for `{accelerator}`, a tainted TPU node not for a CPU runtime's label-less shape),
 //! at its `status.allocatable`, whatever its readiness (quota is capacity, not what is free). A
 //! TPU slice of several hosts counts only whole: a node pool holding fewer nodes than the slice
 //! has hosts holds no slice, one holding more counts its whole slices.
@@ -11,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::shape::{Served, Shape, Unit};
+use crate::fit::filter;
 use crate::fit::inventory::{Cluster, NodeInfo};
 
 /// Per flavor: the resources its nodes hold (cpu in millicores), and how many nodes.
@@ -30,8 +32,16 @@ impl Holdings {
         order.sort_by_key(|&i| std::cmp::Reverse(shapes[i].labels.len()));
         let mut members: BTreeMap<usize, Vec<&NodeInfo>> = BTreeMap::new();
         let mut out = Holdings::default();
+        // A shape's pods tolerate what its first use's pods tolerate (its uses share the labels).
+        let tolerations = |i: usize| {
+            shapes[i].uses.first().and_then(|(r, p)| served.get(*r)?.podsets.get(*p)).map(|ps| ps.tolerations.clone()).unwrap_or_default()
+        };
         for node in &cluster.nodes {
-            match order.iter().find(|&&i| shapes[i].labels.iter().all(|(k, v)| node.labels.get(k) == Some(v))) {
+            let fits = |i: usize| {
+                shapes[i].labels.iter().all(|(k, v)| node.labels.get(k) == Some(v))
+                    && filter::untolerated(&node.taints, &tolerations(i)).is_none()
+            };
+            match order.iter().find(|&&i| fits(i)) {
                 Some(&i) => members.entry(i).or_default().push(node),
                 None => out.unused += 1,
             }
