@@ -686,3 +686,57 @@ fn kueue_warns_when_the_cluster_cannot_hold_one_trainjob() {
     );
     assert!(r.stdout.contains("kind: ClusterQueue"));
 }
+
+/// `fit` with queues: Kueue's verdict first (admitted now, waits for what Workloads hold, never),
+/// then the scheduler's, with the flavors' node labels on the pods.
+#[test]
+fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodes.yaml"), inventory()).unwrap();
+    let catalog = format!("{INVENTORY_CATALOG}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {{name: training}}\nspec: {{quotas: [{{runtime: tpu-4x4, slices: 1}}]}}\n");
+    std::fs::write(dir.path().join("catalog.yaml"), &catalog).unwrap();
+    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "catalog.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let header = r.stdout.lines().next().unwrap();
+    assert!(header.starts_with("RUNTIME") && header.contains("QUEUE"), "{header}");
+    let row = r.stdout.lines().find(|l| l.starts_with("tpu-4x4")).unwrap();
+    assert!(row.contains("admitted (training: tpu-v5-lite-podslice-4x4)") && row.contains("yes"), "{row}");
+    assert!(!r.stderr.contains("Kueue quotas"), "not checked: Kueue quotas goes: {}", r.stderr);
+    // A running TrainJob holds the one slice: the next one waits in the queue.
+    let workloads = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload\n  metadata: {name: trainjob-a, namespace: default}\n  status:\n    conditions: [{type: QuotaReserved, status: 'True'}]\n    admission:\n      clusterQueue: training\n      podSetAssignments: [{name: node, flavors: {google.com/tpu: tpu-v5-lite-podslice-4x4}, resourceUsage: {google.com/tpu: '16'}}]\n";
+    std::fs::write(dir.path().join("workloads.yaml"), workloads).unwrap();
+    let r =
+        run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--workloads", "workloads.yaml", "catalog.yaml", "--format", "json"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let verdicts: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    let tpu = verdicts.iter().find(|v| v["runtime"] == "tpu-4x4").unwrap();
+    assert_eq!(tpu["queue"]["admission"], "waits", "{tpu:#}");
+    assert!(tpu["queue"]["reason"].as_str().unwrap().contains("has 0 of `google.com/tpu` free of 16"), "{tpu:#}");
+    assert_eq!(tpu["fits"], true, "the scheduler would place it once admitted");
+    // The cluster's own queues instead (`kubectl get clusterqueues,resourceflavors -o yaml`), for
+    // runtimes rendered without a JaxRuntimeQueue: the ClusterQueue is the only one given.
+    let k = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml"], None);
+    assert_eq!(k.code, 0, "{}", k.all());
+    std::fs::write(dir.path().join("kueue.yaml"), &k.stdout).unwrap();
+    std::fs::write(dir.path().join("plain.yaml"), INVENTORY_CATALOG).unwrap();
+    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "plain.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    for name in ["cpu", "gke-h100-2nodes", "tpu-4x4"] {
+        let row = r.stdout.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{}", r.stdout));
+        assert!(row.contains("admitted (training: "), "{row}");
+    }
+    // A queue too small for a TrainJob: never admitted, whatever the scheduler would do.
+    let small = k.stdout.replacen("nominalQuota: 32", "nominalQuota: 8", 1);
+    std::fs::write(dir.path().join("kueue.yaml"), small).unwrap();
+    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "plain.yaml"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let row = r.stdout.lines().find(|l| l.starts_with("tpu-4x4")).unwrap();
+    assert!(row.contains("never (training)"), "{row}");
+    assert!(
+        r.stdout.contains(
+            "tpu-4x4: queue: replicated job `node` needs 16 of `google.com/tpu`, and flavor `tpu-v5-lite-podslice-4x4` can hold at most 8"
+        ),
+        "{}",
+        r.stdout
+    );
+}

@@ -9,6 +9,7 @@ use crate::exit::Exit;
 pub mod accelerators;
 pub mod docs;
 pub mod fit;
+mod fit_queues;
 pub mod install;
 pub mod kueue;
 pub mod out;

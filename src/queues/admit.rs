@@ -134,7 +134,9 @@ impl<'a> Queues<'a> {
                 let Some((first, _)) = wanted.first() else { continue };
                 let mut reasons = Vec::new();
                 let mut best: Option<(String, Mode)> = None;
-                let mut exceeded: Option<Blocker> = None;
+                // The flavor whose quota the message names: the one the pods select most
+                // specifically (most of its label keys in their node selector), then the largest.
+                let mut exceeded: Option<(usize, Blocker)> = None;
                 for fq in &group.flavors {
                     if let Err(why) = self.matches(&fq.name, ps, tas_only, &group.covered_resources) {
                         reasons.push(why);
@@ -151,14 +153,24 @@ impl<'a> Queues<'a> {
                             break;
                         }
                         if value > cap.most {
-                            if exceeded.as_ref().is_none_or(|b| matches!(b, Blocker::BelowGang { most, .. } if *most < cap.most)) {
-                                exceeded = Some(Blocker::BelowGang {
-                                    podset: ps.name.clone(),
-                                    resource: (*resource).clone(),
-                                    flavor: fq.name.clone(),
-                                    need: value,
-                                    most: cap.most,
-                                });
+                            let specific = self
+                                .flavor(&fq.name)
+                                .map_or(0, |rf| rf.spec.node_labels.keys().filter(|k| ps.node_selector.contains_key(*k)).count());
+                            let better = exceeded.as_ref().is_none_or(|(s, b)| match b {
+                                Blocker::BelowGang { most, .. } => (specific, cap.most) > (*s, *most),
+                                _ => false,
+                            });
+                            if better {
+                                exceeded = Some((
+                                    specific,
+                                    Blocker::BelowGang {
+                                        podset: ps.name.clone(),
+                                        resource: (*resource).clone(),
+                                        flavor: fq.name.clone(),
+                                        need: value,
+                                        most: cap.most,
+                                    },
+                                ));
                             }
                             mode = Mode::NoFit;
                             break;
@@ -188,7 +200,7 @@ impl<'a> Queues<'a> {
                     }
                 }
                 let Some((flavor, mode)) = best else {
-                    return Verdict::Never(exceeded.unwrap_or_else(|| Blocker::NoMatchingFlavor {
+                    return Verdict::Never(exceeded.map(|(_, b)| b).unwrap_or_else(|| Blocker::NoMatchingFlavor {
                         podset: ps.name.clone(),
                         resource: (*first).clone(),
                         reasons: if reasons.is_empty() { vec![format!("resource group {g} has no flavor")] } else { reasons },
