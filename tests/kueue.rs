@@ -725,6 +725,13 @@ fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
         let row = r.stdout.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{}", r.stdout));
         assert!(row.contains("admitted (training: "), "{row}");
     }
+    // A TrainJob gets its own row: its pods as Trainer makes them, in its LocalQueue's ClusterQueue.
+    let trainjob = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: big, namespace: default, labels: {kueue.x-k8s.io/queue-name: training}}\nspec: {runtimeRef: {name: cpu}, trainer: {numNodes: 16}}\n";
+    std::fs::write(dir.path().join("job.yaml"), trainjob).unwrap();
+    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "plain.yaml", "job.yaml"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let row = r.stdout.lines().find(|l| l.starts_with("TrainJob/default/big")).unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(row.contains("never (training)"), "16 pods of 8 cpu are more than the CPU nodes' quota: {row}");
     // A queue too small for a TrainJob: never admitted, whatever the scheduler would do.
     let small = k.stdout.replacen("nominalQuota: 32", "nominalQuota: 8", 1);
     std::fs::write(dir.path().join("kueue.yaml"), small).unwrap();

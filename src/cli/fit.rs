@@ -17,7 +17,7 @@ use crate::read::{self, Document, Sources};
 use crate::report;
 use crate::rules::fit::FIT_UNREADABLE_RUNTIME;
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
-use crate::trainer::TrainingRuntime;
+use crate::trainer::{TrainJob, TrainingRuntime};
 use crate::validate::is_runtime;
 use crate::{fit::words, pipeline};
 
@@ -87,12 +87,27 @@ pub fn run(a: &FitArgs) -> Exit {
         Ok(c) => c,
         Err(diags) => return bad_input(&diags, &sources),
     };
-    let Some((runtimes, generated)) = runtimes(&a.paths, &mut sources) else { return Exit::Usage };
+    let Some((mut runtimes, generated, trainjobs)) = runtimes(&a.paths, &mut sources) else { return Exit::Usage };
     let Some(loaded) = fit_queues::load(&a.queues, a.workloads.as_deref(), generated, &mut sources, read_one) else { return Exit::Usage };
+    // Each TrainJob as the runtime Trainer makes of it for that TrainJob, in its own row.
+    let mut chosen: Vec<Option<String>> = vec![a.cluster_queue.clone(); runtimes.len()];
+    let mut problems = Vec::new();
+    for tj in &trainjobs {
+        match fit_queues::trainjob_runtime(tj, &runtimes) {
+            Ok(rt) => {
+                chosen.push(loaded.cluster_queue_of(tj).or_else(|| a.cluster_queue.clone()));
+                runtimes.push(rt);
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    if !problems.is_empty() {
+        return bad_input(&problems, &sources);
+    }
     let (queued, runtimes) = if loaded.is_empty() {
         (None, runtimes)
     } else {
-        let (v, placed) = fit_queues::gate_all(runtimes, &loaded, a.cluster_queue.as_deref());
+        let (v, placed) = fit_queues::gate_all(runtimes, &loaded, &chosen);
         (Some(v), placed)
     };
     let typed: Vec<&TrainingRuntime> = runtimes.iter().collect();
@@ -149,9 +164,9 @@ fn json(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
     serde_json::to_string_pretty(&values).map(|s| s + "\n").unwrap_or_default()
 }
 
-/// The runtimes of the paths (catalog objects rendered, runtime documents read as they are), and
-/// the Kueue objects of the catalog's queues.
-fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<(Vec<TrainingRuntime>, Vec<serde_json::Value>)> {
+/// The runtimes of the paths (catalog objects rendered, runtime documents read as they are), the
+/// Kueue objects of the catalog's queues, and the TrainJobs among them.
+fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<(Vec<TrainingRuntime>, Vec<serde_json::Value>, Vec<TrainJob>)> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
@@ -175,7 +190,13 @@ fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<(Vec<TrainingRun
     let mut out: Vec<TrainingRuntime> = generated.runtimes.into_iter().map(|r| r.runtime).collect();
     let mut problems = Vec::new();
     let mut skipped = Vec::new();
+    let mut trainjobs = Vec::new();
     for doc in &generated.ignored {
+        if let Some(tj) = crate::validate::is_trainjob(&doc.value).then(|| crate::validate::structure::typed_trainjob(&doc.value)).flatten()
+        {
+            trainjobs.push(tj);
+            continue;
+        }
         if !is_runtime(&doc.value) {
             skipped.push(
                 doc.locate(
@@ -216,7 +237,7 @@ fn runtimes(paths: &[PathBuf], sources: &mut Sources) -> Option<(Vec<TrainingRun
     if !skipped.is_empty() {
         out::stderr(&report::text_all(&skipped, sources));
     }
-    Some((out, queues))
+    Some((out, queues, trainjobs))
 }
 
 /// One row per runtime, then the help and notes of each; with queues, a QUEUE column after the
@@ -231,9 +252,11 @@ fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
         .enumerate()
         .map(|(i, v)| {
             let o = &v.outcome;
-            let name = match &v.namespace {
-                Some(ns) => format!("{ns}/{}", v.runtime),
-                None => v.runtime.clone(),
+            let name = match (&v.namespace, v.kind.as_str()) {
+                (Some(ns), crate::trainer::KIND_TRAINJOB) => format!("TrainJob/{ns}/{}", v.runtime),
+                (None, crate::trainer::KIND_TRAINJOB) => format!("TrainJob/{}", v.runtime),
+                (Some(ns), _) => format!("{ns}/{}", v.runtime),
+                (None, _) => v.runtime.clone(),
             };
             let fits = match (o.fits, o.fits_empty) {
                 (true, _) => "yes",

@@ -2,7 +2,8 @@
 //! resourceflavors,clusterqueues,topologies -o yaml` prints) and of the catalog's
 //! `JaxRuntimeQueue`s, and what `--workloads` (`kubectl get workloads -A -o yaml`) says is
 //! admitted -> Kueue's verdict for each runtime's TrainJob ([`crate::queues::gate`]), and the
-//! runtimes as Kueue would hand their pods to the scheduler.
+//! runtimes as Kueue would hand their pods to the scheduler. TrainJobs among `fit`'s inputs are
+//! fitted as the runtime Trainer makes of them, in the ClusterQueue of their LocalQueue.
 
 use std::path::{Path, PathBuf};
 
@@ -10,19 +11,23 @@ use serde_json::Value;
 
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::gvk::Gvk;
-use crate::kueue::{self, ClusterQueue, ResourceFlavor, Topology, Workload};
+use crate::kueue::{self, ClusterQueue, LocalQueue, ResourceFlavor, Topology, Workload};
 use crate::queues::gate::{gate, QueueVerdict};
 use crate::queues::Queues;
 use crate::read::{self, Document, Sources};
 use crate::report;
 use crate::rules::kueue::KUEUE_UNREADABLE;
+use crate::rules::trainjob::TRAINJOB_RUNTIME_REF;
+use crate::trainer::TrainJob;
 use crate::trainer::TrainingRuntime;
+use crate::trainjob::{self, Steps, TrainerVersion};
 
 /// The Kueue objects `fit` admits against.
 #[derive(Debug, Default)]
 pub struct Loaded {
     flavors: Vec<ResourceFlavor>,
     cluster_queues: Vec<ClusterQueue>,
+    local_queues: Vec<LocalQueue>,
     topologies: Vec<Topology>,
     workloads: Vec<Workload>,
 }
@@ -31,6 +36,17 @@ impl Loaded {
     /// True when no ClusterQueue was given: `fit` then does not check Kueue.
     pub fn is_empty(&self) -> bool {
         self.cluster_queues.is_empty()
+    }
+
+    /// The ClusterQueue a TrainJob queues in: that of the LocalQueue its `kueue.x-k8s.io/queue-name`
+    /// names in its namespace, when that LocalQueue was given.
+    pub fn cluster_queue_of(&self, tj: &TrainJob) -> Option<String> {
+        let queue = tj.metadata.labels.as_ref()?.get(&kueue::facts().labels.queue_name)?;
+        let ns = tj.metadata.namespace.as_deref().unwrap_or("default");
+        self.local_queues
+            .iter()
+            .find(|lq| lq.metadata.name.as_deref() == Some(queue.as_str()) && lq.metadata.namespace.as_deref().unwrap_or("default") == ns)
+            .map(|lq| lq.spec.cluster_queue.clone())
     }
 
     fn queues(&self) -> Queues<'_> {
@@ -77,6 +93,7 @@ pub fn load(
             kueue::KIND_RESOURCE_FLAVOR => serde_json::from_value(v).map(|f| out.flavors.push(f)).map_err(bad),
             kueue::KIND_CLUSTER_QUEUE => serde_json::from_value(v).map(|c| out.cluster_queues.push(c)).map_err(bad),
             kueue::KIND_TOPOLOGY => serde_json::from_value(v).map(|t| out.topologies.push(t)).map_err(bad),
+            kueue::KIND_LOCAL_QUEUE => serde_json::from_value(v).map(|l| out.local_queues.push(l)).map_err(bad),
             _ => Ok(()),
         }
         .unwrap_or_else(|d| problems.push(d));
@@ -98,17 +115,42 @@ pub fn load(
     Some(out)
 }
 
-/// Kueue's verdict for each runtime, and the runtimes the scheduler then gets: an admitted one
-/// with its flavors' node labels and tolerations, the others as they are.
-pub fn gate_all(runtimes: Vec<TrainingRuntime>, loaded: &Loaded, chosen: Option<&str>) -> (Vec<QueueVerdict>, Vec<TrainingRuntime>) {
+/// Kueue's verdict for each runtime (in the ClusterQueue `chosen` for it, if any), and the
+/// runtimes the scheduler then gets: an admitted one with its flavors' node labels and
+/// tolerations, the others as they are.
+pub fn gate_all(runtimes: Vec<TrainingRuntime>, loaded: &Loaded, chosen: &[Option<String>]) -> (Vec<QueueVerdict>, Vec<TrainingRuntime>) {
     let queues = loaded.queues();
     runtimes
         .into_iter()
-        .map(|rt| {
-            let (v, admitted) = gate(&rt, &queues, chosen);
+        .enumerate()
+        .map(|(i, rt)| {
+            let (v, admitted) = gate(&rt, &queues, chosen.get(i).and_then(|c| c.as_deref()));
             (v, admitted.unwrap_or(rt))
         })
         .unzip()
+}
+
+/// A TrainJob as the runtime Trainer makes of it for that TrainJob ([`crate::trainjob::build`]:
+/// its runtime patches, `resourcesPerNode`, `numNodes` merged), named and placed as the TrainJob,
+/// so `fit` and the queue check see its own pods.
+pub fn trainjob_runtime(tj: &TrainJob, runtimes: &[TrainingRuntime]) -> Result<TrainingRuntime, Diagnostic> {
+    let object = ObjectRef {
+        api_version: tj.api_version.clone(),
+        kind: tj.kind.clone(),
+        name: tj.metadata.name.clone().unwrap_or_default(),
+        namespace: tj.metadata.namespace.clone(),
+    };
+    let rt = trainjob::find(tj, runtimes)
+        .map_err(|e| Diagnostic::finding(&TRAINJOB_RUNTIME_REF, "spec.runtimeRef", e.to_string()).with_object(object))?;
+    let version = TrainerVersion::of_runtime(rt).unwrap_or_default();
+    let eff = trainjob::build(rt, tj, version, Steps::All);
+    let mut out = rt.clone();
+    out.kind = tj.kind.clone();
+    out.metadata.name = tj.metadata.name.clone();
+    out.metadata.namespace = tj.metadata.namespace.clone();
+    out.spec.ml_policy.get_or_insert_with(Default::default).num_nodes = Some(eff.num_nodes());
+    out.spec.template = eff.template;
+    Ok(out)
 }
 
 /// The QUEUE cell: `admitted (cq: flavor)`, `waits (cq)`, `never (cq)`, `not checked`.
