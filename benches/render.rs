@@ -1,6 +1,7 @@
 //! In-process benchmarks (divan): render and validate throughput, the cost per entry from 10 to
 //! 100,000 entries (items/s must stay flat: linear total), the YAML floor render is compared
-//! with, and the KRM function on an empty and on a large ResourceList.
+//! with, render of a catalog with a `JaxRuntimeQueue` (1,000 and 10,000 runtimes with their
+//! Kueue objects), and the KRM function on an empty and on a large ResourceList.
 //!
 //!   cargo bench --bench render                      # everything (100,000 entries: minutes)
 //!   cargo bench --bench render -- render floor      # only those groups
@@ -146,7 +147,28 @@ fn render(text: &str) -> String {
     let docs = parse(text);
     let g = pipeline::generate_with(&docs, |r| write::Text::new(r.source().clone(), r.file_name.clone(), &r.object));
     assert!(!g.has_errors(), "the benchmark catalog must render: {:?}", g.diagnostics.first());
-    write::stream(&g.runtimes.into_iter().collect::<Result<Vec<_>, _>>().unwrap())
+    let queues = g.queues.iter().map(|q| write::Text::new(q.source.clone(), q.file_name.clone(), &q.object));
+    write::stream(&g.runtimes.into_iter().chain(queues).collect::<Result<Vec<_>, _>>().unwrap())
+}
+
+/// The catalog of `n` entries and a `JaxRuntimeQueue` serving every one of them (11 flavors,
+/// three LocalQueues, two priority classes): what render's queue generation and its checks
+/// (each served runtime admitted by a model of Kueue) add.
+fn catalog_with_queue(n: usize) -> String {
+    format!(
+        "{}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {{name: bench}}\nspec:\n  namespaces: [team-a, team-b, team-c]\n  cohort: bench\n  priorityClasses: [{{name: high, value: 1000}}, {{name: low, value: 10}}]\n",
+        catalog(n)
+    )
+}
+
+#[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+fn render_catalog_with_queue(bencher: Bencher, n: usize) {
+    if skip(n) {
+        return;
+    }
+    let text = catalog_with_queue(n);
+    assert!(render(&text).contains("kind: ClusterQueue"), "the queue is generated");
+    bencher.counter(ItemsCount::new(n)).bench(|| render(black_box(&text)));
 }
 
 /// The floor: parse the same catalog and write the same output bytes with the same YAML
@@ -218,6 +240,20 @@ fn validate_generated(bencher: Bencher, n: usize) {
             black_box(validate::generated(black_box(o), t));
         }
     });
+}
+
+/// `validate` of what render writes for a catalog with a queue: the runtimes, the Kueue objects,
+/// and the checks across them (each runtime's TrainJob through its ClusterQueue).
+#[divan::bench(args = [1_000, 10_000], sample_count = 10, sample_size = 1)]
+fn validate_with_queue(bencher: Bencher, n: usize) {
+    if skip(n) {
+        return;
+    }
+    let docs = parse(&render(&catalog_with_queue(n)));
+    let opts = validate::Options::default();
+    let errors = validate::objects(&docs, &opts).into_iter().filter(|d| d.is_error()).count();
+    assert_eq!(errors, 0, "what render writes validates");
+    bencher.counter(ItemsCount::new(n)).bench(|| validate::objects(black_box(&docs), &opts));
 }
 
 fn krm_run(input: &[u8]) -> Vec<u8> {

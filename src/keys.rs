@@ -29,6 +29,14 @@ pub const INTERCONNECT_NONE: &str = "none";
 /// types and interconnect for GPU runtimes).
 pub const GENERATOR_ANNOTATIONS: [&str; 6] = [SOURCE, ACCELERATOR, TRAINER_VERSION, DESCRIPTION, MACHINE_TYPES, INTERCONNECT];
 
+// --- Written on runtimes a JaxRuntimeQueue serves ----------------------------------------------
+
+/// The ClusterQueue whose quota the runtime's TrainJobs use: `validate` checks the runtime's
+/// gang against it (a hand-written runtime may carry it too).
+pub const CLUSTER_QUEUE: &str = "jax-runtimes.dev/cluster-queue";
+/// The LocalQueue TrainJobs of the runtime name with `kueue.x-k8s.io/queue-name`.
+pub const LOCAL_QUEUE: &str = "jax-runtimes.dev/local-queue";
+
 // --- What a TrainJob's pods carry (for `preview`) ----------------------------------------------
 
 /// Job controller (k8s.io/api `batch/v1/types.go`): the completion index of an Indexed Job's pod,

@@ -1,14 +1,20 @@
 //! The middle of the flow in one call: catalog documents -> resolve -> render -> validate -> the
-//! generated runtimes (each with what it was resolved from) and every finding. The CLI and the KRM
-//! function both call this, so they cannot disagree about what a catalog means.
+//! generated runtimes (each with what it was resolved from), the Kueue objects of the catalog's
+//! `JaxRuntimeQueue`s (each checked as `validate` checks Kueue objects, and against the runtimes
+//! it serves), and every finding. The CLI and the KRM function both call this, so they cannot
+//! disagree about what a catalog means.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use crate::diag::{has_errors, Diagnostic, ObjectRef, Rule};
+use crate::fit::inventory::Cluster;
+use crate::queues::shape::{Served, Unit};
+use crate::queues::{podsets, Queues};
 use crate::read::Document;
-use crate::resolve::{Resolution, Resolved};
+use crate::resolve::queue::{self as queue, ResolvedQueue};
+use crate::resolve::{Accel, Resolution, Resolved};
 use crate::rules::{catalog, validate as rules, Layer};
 use crate::trainer::TrainingRuntime;
 use crate::{render, resolve, validate};
@@ -45,6 +51,25 @@ pub struct Generated<R = Runtime> {
     pub ignored: Vec<Document>,
     /// How many input documents were catalog objects (right or wrong).
     pub catalog_objects: usize,
+    /// The Kueue objects of the `JaxRuntimeQueue`s, in the order `kubectl apply` needs them.
+    pub queues: Vec<QueueObject>,
+}
+
+/// One generated Kueue object: the queue it came from, its file name and its JSON form.
+#[derive(Debug, Clone)]
+pub struct QueueObject {
+    pub source: ObjectRef,
+    /// `kueue_<kind>_<name>.yaml`, `kueue_localqueue_<namespace>_<name>.yaml` for a LocalQueue.
+    pub file_name: String,
+    pub object: Value,
+}
+
+/// The queues of a catalog, resolved, and the runtimes each serves: what [`queue_objects`]
+/// makes Kueue objects of (`render`, and `jax-runtimes kueue` with a cluster's nodes).
+#[derive(Debug, Clone, Default)]
+pub struct QueuePlan {
+    pub queues: Vec<ResolvedQueue>,
+    pub served: Vec<Vec<Served>>,
 }
 
 impl<R> Generated<R> {
@@ -70,8 +95,38 @@ pub fn generate(docs: &[Document]) -> Generated {
 /// `generate`, handing each runtime to `keep` as soon as it is checked and keeping what that
 /// returns. `render` keeps only the YAML text: a runtime's JSON tree is several times its text,
 /// and every runtime is held until the last one has passed its checks.
-pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let Resolution { runtimes, diagnostics, ignored, catalog_objects } = resolve::resolve(docs);
+pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Generated<R> {
+    let (mut out, plan) = plan_with(docs, keep);
+    if !plan.queues.is_empty() && !out.has_errors() {
+        let (objects, diagnostics) = queue_objects(&plan, None);
+        out.queues = objects;
+        out.diagnostics.extend(diagnostics);
+    }
+    if out.has_errors() {
+        out.runtimes.clear();
+        out.queues.clear();
+    }
+    out
+}
+
+/// `generate_with`, and the queue plan instead of the queues' objects.
+pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues } = resolve::resolve(docs);
+    let mut plan = QueuePlan::default();
+    for (q, origin) in &queues {
+        match queue::resolve_queue(q, origin.clone()) {
+            Ok(r) => plan.queues.push(r),
+            Err(errs) => diagnostics.extend(errs.into_iter().map(|d| origin.locate(d))),
+        }
+    }
+    let serving = if plan.queues.is_empty() {
+        Vec::new()
+    } else {
+        let (serving, errors) = queue::serve(&plan.queues, &mut runtimes);
+        diagnostics.extend(errors);
+        serving
+    };
+    plan.served = vec![Vec::new(); plan.queues.len()];
     // Which catalog objects already have a finding that covers a validator rule: looked up once
     // per generated finding, so a catalog with a warning on every entry stays linear. A Kubernetes
     // rule the catalog stage reported covers itself; one reported on the defaults covers every
@@ -88,9 +143,9 @@ pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -
             Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
         })
         .collect();
-    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects };
+    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new() };
     // By value: each resolved entry is freed once its runtime is kept.
-    for resolved in runtimes {
+    for (i, resolved) in runtimes.into_iter().enumerate() {
         let runtime = render::render(&resolved);
         let object = match serde_json::to_value(&runtime) {
             Ok(v) => v,
@@ -110,6 +165,17 @@ pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -
             }
             out.diagnostics.push(place_generated(&resolved, d));
         }
+        if let Some(Some(s)) = serving.get(i) {
+            // A quantity that does not read is the runtime's own finding: such a runtime is not served.
+            if let Ok((_, sets)) = podsets::of_runtime(&runtime) {
+                plan.served[s.queue].push(Served {
+                    name: resolved.name.clone(),
+                    unit: unit_of(&resolved),
+                    podsets: sets,
+                    tas: s.tas.clone(),
+                });
+            }
+        }
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
@@ -118,7 +184,125 @@ pub fn generate_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -
     if out.has_errors() {
         out.runtimes.clear();
     }
-    out
+    (out, plan)
+}
+
+/// What a runtime's accelerator is to a queue's quota units.
+fn unit_of(r: &Resolved) -> Unit {
+    match &r.accelerator {
+        Accel::Cpu => Unit::Cpu,
+        Accel::Gpu(g) => Unit::Gpu { resource: g.resource.clone() },
+        Accel::Tpu(t) => Unit::Tpu {
+            resource: crate::accelerators::data().tpu.resource.clone(),
+            slice_chips: i64::from(t.chips),
+            host_chips: i64::from(t.chips_per_host),
+        },
+    }
+}
+
+/// The Kueue objects of every queue of the plan (with `inventory`, quotas from its nodes), in
+/// apply order, each marked as ours (the label and source annotation runtimes get), and the
+/// findings: a queue that cannot be generated, an object Kueue would refuse, two queues writing
+/// one object differently, a served runtime its queue would never admit. Findings are placed at
+/// the `JaxRuntimeQueue`.
+pub fn queue_objects(plan: &QueuePlan, inventory: Option<&Cluster>) -> (Vec<QueueObject>, Vec<Diagnostic>) {
+    use crate::kueue::KINDS;
+    let mut diagnostics = Vec::new();
+    let mut by_kind: Vec<Vec<QueueObject>> = vec![Vec::new(); KINDS.len()];
+    let mut generated = Vec::new();
+    for (q, served) in plan.queues.iter().zip(&plan.served) {
+        let objects = match crate::queues::generate::generate(q, served, inventory) {
+            Ok(o) => o,
+            Err(errs) => {
+                diagnostics.extend(errs.into_iter().map(|d| q.origin.locate(d)));
+                continue;
+            }
+        };
+        let source = q.origin.object.clone();
+        let values: Vec<Value> = objects
+            .priority_classes
+            .iter()
+            .map(serde_json::to_value)
+            .chain(objects.topologies.iter().map(serde_json::to_value))
+            .chain(objects.flavors.iter().map(serde_json::to_value))
+            .chain(objects.cluster_queue.iter().map(serde_json::to_value))
+            .chain(objects.local_queues.iter().map(serde_json::to_value))
+            .filter_map(Result::ok)
+            .collect();
+        for value in values {
+            let object = ObjectRef::of(&value);
+            for d in validate::kueue::check(&value, None, false) {
+                let message = match &d.field {
+                    Some(f) => format!("in the generated {object} at `{f}`: {}", d.message),
+                    None => format!("in the generated {object}: {}", d.message),
+                };
+                diagnostics.push(q.origin.locate(Diagnostic { message, field: None, object: None, ..d }));
+            }
+            let kind = KINDS.iter().position(|k| *k == object.kind).unwrap_or(0);
+            let file_name = match &object.namespace {
+                Some(ns) => format!("kueue_{}_{ns}_{}.yaml", object.kind.to_lowercase(), object.name),
+                None => format!("kueue_{}_{}.yaml", object.kind.to_lowercase(), object.name),
+            };
+            // Two queues may share a flavor, a Topology or a priority class: written once.
+            match by_kind[kind].iter().find(|o| ObjectRef::of(&o.object) == object) {
+                Some(first) if same_but_source(&first.object, &value) => {}
+                Some(first) => diagnostics.push(
+                    q.origin.locate(
+                        Diagnostic::new(
+                            &crate::rules::catalog::CATALOG_QUEUE,
+                            format!("{object} is generated differently by {} and by this queue", first.source),
+                        )
+                        .with_help("give the queues' shapes or priority classes the same settings, or different names"),
+                    ),
+                ),
+                None => by_kind[kind].push(QueueObject { source: source.clone(), file_name, object: value }),
+            }
+        }
+        generated.push((q, objects));
+    }
+    // Every served runtime must be admitted by its queue, as generated.
+    let flavors: Vec<crate::kueue::ResourceFlavor> = generated.iter().flat_map(|(_, o)| o.flavors.iter().cloned()).collect();
+    let topologies: Vec<crate::kueue::Topology> = generated.iter().flat_map(|(_, o)| o.topologies.iter().cloned()).collect();
+    let queues = Queues {
+        cluster_queues: generated.iter().filter_map(|(q, o)| o.cluster_queue.as_ref().map(|c| (q.cluster_queue.clone(), c))).collect(),
+        flavors: Some(flavors.iter().map(|f| (f.metadata.name.clone().unwrap_or_default(), f)).collect()),
+        topologies: Some(topologies.iter().map(|t| (t.metadata.name.clone().unwrap_or_default(), t)).collect()),
+        usage: Default::default(),
+    };
+    for (q, served) in plan.queues.iter().zip(&plan.served) {
+        if !queues.cluster_queues.contains_key(&q.cluster_queue) {
+            continue;
+        }
+        for s in served {
+            let crate::queues::Verdict::Never(blocker) = queues.admit(&q.cluster_queue, &s.podsets) else { continue };
+            // At the quota of the runtime or its flavor, where there is one.
+            let flavor = match &blocker {
+                crate::queues::Blocker::BelowGang { flavor, .. } => Some(flavor.as_str()),
+                _ => None,
+            };
+            let field = q
+                .quotas
+                .iter()
+                .position(|x| x.runtime.as_deref() == Some(s.name.as_str()) || (flavor.is_some() && x.flavor.as_deref() == flavor))
+                .map_or_else(|| "spec.quotas".to_string(), |i| format!("spec.quotas[{i}]"));
+            let whose = format!("TrainJobs of runtime `{}`", s.name);
+            if let Some(d) = validate::queues::blocker_finding(&queues, &q.cluster_queue, &blocker, &field, &whose) {
+                diagnostics.push(q.origin.locate(d));
+            }
+        }
+    }
+    (by_kind.into_iter().flatten().collect(), diagnostics)
+}
+
+fn same_but_source(a: &Value, b: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(m) = v.pointer_mut("/metadata").and_then(Value::as_object_mut) {
+            m.remove("annotations");
+        }
+        v
+    };
+    strip(a) == strip(b)
 }
 
 /// A finding on a generated runtime, placed at the catalog entry it came from: its message says

@@ -128,12 +128,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
             ..Default::default()
         }),
         spec: Some(JobSpec {
-            template: PodTemplateSpec {
-                metadata: fabric
-                    .filter(|f| !f.pod_annotations.is_empty())
-                    .map(|f| ObjectMeta { annotations: Some(f.pod_annotations.clone()), ..Default::default() }),
-                spec: Some(pod),
-            },
+            template: PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) },
             ..Default::default()
         }),
     };
@@ -168,6 +163,14 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
             },
         },
     }
+}
+
+/// The trainer pod template's metadata: the fabric's annotations and the resolved ones (Kueue's
+/// TAS annotations); none when both are empty.
+fn pod_metadata(r: &Resolved, fabric: Option<&BTreeMap<String, String>>) -> Option<ObjectMeta> {
+    let mut annotations = fabric.cloned().unwrap_or_default();
+    annotations.extend(r.pod_annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+    (!annotations.is_empty()).then(|| ObjectMeta { annotations: Some(annotations), ..Default::default() })
 }
 
 fn non_empty<T>(v: Vec<T>) -> Option<Vec<T>> {

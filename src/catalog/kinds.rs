@@ -22,12 +22,14 @@ pub enum Kind {
     Defaults,
     /// One template times a matrix of values.
     Matrix,
+    /// Kueue queues for the runtimes.
+    Queue,
     /// The KRM function's config that makes it validate instead of generate.
     Validation,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Validation];
+    pub const ALL: [Kind; 5] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Queue, Kind::Validation];
     /// The kinds that describe runtimes (what `render` reads).
     pub const CATALOG: [Kind; 3] = [Kind::Runtime, Kind::Defaults, Kind::Matrix];
 
@@ -36,12 +38,19 @@ impl Kind {
             Kind::Runtime => "JaxRuntime",
             Kind::Defaults => "JaxRuntimeDefaults",
             Kind::Matrix => "JaxRuntimeMatrix",
+            Kind::Queue => "JaxRuntimeQueue",
             Kind::Validation => "JaxRuntimeValidation",
         }
     }
 
     pub fn by_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// True for the kinds `render` and the KRM generator read: those of [`Kind::CATALOG`] and
+    /// `JaxRuntimeQueue`.
+    pub fn generates(self) -> bool {
+        Kind::CATALOG.contains(&self) || self == Kind::Queue
     }
 
     /// `JaxRuntime`, `JaxRuntimeDefaults` and `JaxRuntimeMatrix`, for messages.

@@ -1,5 +1,5 @@
-//! The catalog API as written by users: `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`
-//! and the KRM function's `JaxRuntimeValidation` config (apiVersion `jax-runtimes.dev/v1alpha1`).
+//! The catalog API as written by users: `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`,
+//! `JaxRuntimeQueue` and the KRM function's `JaxRuntimeValidation` config (apiVersion `jax-runtimes.dev/v1alpha1`).
 //! These types mirror the YAML and only check its shape (unknown fields are errors); meaning is
 //! given by `resolve`. [`kinds`] says which objects are catalog objects.
 
@@ -111,6 +111,37 @@ pub struct JaxRuntimeSpec {
     /// Service account of the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
+    /// Kueue Topology Aware Scheduling: the `kueue.x-k8s.io/podset-*` annotations of the trainer
+    /// pod template. Default: none, except for a GPU runtime a `JaxRuntimeQueue` with
+    /// `topologyAwareScheduling` serves (a preferred topology that keeps a multi-node job compact,
+    /// `unconstrained` for one node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<PodTopology>,
+}
+
+/// Where Kueue's Topology Aware Scheduling places the trainer pods: at most one of `required`,
+/// `preferred` and `unconstrained`, each level a node label of the queue's Topology.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PodTopology {
+    /// Every pod in one domain of this level, or the job is not admitted
+    /// (`kueue.x-k8s.io/podset-required-topology`), e.g. `cloud.google.com/gce-topology-block`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<String>,
+    /// In one domain of this level if possible, else as few as possible
+    /// (`kueue.x-k8s.io/podset-preferred-topology`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred: Option<String>,
+    /// Anywhere in the topology (`kueue.x-k8s.io/podset-unconstrained-topology: "true"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconstrained: Option<bool>,
+    /// With `sliceSize`: the pods in slices of `sliceSize`, each slice in one domain of this level
+    /// (`kueue.x-k8s.io/podset-slice-required-topology`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_required: Option<String>,
+    /// Pods per slice (`kueue.x-k8s.io/podset-slice-size`); at most numNodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_size: Option<u32>,
 }
 
 /// A memory-backed `/dev/shm`.
@@ -426,6 +457,164 @@ pub struct MatrixTemplate {
     /// `JaxRuntime` schema, not here.
     #[schemars(with = "BTreeMap<String, Value>")]
     pub spec: Value,
+}
+
+/// Kueue queues for the catalog's runtimes: one ResourceFlavor per accelerator shape the served
+/// runtimes use, a ClusterQueue covering every resource they request, a LocalQueue per namespace,
+/// WorkloadPriorityClasses, and a Topology with Topology Aware Scheduling; generated next to the
+/// runtimes, which get the `jax-runtimes.dev/cluster-queue` and `jax-runtimes.dev/local-queue`
+/// annotations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "JaxRuntimeQueue")]
+pub struct JaxRuntimeQueue {
+    #[schemars(extend("const" = "jax-runtimes.dev/v1alpha1"))]
+    pub api_version: String,
+    #[schemars(extend("const" = "JaxRuntimeQueue"))]
+    pub kind: String,
+    pub metadata: Metadata,
+    #[serde(default)]
+    pub spec: QueueSpec,
+}
+
+/// What the queue serves and how much of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueueSpec {
+    /// The Kueue API of the generated objects: `kueue.x-k8s.io/v1beta2` (default; Kueue v0.16
+    /// and newer) or `kueue.x-k8s.io/v1beta1` (older Kueue; the ClusterQueue's cohort is then
+    /// written `spec.cohort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kueue_api_version: Option<String>,
+    /// Which runtimes the queue serves. Default: every runtime of the catalog. A runtime may be
+    /// served by one queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<RuntimeSelector>,
+    /// The ClusterQueue's name. Default: `metadata.name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_queue: Option<String>,
+    /// The name of the LocalQueue in each namespace, what TrainJobs set as
+    /// `kueue.x-k8s.io/queue-name`. Default: the ClusterQueue's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_queue: Option<String>,
+    /// The namespaces that get a LocalQueue. Default: `[default]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    /// The ClusterQueue's `namespaceSelector`. Default: `{}`, every namespace (Kueue reads a
+    /// missing selector as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    /// The cohort the ClusterQueue borrows and lends in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort: Option<String>,
+    /// `BestEffortFIFO` (Kueue's default) or `StrictFIFO`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queueing_strategy: Option<QueueingStrategy>,
+    /// The ClusterQueue's preemption policies. Default: Kueue's (never preempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<QueuePreemption>,
+    /// Quotas per accelerator shape; a shape without one gets one TrainJob of its largest runtime.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quotas: Vec<Quota>,
+    /// WorkloadPriorityClasses to create; TrainJobs name one with `kueue.x-k8s.io/priority-class`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub priority_classes: Vec<PriorityClass>,
+    /// Present: Topology Aware Scheduling for the GPU shapes (a Topology, the flavors'
+    /// `topologyName`, and the podset annotations on the served GPU runtimes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology_aware_scheduling: Option<TopologyAwareScheduling>,
+}
+
+/// Runtimes by name or by label; both given, a runtime must match both.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RuntimeSelector {
+    /// The runtimes' names (`metadata.name` of the entries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// Labels the runtimes carry (their `metadata.labels` and the defaults').
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: BTreeMap<String, String>,
+}
+
+/// `spec.queueingStrategy` of the ClusterQueue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum QueueingStrategy {
+    /// Older workloads first, but one that cannot be admitted does not block younger ones.
+    BestEffortFIFO,
+    /// Strictly oldest first.
+    StrictFIFO,
+}
+
+/// Preemption, as Kueue's ClusterQueue writes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueuePreemption {
+    /// `Never`, `LowerPriority` or `Any`: preempting workloads of the cohort that borrow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_within_cohort: Option<String>,
+    /// `Never`, `LowerPriority` or `LowerOrNewerEqualPriority`: preempting in the queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_cluster_queue: Option<String>,
+    /// `Never` or `LowerPriority`: preempting in the cohort while borrowing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub borrow_within_cohort: Option<String>,
+}
+
+/// The quota of one accelerator shape, in exactly one unit (`slices`, `nodes` or `chips`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Quota {
+    /// The shape: that of this served runtime (exactly one of `runtime` and `flavor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// The shape: the generated ResourceFlavor of this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
+    /// TPU: whole slices of the shape's topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slices: Option<u32>,
+    /// Nodes (hosts): a GPU node's GPUs, a TPU host's chips, a CPU runtime's pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// Accelerator chips (`google.com/tpu`, `nvidia.com/gpu`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chips: Option<u32>,
+    /// With a cohort: how much more the queue may borrow, in the same unit. Default: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub borrowing_limit: Option<u32>,
+    /// With a cohort: how much of its quota the queue lends at most, in the same unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lending_limit: Option<u32>,
+    /// Quotas of other covered resources, instead of what the accelerator quota's pods request
+    /// (e.g. `{cpu: 2000, memory: 8Ti}`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resources: BTreeMap<String, Quantity>,
+}
+
+/// A WorkloadPriorityClass.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PriorityClass {
+    pub name: String,
+    /// Higher is admitted (and preempts) first.
+    pub value: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Topology Aware Scheduling.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TopologyAwareScheduling {
+    /// The Topology's name. Default: the platform's (`gke-default` on GKE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
+    /// The Topology's levels, node labels from the broadest to `kubernetes.io/hostname`.
+    /// Default: the platform's (GKE: block, subblock, host, hostname; EKS: the three network
+    /// node layers, hostname).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<String>,
 }
 
 /// The KRM function's config that makes it validate the package's runtimes instead of

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
-use super::{JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, JaxRuntimeValidation, Kind};
+use super::{JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, JaxRuntimeQueue, JaxRuntimeValidation, Kind};
 use crate::accelerators::data;
 use crate::k8s::facts::facts;
 use crate::spelling;
@@ -39,6 +39,7 @@ enum CatalogObject {
     JaxRuntime(JaxRuntime),
     JaxRuntimeDefaults(JaxRuntimeDefaults),
     JaxRuntimeMatrix(JaxRuntimeMatrix),
+    JaxRuntimeQueue(JaxRuntimeQueue),
     JaxRuntimeValidation(JaxRuntimeValidation),
 }
 

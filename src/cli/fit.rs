@@ -13,6 +13,7 @@ use super::shared::{load_runtimes, read_catalog};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::fit::{self, inventory, Cluster, Subject, Verdict};
+use crate::queues::gate::QueueVerdict;
 use crate::read::{self, Document, Sources};
 use crate::report;
 use crate::rules::fit::{FIT_UNREADABLE_RUNTIME, FIT_UNREADABLE_TRAINJOB};
@@ -22,6 +23,8 @@ use crate::trainjob::{self, TrainerVersion};
 use crate::validate::trainjob::runtime_ref_finding;
 use crate::validate::{is_runtime, is_trainjob, structure};
 use crate::{fit::words, pipeline};
+
+use super::fit_queues;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -51,6 +54,19 @@ pub struct FitArgs {
     /// taken as empty.
     #[arg(long, value_name = "PODS")]
     pub pods: Option<PathBuf>,
+    /// Kueue objects (repeatable): what `kubectl get resourceflavors,clusterqueues,topologies -o
+    /// yaml` prints. With them (or a catalog with a JaxRuntimeQueue) fit first says whether Kueue
+    /// admits each runtime's TrainJob.
+    #[arg(long = "queues", value_name = "PATH")]
+    pub queues: Vec<PathBuf>,
+    /// What Kueue has admitted: `kubectl get workloads -A -o yaml`. Without it the queues are
+    /// taken as empty.
+    #[arg(long, value_name = "WORKLOADS")]
+    pub workloads: Option<PathBuf>,
+    /// The ClusterQueue the TrainJobs queue in, for runtimes without the
+    /// `jax-runtimes.dev/cluster-queue` annotation (default: the only ClusterQueue given).
+    #[arg(long = "cluster-queue", value_name = "NAME")]
+    pub cluster_queue: Option<String>,
     /// How to print the answer (on stdout).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -58,7 +74,13 @@ pub struct FitArgs {
 
 /// Runs the subcommand.
 pub fn run(a: &FitArgs) -> Exit {
-    let stdin_uses = [Some(&a.nodes), a.pods.as_ref()].into_iter().flatten().chain(&a.paths).filter(|p| p.as_os_str() == "-").count();
+    let stdin_uses = [Some(&a.nodes), a.pods.as_ref(), a.workloads.as_ref()]
+        .into_iter()
+        .flatten()
+        .chain(&a.paths)
+        .chain(&a.queues)
+        .filter(|p| p.as_os_str() == "-")
+        .count();
     if stdin_uses > 1 {
         out::error("only one of --nodes, --pods and the runtime paths can be `-` (stdin)");
         return Exit::Usage;
@@ -81,6 +103,9 @@ pub fn run(a: &FitArgs) -> Exit {
         Ok(r) => r.runtimes,
         Err((diags, _)) => return bad_input(&diags, &sources),
     };
+    let Some(loaded) = fit_queues::load(&a.queues, a.workloads.as_deref(), input.queues.clone(), &mut sources, read_one) else {
+        return Exit::Usage;
+    };
     // The files' runtimes first: they win on a name both have.
     let known: Vec<TrainingRuntime> = input.runtimes.iter().cloned().chain(extra).collect();
     let mut subjects: Vec<Subject<'_>> = input.runtimes.iter().map(Subject::Runtime).collect();
@@ -98,20 +123,40 @@ pub fn run(a: &FitArgs) -> Exit {
         out::note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
         return Exit::Usage;
     }
-    let verdicts = fit::fit_all(&cluster, &subjects);
+    // With queues, Kueue first: each subject is placed as Kueue would hand its pods over.
+    let (queued, placed) = if loaded.is_empty() {
+        (None, Vec::new())
+    } else {
+        let (v, placed) = fit_queues::gate_all(&subjects, &loaded, a.cluster_queue.as_deref());
+        (Some(v), placed)
+    };
+    let verdicts = if placed.is_empty() {
+        fit::fit_all(&cluster, &subjects)
+    } else {
+        let gated: Vec<Subject<'_>> = subjects
+            .iter()
+            .zip(&placed)
+            .map(|(s, rt)| match s {
+                Subject::Runtime(_) => Subject::Runtime(rt),
+                Subject::TrainJob { trainjob, version, .. } => Subject::TrainJob { trainjob, runtime: rt, version: *version },
+            })
+            .collect();
+        fit::fit_all(&cluster, &gated)
+    };
     if !notes.is_empty() {
         out::stderr(&report::text_all(&notes, &sources));
     }
     let text = match a.format {
-        Format::Text => table(&verdicts),
-        Format::Json => serde_json::to_string_pretty(&verdicts).map(|s| s + "\n").unwrap_or_default(),
+        Format::Text => table(&verdicts, queued.as_deref()),
+        Format::Json => json(&verdicts, queued.as_deref()),
     };
     let code = out::stdout(&text);
-    summary(&verdicts, &cluster);
+    summary(&verdicts, &cluster, queued.as_deref());
     if code != Exit::Ok {
         return code;
     }
-    if verdicts.iter().all(|v| v.outcome.fits) {
+    let admitted = queued.as_ref().is_none_or(|q| q.iter().all(|v| v.admitted()));
+    if admitted && verdicts.iter().all(|v| v.outcome.fits) {
         Exit::Ok
     } else {
         Exit::Findings
@@ -119,7 +164,7 @@ pub fn run(a: &FitArgs) -> Exit {
 }
 
 /// Reads one file (or stdin); on any error prints it and returns `None`.
-fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
+pub(super) fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
     let input = read::paths(&[path.to_path_buf()]);
     for d in &input.documents {
         sources.add(&d.source);
@@ -139,11 +184,24 @@ fn bad_input(diags: &[Diagnostic], sources: &Sources) -> Exit {
     Exit::Usage
 }
 
+/// The verdicts as one JSON array; with queues, each with Kueue's verdict under `queue`.
+fn json(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
+    let mut values: Vec<serde_json::Value> = verdicts.iter().filter_map(|v| serde_json::to_value(v).ok()).collect();
+    for (v, q) in values.iter_mut().zip(queued.into_iter().flatten()) {
+        if let (Some(o), Ok(q)) = (v.as_object_mut(), serde_json::to_value(q)) {
+            o.insert("queue".into(), q);
+        }
+    }
+    serde_json::to_string_pretty(&values).map(|s| s + "\n").unwrap_or_default()
+}
+
 /// What the paths hold to fit: runtimes (catalog objects rendered, runtime documents read as they
 /// are) and TrainJobs.
 struct Subjects {
     runtimes: Vec<TrainingRuntime>,
     trainjobs: Vec<(Document, TrainJob)>,
+    /// The Kueue objects of the catalog's queues.
+    queues: Vec<serde_json::Value>,
 }
 
 /// The runtimes and TrainJobs of the paths; on any error prints it and returns `None`.
@@ -167,6 +225,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
         out::note("the catalog has errors; `jax-runtimes render` shows them all");
         return None;
     }
+    let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
     let mut out: Vec<TrainingRuntime> = generated.runtimes.into_iter().map(|r| r.runtime).collect();
     let mut trainjobs = Vec::new();
     let mut problems = Vec::new();
@@ -226,7 +285,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     if !skipped.is_empty() {
         out::stderr(&report::text_all(&skipped, sources));
     }
-    Some(Subjects { runtimes: out, trainjobs })
+    Some(Subjects { runtimes: out, trainjobs, queues })
 }
 
 /// How a verdict is named in the table: the runtime (`ns/name` for a TrainingRuntime), or
@@ -243,12 +302,17 @@ fn label(v: &Verdict) -> String {
     }
 }
 
-/// One row per runtime, then the help and notes of each.
-fn table(verdicts: &[Verdict]) -> String {
-    let head = ["RUNTIME", "FITS", "COPIES", "EMPTY", "WHERE", "REASON"];
-    let rows: Vec<[String; 6]> = verdicts
+/// One row per runtime, then the help and notes of each; with queues, a QUEUE column after the
+/// name and Kueue's reason among the notes.
+fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
+    let mut head = vec!["RUNTIME", "FITS", "COPIES", "EMPTY", "WHERE", "REASON"];
+    if queued.is_some() {
+        head.insert(1, "QUEUE");
+    }
+    let rows: Vec<Vec<String>> = verdicts
         .iter()
-        .map(|v| {
+        .enumerate()
+        .map(|(i, v)| {
             let o = &v.outcome;
             let name = label(v);
             let fits = match (o.fits, o.fits_empty) {
@@ -256,10 +320,15 @@ fn table(verdicts: &[Verdict]) -> String {
                 (false, true) => "not now",
                 (false, false) => "no",
             };
-            [name, fits.into(), o.copies.to_string(), o.copies_empty.to_string(), words::names(&o.placement), o.reason.clone()]
+            let mut row =
+                vec![name, fits.into(), o.copies.to_string(), o.copies_empty.to_string(), words::names(&o.placement), o.reason.clone()];
+            if let Some(q) = queued.and_then(|q| q.get(i)) {
+                row.insert(1, fit_queues::cell(q));
+            }
+            row
         })
         .collect();
-    let mut width = head.map(str::len);
+    let mut width: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for r in &rows {
         for (w, cell) in width.iter_mut().zip(r.iter()) {
             *w = (*w).max(cell.chars().count());
@@ -267,7 +336,7 @@ fn table(verdicts: &[Verdict]) -> String {
     }
     let line = |cells: &[String]| -> String {
         let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+        for (i, (cell, w)) in cells.iter().zip(width.iter().copied()).enumerate() {
             if i + 1 == cells.len() {
                 s.push_str(cell);
             } else {
@@ -276,16 +345,19 @@ fn table(verdicts: &[Verdict]) -> String {
         }
         s.trim_end().to_string() + "\n"
     };
-    let mut out = line(&head.map(String::from));
+    let mut out = line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     for r in &rows {
         out.push_str(&line(r));
     }
     let mut after = String::new();
-    for v in verdicts {
+    for (i, v) in verdicts.iter().enumerate() {
         let who = match &v.train_job {
             Some(_) => label(v),
             None => v.runtime.clone(),
         };
+        if let Some(reason) = queued.and_then(|q| q.get(i)).and_then(|q| q.reason.as_ref()) {
+            after.push_str(&format!("{who}: queue: {reason}\n"));
+        }
         if let Some(h) = &v.outcome.help {
             after.push_str(&format!("{who}: help: {h}\n"));
         }
@@ -301,7 +373,7 @@ fn table(verdicts: &[Verdict]) -> String {
 }
 
 /// The counts on stderr, and what the answer does not cover.
-fn summary(verdicts: &[Verdict], cluster: &Cluster) {
+fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdict]>) {
     let fit = verdicts.iter().filter(|v| v.outcome.fits).count();
     let later = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.fits_empty).count();
     let p = &cluster.pods;
@@ -323,5 +395,15 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster) {
         if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() },
         words::count(cluster.nodes.len(), "node")
     ));
-    out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue quotas");
+    match queued {
+        None => out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue quotas"),
+        Some(q) => {
+            let admitted = q.iter().filter(|v| v.admitted()).count();
+            out::note(&format!(
+                "{admitted} of {} admitted by Kueue now; a runtime's pods are placed with its flavors' node labels",
+                q.len()
+            ));
+            out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue's Topology Aware Scheduling placement");
+        }
+    }
 }

@@ -9,7 +9,9 @@ use crate::exit::Exit;
 pub mod accelerators;
 pub mod docs;
 pub mod fit;
+mod fit_queues;
 pub mod install;
+pub mod kueue;
 pub mod out;
 pub mod preview;
 pub mod render;
@@ -71,6 +73,11 @@ pub enum Command {
         after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  jax-runtimes fit --nodes nodes.yaml --runtimes runtimes/ job.yaml    # a TrainJob, as Trainer merges it\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime and TrainJob fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
     )]
     Fit(fit::FitArgs),
+    /// Kueue objects for the catalog's queues with quotas from a cluster's nodes (`kubectl get nodes -o yaml`).
+    #[command(
+        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  jax-runtimes kueue --nodes nodes.yaml my-catalog/           # its JaxRuntimeQueues, or one queue for every runtime\n  jax-runtimes kueue --nodes nodes.yaml --namespace team-a --namespace team-b\n  jax-runtimes kueue --nodes nodes.yaml my-catalog/ -o gitops/kueue --check\n\nEvery node (every whole TPU slice) of a shape the catalog uses is counted once, at its allocatable.\nExit codes: 0 written, 1 catalog errors or a stale --check, 2 bad input.\nGuide: docs/kueue.md"
+    )]
+    Kueue(kueue::KueueArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -108,6 +115,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),
         Some(Command::Fit(a)) => fit::run(&a),
+        Some(Command::Kueue(a)) => kueue::run(&a),
         Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::Completions { shell }) => {

@@ -1,5 +1,6 @@
-//! `jax-runtimes render`: catalog files (or the built-in catalog) -> runtimes as one YAML stream
-//! on stdout, or one file per runtime in a directory this tool owns (`--check` for CI).
+//! `jax-runtimes render`: catalog files (or the built-in catalog) -> runtimes (and the Kueue
+//! objects of its `JaxRuntimeQueue`s, after them) as one YAML stream on stdout, or one file per
+//! object in a directory this tool owns (`--check` for CI).
 
 use std::path::PathBuf;
 
@@ -63,7 +64,9 @@ pub fn run(a: &RenderArgs) -> Exit {
     if report.refused(&diags) {
         return report.finish(Exit::Findings);
     }
-    let texts = match generated.runtimes.into_iter().collect::<Result<Vec<_>, _>>() {
+    let runtime_count = generated.runtimes.len();
+    let queues = generated.queues.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object));
+    let texts = match generated.runtimes.into_iter().chain(queues).collect::<Result<Vec<_>, _>>() {
         Ok(t) => t,
         Err(e) => {
             out::error(&e.to_string());
@@ -74,7 +77,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         None => out::stdout(&write::stream(&texts)),
         Some(dir) => {
             match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string())) {
-                Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, texts.len(), &mut report),
+                Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
                 Err(e) => {
                     report.unwritable(dir, &e);
                     Exit::Usage

@@ -116,9 +116,10 @@ impl Reporter {
 }
 
 /// Brings `dir` to `plan`'s state, or with `check` only reports (exit 1 and a diff on stdout
-/// when stale). Shared by `render -o` and `docs -o`.
+/// when stale). Shared by `render -o`, `docs -o` and `kueue -o` (whose `command` also carries its
+/// `--nodes`, for the hint; `runtimes` then counts Kueue objects).
 pub fn sync_dir(dir: &Path, plan: &Plan, check: bool, command: &str, paths: &[PathBuf], runtimes: usize, report: &mut Reporter) -> Exit {
-    let counted = words::count(runtimes, "runtime");
+    let counted = words::count(runtimes, if command.starts_with("kueue") { "Kueue object" } else { "runtime" });
     if check {
         if plan.is_empty() {
             report.note(&format!("{} is up to date ({counted})", dir.display()));

@@ -10,6 +10,7 @@ use super::out;
 use super::shared::load_runtimes;
 use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::exit::Exit;
+use crate::kueue::is_kueue;
 use crate::read::{Document, Sources};
 use crate::report;
 use crate::resource_list::{self, ResourceList};
@@ -107,10 +108,17 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
     let trainjobs = docs.iter().filter(|d| is_trainjob(&d.value)).count();
-    let what = if trainjobs > 0 {
-        format!("{} and {}", words::count(runtimes, "runtime"), words::count(trainjobs, "TrainJob"))
-    } else {
-        words::count(runtimes, "runtime")
+    let queued = docs.iter().filter(|d| is_kueue(&d.value)).count();
+    let what = match (trainjobs, queued) {
+        (0, 0) => words::count(runtimes, "runtime"),
+        (_, 0) => format!("{} and {}", words::count(runtimes, "runtime"), words::count(trainjobs, "TrainJob")),
+        (0, _) => format!("{} and {}", words::count(runtimes, "runtime"), words::count(queued, "Kueue object")),
+        _ => format!(
+            "{}, {} and {}",
+            words::count(runtimes, "runtime"),
+            words::count(trainjobs, "TrainJob"),
+            words::count(queued, "Kueue object")
+        ),
     };
     out::note(&format!(
         "{what} checked: {}, {}",
@@ -140,7 +148,7 @@ fn list_rules(format: Format) -> Exit {
 /// Findings for a set of documents: every runtime and TrainJob checked, the others noted as info.
 pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value);
+    let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value);
     for doc in docs {
         if checked(doc) {
             continue;

@@ -19,13 +19,12 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{NodeSelector, PodSpec, Toleration};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::k8s::requests::{self, Amounts, RequestError};
 use crate::k8s::resources::is_extended;
 use crate::k8s::selection::required_affinity;
 use crate::keys;
-use crate::trainer::{facts, RuntimeRef, TrainJob, TrainJobSpec, Trainer, TrainingRuntime, KIND_TRAINJOB};
+use crate::trainer::{facts, TrainJob, TrainingRuntime};
 use crate::trainjob::{self, pod::PodError, Effective, Steps, TrainerVersion};
 
 /// Why a runtime's pods cannot be worked out.
@@ -72,22 +71,7 @@ impl Demand {
     /// The demand of a runtime: of the TrainJob that names it and sets `spec.trainer: {}`, for the
     /// Trainer release the runtime targets.
     pub fn of(rt: &TrainingRuntime) -> Result<Demand, DemandError> {
-        let tj = TrainJob {
-            api_version: rt.api_version.clone(),
-            kind: KIND_TRAINJOB.to_string(),
-            metadata: ObjectMeta { name: Some("trainjob".into()), namespace: rt.metadata.namespace.clone(), ..ObjectMeta::default() },
-            spec: TrainJobSpec {
-                runtime_ref: RuntimeRef {
-                    api_group: None,
-                    kind: Some(rt.kind.clone()),
-                    name: rt.metadata.name.clone().unwrap_or_default(),
-                },
-                trainer: Some(Trainer::default()),
-                ..TrainJobSpec::default()
-            },
-            status: None,
-        };
-        Demand::of_trainjob(rt, &tj, TrainerVersion::for_runtime(rt, None))
+        Demand::of_trainjob(rt, &trainjob::plain(rt), TrainerVersion::for_runtime(rt, None))
     }
 
     /// The demand of a TrainJob on its runtime, as Trainer `version` merges the two.

@@ -114,7 +114,7 @@ impl Subject<'_> {
         }
     }
 
-    fn runtime(&self) -> &TrainingRuntime {
+    pub fn runtime(&self) -> &TrainingRuntime {
         match self {
             Subject::Runtime(rt) | Subject::TrainJob { runtime: rt, .. } => rt,
         }

@@ -182,6 +182,12 @@ pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
     Ok(value(negative, int_digits, frac_digits, suffix))
 }
 
+/// The amount of `resource` kube-scheduler counts for the quantity `text` (see
+/// [`Quantity::scheduler_amount`]).
+pub fn amount(resource: &str, text: &str) -> Result<i64, QuantityError> {
+    Ok(parse(text)?.scheduler_amount(resource))
+}
+
 /// True when `s` is a quantity.
 pub fn is_quantity(s: &str) -> bool {
     parse(s).is_ok()

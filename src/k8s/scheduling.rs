@@ -222,7 +222,7 @@ fn pod_term(t: &PodAffinityTerm, path: &FieldPath, out: &mut Vec<Diagnostic>) {
 }
 
 /// `ValidateLabelSelector`: matchLabels as labels, matchExpressions with the label selector operators.
-fn label_selector(s: &LabelSelector, path: &FieldPath, out: &mut Vec<Diagnostic>) {
+pub fn label_selector(s: &LabelSelector, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Some(m) = &s.match_labels {
         meta::labels(m, &path.field("matchLabels"), Scope::Template, out);
     }

@@ -1,5 +1,6 @@
-//! The generator mode of the KRM function: the package's catalog objects -> runtimes, upserted
-//! into the items and the stale ones pruned. In steps: gather the catalog documents, generate (the
+//! The generator mode of the KRM function: the package's catalog objects -> runtimes (and the
+//! Kueue objects of its `JaxRuntimeQueue`s, in `kueue/`), upserted into the items and the stale
+//! ones pruned. In steps: gather the catalog documents, generate (the
 //! pipeline), plan every change, then apply the plan. Only runtimes the function generated are
 //! ever replaced or removed; every other item is passed on as the exact text it came as. On any
 //! error nothing is changed and nothing is pruned.
@@ -21,12 +22,15 @@ use crate::rules::krm::{KRM_FILE_TAKEN, KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT
 
 /// Folder, relative to the package, that new runtimes are written to.
 pub const OUTPUT_DIR: &str = "runtimes";
+/// Folder, relative to the package, that new Kueue objects (of `JaxRuntimeQueue`s) go to.
+pub const KUEUE_DIR: &str = "kueue";
 
-/// A runtime the pipeline generated, as the function writes it.
+/// A runtime (or Kueue object) the pipeline generated, as the function writes it.
 struct NewRuntime {
     source: ObjectRef,
     file_name: String,
     object: Value,
+    dir: &'static str,
 }
 
 /// What to do with one generated runtime.
@@ -41,9 +45,21 @@ enum Change {
 pub fn process(mut list: ResourceList) -> Output {
     let mut diagnostics = Vec::new();
     let docs = catalog_documents(&list, &mut diagnostics);
-    let generated = pipeline::generate_with(&docs, |r| NewRuntime { source: r.source().clone(), file_name: r.file_name, object: r.object });
+    let generated = pipeline::generate_with(&docs, |r| NewRuntime {
+        source: r.source().clone(),
+        file_name: r.file_name,
+        object: r.object,
+        dir: OUTPUT_DIR,
+    });
     diagnostics.extend(generated.diagnostics);
-    let changes = if has_errors(&diagnostics) { Vec::new() } else { plan(&list.items, generated.runtimes, &mut diagnostics) };
+    let mut new = generated.runtimes;
+    new.extend(generated.queues.into_iter().map(|q| NewRuntime {
+        source: q.source,
+        file_name: q.file_name,
+        object: q.object,
+        dir: KUEUE_DIR,
+    }));
+    let changes = if has_errors(&diagnostics) { Vec::new() } else { plan(&list.items, new, &mut diagnostics) };
     if has_errors(&diagnostics) {
         // A broken entry must not delete, or change, what it generated last time.
         return Output { list, diagnostics, exit: Exit::Findings };
@@ -70,7 +86,7 @@ fn catalog_documents(list: &ResourceList, diagnostics: &mut Vec<Diagnostic>) -> 
     for (i, item) in list.items.iter().enumerate() {
         let meta = &item.meta;
         match catalog::identify(meta.gvk()) {
-            Identity::Ours(kind) if Kind::CATALOG.contains(&kind) => {
+            Identity::Ours(kind) if kind.generates() => {
                 catalog_keys.insert(annotations::key(meta));
                 if let Some(d) = annotations::local_config_warning(meta) {
                     diagnostics.push(d);
@@ -105,7 +121,7 @@ fn catalog_documents(list: &ResourceList, diagnostics: &mut Vec<Diagnostic>) -> 
         }
     };
     match catalog::identify(fc.meta.gvk()) {
-        Identity::Ours(kind) if Kind::CATALOG.contains(&kind) => {
+        Identity::Ours(kind) if kind.generates() => {
             if !catalog_keys.contains(&annotations::key(&fc.meta)) {
                 let (path, index) = annotations::file_of(&fc.meta);
                 let name = path.unwrap_or_else(|| "<functionConfig>".to_string());
@@ -173,7 +189,7 @@ fn plan(items: &[Item], runtimes: Vec<NewRuntime>, diagnostics: &mut Vec<Diagnos
                 );
             }
             None => {
-                let path = format!("{OUTPUT_DIR}/{}", g.file_name);
+                let path = format!("{}/{}", g.dir, g.file_name);
                 if !used_files.insert((path.clone(), 0)) {
                     diagnostics.push(
                         Diagnostic::new(

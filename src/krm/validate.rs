@@ -1,6 +1,6 @@
 //! The validator mode of the KRM function (a `JaxRuntimeValidation` functionConfig): every
-//! runtime among the items is checked, and every TrainJob against the runtime items (CRDs among
-//! the items are used as `--crd`); the items come
+//! runtime and Kueue object among the items is checked, and every TrainJob against the runtime
+//! items (CRDs among the items are used as `--crd`); the items come
 //! back as the exact text they came as, with the findings, and exit 1 on errors (or on warnings
 //! with `spec.failOnWarnings: true`). With `spec.nodes` the runtimes are also fitted to the
 //! Nodes (and `spec.pods` Pods) of those files of the package.
@@ -73,6 +73,7 @@ pub fn process(list: ResourceList) -> Output {
 fn needed(gvk: Gvk<'_>) -> bool {
     (gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED | trainer::KIND_TRAINJOB))
         || gvk.kind == "CustomResourceDefinition"
+        || (gvk.group == crate::kueue::facts().group && crate::kueue::KINDS.contains(&gvk.kind))
 }
 
 /// The config's spec; a config that does not read is an error, and the defaults apply.

@@ -93,9 +93,27 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             host_network: spec.host_network.unwrap_or(false),
             service_account_name: spec.service_account_name.clone(),
             jobset_annotations: plan.jobset_annotations,
+            pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
         },
         f.warnings,
     ))
+}
+
+/// `spec.topology` as Kueue's podset annotations (the validator checks them on the rendered runtime).
+pub fn topology_annotations(t: &crate::catalog::PodTopology) -> BTreeMap<String, String> {
+    let a = &crate::kueue::facts().annotations;
+    let mut out = BTreeMap::new();
+    let mut put = |k: &String, v: Option<String>| {
+        if let Some(v) = v {
+            out.insert(k.clone(), v);
+        }
+    };
+    put(&a.podset_required_topology, t.required.clone());
+    put(&a.podset_preferred_topology, t.preferred.clone());
+    put(&a.podset_unconstrained_topology, t.unconstrained.map(|u| u.to_string()));
+    put(&a.podset_slice_required_topology, t.slice_required.clone());
+    put(&a.podset_slice_size, t.slice_size.map(|n| n.to_string()));
+    out
 }
 
 /// The runtime's name is a DNS-1123 subdomain; a namespace a DNS-1123 label (the API server's

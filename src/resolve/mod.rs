@@ -18,6 +18,7 @@ pub mod fabric;
 pub mod gpu;
 pub mod kubernetes;
 pub mod matrix;
+pub mod queue;
 mod release;
 mod resolved;
 mod rows;
@@ -137,6 +138,11 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                     Kind::Matrix => {
                         if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, kind, &object, &mut res.diagnostics) {
                             objects.matrices.push((m, doc));
+                        }
+                    }
+                    Kind::Queue => {
+                        if let Some(q) = shape::typed::<crate::catalog::JaxRuntimeQueue>(doc, Kind::Queue, &object, &mut res.diagnostics) {
+                            res.queues.push((q, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
                         }
                     }
                     // The KRM function's validator config describes no runtime.

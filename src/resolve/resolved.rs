@@ -99,6 +99,9 @@ pub struct Resolved {
     pub service_account_name: Option<String>,
     /// Annotations for the JobSet template (`spec.template.metadata.annotations`).
     pub jobset_annotations: BTreeMap<String, String>,
+    /// Annotations of the trainer pod template besides the fabric's: Kueue's TAS podset
+    /// annotations (`spec.topology`, or a TAS queue's defaults).
+    pub pod_annotations: BTreeMap<String, String>,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.
@@ -110,6 +113,8 @@ pub struct Resolution {
     pub ignored: Vec<Document>,
     /// How many documents were catalog objects (right or wrong).
     pub catalog_objects: usize,
+    /// The `JaxRuntimeQueue` objects, read into their type, in input order.
+    pub queues: Vec<(crate::catalog::JaxRuntimeQueue, Origin)>,
 }
 
 /// What the accelerator contributes to the runtime.

@@ -113,4 +113,13 @@ define_rules! {
     CATALOG_GENERATOR_METADATA = "catalog/generator-metadata", Warning, Catalog,
         "A label or annotation the generator sets on every runtime (`app.kubernetes.io/managed-by`, `trainer.kubeflow.org/framework`, the `jax-runtimes.dev/*` annotations), set in a runtime or in defaults to another value: the generator's value replaces it.",
         "Remove it; the generator owns these keys (ownership, the SDK and prunes rely on them).";
+    CATALOG_QUEUE = "catalog/queue", Error, Catalog,
+        "A `JaxRuntimeQueue` that cannot be generated: an unsupported `kueueApiVersion`, a name or namespace that is not a valid Kubernetes name, a queue that serves no runtime, a runtime two queues serve, two queues generating the same object differently, or more flavors than one resource group takes.",
+        "Fix the field the message names; split a large catalog into several queues with `spec.runtimes`.";
+    CATALOG_QUEUE_QUOTA = "catalog/queue-quota", Error, Catalog,
+        "A quota of a `JaxRuntimeQueue` that does not name one shape (exactly one of `runtime` and `flavor`, of a runtime the queue serves) in one unit (exactly one of `slices`, `nodes`, `chips`), a unit the shape has no meaning for (slices of a GPU, chips of a CPU), or a `resources` entry the queue does not cover.",
+        "Name a served runtime or a generated flavor, and give its quota in slices (TPU), nodes or chips.";
+    CATALOG_QUEUE_TOPOLOGY = "catalog/queue-topology", Error, Catalog,
+        "`topologyAwareScheduling` on a queue that serves a GPU runtime of a platform without known topology levels, with no `levels` given.",
+        "List the Topology's node labels under `topologyAwareScheduling.levels`, broadest first, `kubernetes.io/hostname` last.";
 }

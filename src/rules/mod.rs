@@ -13,6 +13,7 @@ pub mod input;
 pub mod interconnect;
 pub mod krm;
 pub mod kubernetes;
+pub mod kueue;
 pub mod output;
 pub mod rule;
 pub mod trainjob;
@@ -22,7 +23,7 @@ pub use rule::{Layer, Moment, Rule, Severity, Teller};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 10] = [
+    let families: [&'static [&'static Rule]; 11] = [
         input::RULES,
         catalog::RULES,
         output::RULES,
@@ -32,6 +33,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         consistency::RULES,
         kubernetes::RULES,
         trainjob::RULES,
+        kueue::RULES,
         fit::RULES,
     ];
     let mut rules: Vec<&'static Rule> = families.into_iter().flatten().copied().collect();

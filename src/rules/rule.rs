@@ -39,11 +39,12 @@ pub enum Layer {
     Accelerators,
     Kubernetes,
     TrainJob,
+    Kueue,
     Fit,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 13] = [
+    pub const ALL: [Layer; 14] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -56,6 +57,7 @@ impl Layer {
         Layer::Accelerators,
         Layer::Kubernetes,
         Layer::TrainJob,
+        Layer::Kueue,
         Layer::Fit,
     ];
 
@@ -74,6 +76,7 @@ impl Layer {
             Layer::Accelerators => "Accelerators: TPU slices, GPU shapes, scheduling",
             Layer::Kubernetes => "Kubernetes: the API server, JobSet, the Job controller and the kubelet",
             Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
+            Layer::Kueue => "Kueue: queues, flavors, quotas and Topology Aware Scheduling (Kueue v0.19.2)",
             Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
         }
     }
@@ -95,6 +98,13 @@ pub enum Moment {
     ApplyOrStart,
     /// Never rejected: the pods stay Pending, or the job fails or runs wrong once it runs.
     Run,
+    /// `kubectl apply` of a Kueue object: the API server (CRD schema and CEL) or Kueue's webhook
+    /// rejects it.
+    KueueApply,
+    /// Creating a TrainJob that uses the runtime: Kueue's TrainJob webhook rejects it.
+    TrainJobCreate,
+    /// Never rejected: the TrainJob stays suspended, Kueue never admits its workload.
+    Suspended,
 }
 
 /// Whose failure a finding's clause tells: the runtime's (`validate`), or the TrainJob's that uses
@@ -114,6 +124,9 @@ impl Moment {
             Moment::PodStart => "at pod start: the JobSet and its Jobs are created, then the Job controller's Pods are rejected, so every TrainJob using the runtime waits for pods that never come",
             Moment::ApplyOrStart => "at apply for the runtime's own `metadata`; at TrainJob start inside its templates",
             Moment::Run => "never rejected: pods stay Pending, or the job fails or runs wrong once it runs",
+            Moment::KueueApply => "at apply: the API server (CRD schema and CEL) or Kueue's webhook rejects the Kueue object",
+            Moment::TrainJobCreate => "at TrainJob create: Kueue's webhook rejects every TrainJob that uses the runtime",
+            Moment::Suspended => "never rejected: the TrainJob stays suspended, Kueue never admits it",
         }
     }
 
@@ -132,6 +145,9 @@ impl Moment {
             (Moment::Start | Moment::PodStart, Teller::Runtime) => "Kubernetes rejects it when a TrainJob starts",
             (Moment::Start | Moment::PodStart, Teller::TrainJob) => "Kubernetes rejects it when this TrainJob starts",
             (Moment::Run, _) => "Kubernetes accepts it, but the pods do not run as meant",
+            (Moment::KueueApply, _) => "Kueue rejects the object at apply",
+            (Moment::TrainJobCreate, _) => "Kueue's webhook rejects every TrainJob that uses it",
+            (Moment::Suspended, _) => "the TrainJob stays suspended: Kueue never admits it",
         }
     }
 }

@@ -9,6 +9,7 @@ use super::consistency;
 use super::ecosystem;
 use super::interconnect;
 use super::kubernetes;
+use super::tas;
 use crate::diag::Diagnostic;
 use crate::trainer::TrainingRuntime;
 
@@ -41,4 +42,12 @@ pub static RUNTIME_CHECKS: &[RuntimeCheck] = &[
     },
     RuntimeCheck { name: "consistency", check: consistency::check, restates_kubernetes: false, on_trainjob: Ok(()) },
     RuntimeCheck { name: "kubernetes", check: kubernetes::check, restates_kubernetes: true, on_trainjob: Ok(()) },
+    RuntimeCheck {
+        name: "tas",
+        check: tas::runtime,
+        restates_kubernetes: false,
+        // The TrainJob checks run Kueue's TAS rules on the JobSet the TrainJob makes and report
+        // only what its overrides add (`validate::queues`): the runtime's own are reported once.
+        on_trainjob: Err("Kueue's TAS rules run on the TrainJob's JobSet, reporting only what the TrainJob adds"),
+    },
 ];

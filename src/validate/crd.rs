@@ -7,7 +7,9 @@
 //!   `x-kubernetes-preserve-unknown-fields`, so fields the server would prune are reported;
 //! - `x-kubernetes-int-or-string` becomes a keyword accepting an integer or a string;
 //! - `x-kubernetes-embedded-resource` objects accept and require `apiVersion` and `kind`;
-//! - `x-kubernetes-list-type: map|set` lists must not repeat a key (or item).
+//! - `x-kubernetes-list-type: map|set` lists must not repeat a key (or item);
+//! - `pattern` is a Go regular expression, as the API server reads it ([`super::go_regexp`]),
+//!   not ECMA 262: `(?i)` is legal, `\d` is ASCII.
 //!
 //! The same adapter closes the schema generated from the typed model ([`super::structure`]).
 
@@ -26,6 +28,8 @@ const LIST_TYPE: &str = "x-kubernetes-list-type";
 const LIST_MAP_KEYS: &str = "x-kubernetes-list-map-keys";
 /// Keyword the adapter writes for list uniqueness (keeps the original extension untouched).
 const UNIQUE_KEYS: &str = "x-jax-runtimes-unique-keys";
+/// Keyword the adapter writes for `pattern`, matched with Go's syntax.
+const GO_PATTERN: &str = "x-jax-runtimes-go-pattern";
 
 /// One CustomResourceDefinition: its group, kind and compiled versions.
 pub struct Crd {
@@ -231,6 +235,11 @@ pub(crate) fn build(schema: &Value, draft: jsonschema::Draft) -> Result<jsonsche
         .should_validate_formats(true)
         .should_ignore_unknown_formats(true)
         .with_keyword(INT_OR_STRING, |_, value, _| Ok(Box::new(IntOrString(value.as_bool() == Some(true)))))
+        .with_keyword(GO_PATTERN, |_, value, _| {
+            let pattern = value.as_str().unwrap_or_default();
+            let regex = super::go_regexp::compile(pattern).map_err(|e| ValidationError::custom(e.to_string()))?;
+            Ok(Box::new(GoPattern { pattern: pattern.to_string(), regex }))
+        })
         .with_keyword(UNIQUE_KEYS, |_, value, _| {
             let keys = match value {
                 Value::Array(a) => Some(a.iter().filter_map(|k| k.as_str().map(str::to_string)).collect()),
@@ -359,6 +368,7 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
             | ValidationErrorKind::OneOfMultipleValid { .. } => {
                 ("type", path.clone(), format!("{} does not match any allowed shape of this field", describe(&instance)))
             }
+            ValidationErrorKind::Custom { keyword, message } if keyword == GO_PATTERN => ("format", path.clone(), message.clone()),
             ValidationErrorKind::Custom { keyword, message } if keyword == UNIQUE_KEYS || message.starts_with("duplicate") => {
                 ("duplicate-key", path.clone(), message.clone())
             }
@@ -503,6 +513,11 @@ fn adapt_in_place(v: &mut Value) {
     if m.get("nullable").and_then(Value::as_bool) == Some(true) {
         nullable(m);
     }
+    if let Some(Value::String(_)) = m.get("pattern") {
+        if let Some(p) = m.remove("pattern") {
+            m.insert(GO_PATTERN.into(), p);
+        }
+    }
     match m.get(LIST_TYPE).and_then(Value::as_str) {
         Some("map") => {
             let keys = m.get(LIST_MAP_KEYS).cloned().unwrap_or(json!([]));
@@ -562,6 +577,25 @@ fn arrives_as_integer(v: &Value) -> bool {
     v.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0 && (-INT64..INT64).contains(&f))
 }
 
+/// `pattern`: the string matches the Go regular expression (non-strings pass, as with `pattern`).
+struct GoPattern {
+    pattern: String,
+    regex: regex::Regex,
+}
+
+impl<'i> Keyword<'i> for GoPattern {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(format!("{} does not match the pattern `{}`", describe(instance), self.pattern)))
+        }
+    }
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        instance.as_str().is_none_or(|s| self.regex.is_match(s))
+    }
+}
+
 /// List uniqueness: `Some(keys)` for `list-type: map` (items unique by those keys), `None` for
 /// `list-type: set` (items unique).
 struct UniqueKeys(Option<Vec<String>>);
@@ -617,6 +651,36 @@ mod reference_data;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn crd_with(property: Value) -> Result<Crd, Diagnostic> {
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": "Widget"}, "versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "properties": {"name": property}}}}}}]}
+        });
+        compile(&crd, "crd.yaml")
+    }
+
+    /// The API server matches `pattern` with Go's regexp: `(?i)` (the Kueue admissionchecks CRD
+    /// has it) compiles, `\d` is ASCII, and a pattern Go refuses makes the CRD unusable.
+    #[test]
+    fn patterns_follow_go_syntax() {
+        let crd = crd_with(json!({"type": "string", "pattern": "^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$"})).unwrap();
+        let v = &crd.versions[0];
+        assert!(v.check_structure(&json!({"spec": {"name": "Dws-Prov"}})).is_empty());
+        let bad = v.check_structure(&json!({"spec": {"name": "a_b"}}));
+        assert_eq!(bad.len(), 1, "{bad:?}");
+        assert_eq!(bad[0].rule.id, "crd/format");
+        assert_eq!(bad[0].field.as_deref(), Some("spec.name"));
+        assert_eq!(bad[0].message, "string \"a_b\" does not match the pattern `^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$`");
+        let digits = crd_with(json!({"type": "string", "pattern": "^\\d+$"})).unwrap();
+        assert!(digits.versions[0].check_structure(&json!({"spec": {"name": "42"}})).is_empty());
+        assert_eq!(digits.versions[0].check_structure(&json!({"spec": {"name": "\u{0664}\u{0662}"}}))[0].rule.id, "crd/format");
+        let refused = crd_with(json!({"type": "string", "pattern": "(?x) a"})).err().expect("Go refuses (?x)");
+        assert_eq!(refused.rule.id, "crd/unusable");
+        assert!(refused.message.contains("not a valid Go regular expression"), "{}", refused.message);
+    }
 
     /// The planned CEL walk must report exactly what kube-cel's full walk reports, on every
     /// runtime we have: the upstream built-ins, the validator's bases, and mutations of them that

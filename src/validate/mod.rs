@@ -42,9 +42,13 @@ pub mod checks;
 pub mod consistency;
 pub mod crd;
 pub mod ecosystem;
+pub mod go_regexp;
 pub mod interconnect;
 pub mod kubernetes;
+pub mod kueue;
+pub mod queues;
 pub mod structure;
+pub mod tas;
 pub mod trainjob;
 
 pub use trainjob::is_trainjob;
@@ -176,15 +180,22 @@ fn is_structure(d: &Diagnostic) -> bool {
     d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/"))
 }
 
-/// Checks every runtime and every TrainJob among `docs` and places each finding in its file and
-/// line: the runtimes' findings first, then the TrainJobs'. Other documents are skipped (the CLI
-/// reports them).
+/// Checks every runtime, TrainJob and Kueue object among `docs` and places each finding in its
+/// file and line: the runtimes' findings first, then the TrainJobs', the Kueue objects', and
+/// what the Kueue objects, runtimes and TrainJobs say of each other ([`queues`]). Other
+/// documents are skipped (the CLI reports them).
 ///
 /// Large inputs are checked on every core, in contiguous slices whose findings are joined in
 /// document order, so the output does not depend on the number of threads.
 pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut out = runtime_objects(docs, opts);
     out.extend(trainjob_objects(docs, opts));
+    for doc in docs.iter().filter(|d| crate::kueue::is_kueue(&d.value)) {
+        let api_version = doc.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let crd = opts.crd_for(api_version, crate::gvk::Gvk::of(&doc.value).kind).map(|(_, v)| v);
+        out.extend(kueue::check(&doc.value, crd, !opts.crds.is_empty()).into_iter().map(|d| doc.locate(d)));
+    }
+    out.extend(queues::check(docs, &opts.runtimes, opts.trainer_version));
     out
 }
 

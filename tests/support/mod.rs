@@ -77,6 +77,16 @@ pub fn reference_crd_files() -> Option<Vec<PathBuf>> {
     Some(vec![crds.join("trainer.kubeflow.org_clustertrainingruntimes.yaml"), crds.join("trainer.kubeflow.org_trainingruntimes.yaml")])
 }
 
+/// The Kueue v0.19.2 CRD files of the reference data (`None`: see [`reference()`]).
+pub fn kueue_crd_files() -> Option<Vec<PathBuf>> {
+    let dir = reference()?.join("kueue-v0.19.2/crds");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
+    files.sort();
+    assert_eq!(files.len(), 8, "the eight Kueue v0.19.2 CRDs in {}", dir.display());
+    Some(files)
+}
+
 /// A program the end-to-end tests run (kpt, kubectl). Missing, the test fails.
 pub fn tool(name: &str) -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();

@@ -1,0 +1,172 @@
+//! `jax-runtimes kueue --nodes NODES [--namespace NS]... [PATH...]`: a catalog (or the built-in
+//! one) and a cluster's node list -> the Kueue objects of its `JaxRuntimeQueue`s (one queue
+//! serving every runtime when it has none) with quotas that are what the cluster's nodes hold:
+//! every node (whole TPU slice) of a shape the catalog uses counted once. YAML on stdout, or the
+//! files of an owned directory with `-o DIR` (`--check` for CI).
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::out;
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
+use crate::catalog::API_VERSION;
+use crate::diag::{Diagnostic, Severity};
+use crate::exit::Exit;
+use crate::fit::inventory;
+use crate::pipeline;
+use crate::read::{Document, Source, Sources};
+use crate::rules::input::INPUT_EMPTY_CATALOG;
+use crate::words;
+use crate::write::{self, Text};
+
+#[derive(Debug, clap::Args)]
+pub struct KueueArgs {
+    /// Catalog files or folders, or `-` for stdin. None: the built-in catalog.
+    pub paths: Vec<PathBuf>,
+    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
+    #[arg(long, value_name = "NODES")]
+    pub nodes: PathBuf,
+    /// A namespace that gets a LocalQueue (repeatable), instead of the queues' `spec.namespaces`.
+    #[arg(long = "namespace", value_name = "NS")]
+    pub namespaces: Vec<String>,
+    /// Write one file per object (and a kustomization.yaml) into DIR instead of stdout.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
+    #[arg(long, requires = "output_dir")]
+    pub check: bool,
+    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub format: FindingsFormat,
+}
+
+/// The queue a catalog without a `JaxRuntimeQueue` gets: every runtime, in one ClusterQueue.
+pub const DEFAULT_QUEUE: &str = "jax-runtimes";
+
+pub fn run(a: &KueueArgs) -> Exit {
+    if a.paths.iter().any(|p| p.as_os_str() == "-") && a.nodes.as_os_str() == "-" {
+        out::error("only one of --nodes and the catalog paths can be `-` (stdin)");
+        return Exit::Usage;
+    }
+    if let Some(dir) = &a.output_dir {
+        if let Err(e) = check_output_dir(dir) {
+            out::error(&e);
+            return Exit::Usage;
+        }
+    }
+    let mut sources = Sources::default();
+    let Some(node_docs) = super::fit::read_one(&a.nodes, &mut sources) else { return Exit::Usage };
+    let input = read_catalog(&a.paths);
+    sources.extend(&input.sources);
+    let mut report = Reporter::new(a.format, sources);
+    let cluster = match inventory::from_documents(&node_docs, None) {
+        Ok((c, notes)) => {
+            report.findings(&notes);
+            c
+        }
+        Err(diags) => {
+            report.findings(&diags);
+            return report.finish(Exit::Usage);
+        }
+    };
+    let mut docs = match input.into_result() {
+        Ok(d) => d,
+        Err(diags) => {
+            report.findings(&diags);
+            return report.finish(Exit::after_read_errors(&diags));
+        }
+    };
+    let has_queue = docs.iter().any(|d| d.value.get("kind").and_then(|k| k.as_str()) == Some(crate::catalog::Kind::Queue.name()));
+    if !has_queue {
+        let spec = if a.namespaces.is_empty() { json!({}) } else { json!({"namespaces": a.namespaces}) };
+        let queue = json!({"apiVersion": API_VERSION, "kind": "JaxRuntimeQueue", "metadata": {"name": DEFAULT_QUEUE}, "spec": spec});
+        docs.push(Document::new(Source::named("<kueue>"), 0, queue));
+    }
+    let (generated, mut plan) = pipeline::plan_with(&docs, |_| ());
+    if generated.catalog_objects <= usize::from(!has_queue) {
+        let d =
+            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
+                .with_help("check the paths; `jax-runtimes kueue --nodes NODES` with no path uses the built-in catalog");
+        report.findings(&[d]);
+        return report.finish(Exit::Findings);
+    }
+    let mut diags = generated.diagnostics.clone();
+    if !a.namespaces.is_empty() {
+        for q in &mut plan.queues {
+            q.namespaces = a.namespaces.clone();
+        }
+    }
+    if !generated.has_errors() {
+        let (objects, found) = pipeline::queue_objects(&plan, Some(&cluster));
+        diags.extend(found.into_iter().map(capacity_warning));
+        report.findings(&diags);
+        if report.refused(&diags) {
+            return report.finish(Exit::Findings);
+        }
+        summary(&plan, &cluster, &report);
+        let texts = match objects.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object)).collect::<Result<Vec<_>, _>>()
+        {
+            Ok(t) => t,
+            Err(e) => {
+                out::error(&e.to_string());
+                return report.finish(Exit::Usage);
+            }
+        };
+        let code = match &a.output_dir {
+            None => out::stdout(&write::stream(&texts)),
+            Some(dir) => {
+                match write::files(&texts).map_err(|e| e.to_string()).and_then(|f| write::plan(dir, &f).map_err(|e| e.to_string())) {
+                    Ok(p) => {
+                        let command = format!("kueue --nodes {}", a.nodes.display());
+                        sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)
+                    }
+                    Err(e) => {
+                        report.unwritable(dir, &e);
+                        Exit::Usage
+                    }
+                }
+            }
+        };
+        return report.finish(code);
+    }
+    report.findings(&diags);
+    report.finish(Exit::Findings)
+}
+
+/// A served runtime the cluster's nodes cannot hold is not the queue's mistake: a warning that
+/// says so (the objects are still written, with the quota the nodes hold).
+fn capacity_warning(d: Diagnostic) -> Diagnostic {
+    use crate::rules::kueue::{KUEUE_NO_MATCHING_FLAVOR, KUEUE_QUOTA_BELOW_GANG};
+    if std::ptr::eq(d.rule, &KUEUE_QUOTA_BELOW_GANG) || std::ptr::eq(d.rule, &KUEUE_NO_MATCHING_FLAVOR) {
+        Diagnostic { severity: Severity::Warning, message: format!("the cluster's nodes do not hold one TrainJob: {}", d.message), ..d }
+    } else {
+        d
+    }
+}
+
+/// What was counted, on stderr: per flavor the nodes its quota comes from, and the nodes left out.
+fn summary(plan: &pipeline::QueuePlan, cluster: &inventory::Cluster, report: &Reporter) {
+    use crate::queues::inventory::Holdings;
+    use crate::queues::shape::{covered, shapes};
+    for (q, served) in plan.queues.iter().zip(&plan.served) {
+        let shapes = shapes(served);
+        let h = Holdings::of(cluster, &shapes, served, &covered(served));
+        let per: Vec<String> = shapes.iter().map(|s| format!("{} {}", s.name, words::count(h.nodes(&s.name) as usize, "node"))).collect();
+        let mut left = Vec::new();
+        if h.unused > 0 {
+            left.push(format!("{} of no shape the queue serves", words::count(h.unused, "node")));
+        }
+        if h.partial > 0 {
+            left.push(format!("{} of partial TPU slices", words::count(h.partial, "node")));
+        }
+        let left = if left.is_empty() { String::new() } else { format!("; left out: {}", left.join(", ")) };
+        report.note(&format!(
+            "ClusterQueue {}: quotas from {} of {}: {}{left}",
+            q.cluster_queue,
+            words::count(cluster.nodes.len() - h.unused - h.partial, "node"),
+            cluster.nodes.len(),
+            per.join(", ")
+        ));
+    }
+}
