@@ -485,3 +485,23 @@ fn kpt_eval_with_fn_config_keeps_the_package_catalog_and_prunes_only_entries_see
     std::fs::remove_dir_all(without_catalog.join("catalog")).unwrap();
     assert_eq!(eval(&without_catalog), vec!["clustertrainingruntime_jax-cpu-extra.yaml".to_string()]);
 }
+
+/// Argo CD (docs: Config Management Plugins) names a sidecar plugin `<metadata.name>` or, when
+/// plugin.yaml sets `spec.version`, `<metadata.name>-<spec.version>`; an Application must ask for
+/// exactly that name, or Argo CD finds no plugin and the sync fails.
+#[test]
+fn argocd_application_names_the_plugin_argo_cd_derives() {
+    let argocd = root().join("functions/argocd");
+    let cm = yaml::parse_one(&std::fs::read_to_string(argocd.join("cmp-plugin.yaml")).unwrap()).unwrap();
+    let plugin = yaml::parse_one(cm["data"]["plugin.yaml"].as_str().unwrap()).unwrap();
+    let name = plugin["metadata"]["name"].as_str().unwrap();
+    let derived = match plugin["spec"]["version"].as_str() {
+        Some(v) if !v.is_empty() => format!("{name}-{v}"),
+        _ => name.to_string(),
+    };
+    let app = yaml::parse_one(&std::fs::read_to_string(argocd.join("application.yaml")).unwrap()).unwrap();
+    assert_eq!(app["kind"], "Application");
+    assert_eq!(app["spec"]["source"]["plugin"]["name"], derived.as_str(), "the Application asks for a plugin Argo CD does not have");
+    let readme = std::fs::read_to_string(argocd.join("README.md")).unwrap();
+    assert!(readme.contains(&format!("spec.source.plugin.name: {derived}`")), "functions/argocd/README.md names another plugin");
+}
