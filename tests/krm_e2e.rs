@@ -101,6 +101,13 @@ fn kpt_render_prunes_runtimes_of_removed_entries_only() {
     let text = std::fs::read_to_string(&catalog).unwrap();
     let rest = &text[text.find("\n---\n").unwrap() + 5..];
     std::fs::write(&catalog, rest).unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(&kpt, &pkg, results.path());
+    assert!(out.status.success(), "{}", show(&out));
+    // The prune is listed: which runtime, from which catalog object.
+    let listed = kpt_results(results.path());
+    assert_eq!(listed.matches("rule: krm/pruned").count(), 1, "{listed}");
+    assert!(listed.contains("name: jax-cpu-small") && listed.contains("generated from JaxRuntime/jax-cpu-small"), "{listed}");
     let after = render_twice(&kpt, &pkg);
     assert!(!after.contains_key("runtimes/clustertrainingruntime_jax-cpu-small.yaml"), "runtime of the removed entry is still there");
     for (path, text) in &before {
@@ -504,4 +511,76 @@ fn argocd_application_names_the_plugin_argo_cd_derives() {
     assert_eq!(app["spec"]["source"]["plugin"]["name"], derived.as_str(), "the Application asks for a plugin Argo CD does not have");
     let readme = std::fs::read_to_string(argocd.join("README.md")).unwrap();
     assert!(readme.contains(&format!("spec.source.plugin.name: {derived}`")), "functions/argocd/README.md names another plugin");
+}
+
+/// `kpt fn eval PKG --exec jax-runtimes ARGS...` with the binary under test on PATH.
+fn kpt_eval(pkg: &Path, args: &[&str]) -> Output {
+    Command::new(tool("kpt"))
+        .args(["fn", "eval"])
+        .arg(pkg)
+        .args(["--exec", "jax-runtimes"])
+        .args(args)
+        .env("PATH", path_with_bin())
+        .output()
+        .unwrap()
+}
+
+/// The results kpt wrote to `--results-dir` (`results.yaml`), as text.
+fn kpt_results(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("results.yaml")).unwrap_or_default()
+}
+
+/// #24: a package whose catalog folder is gone (or filtered out by a selector) must not prune
+/// every runtime in silence: kpt fails, no file changes, and the message says how to opt in.
+#[test]
+fn a_package_without_its_catalog_prunes_nothing_and_fails_through_kpt() {
+    let kpt = tool("kpt");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let before = tree(&pkg);
+    let results = dir.path().join("results");
+    let out = kpt_render(&kpt, &pkg, &results);
+    assert!(!out.status.success(), "kpt fn render passed without a catalog:\n{}", show(&out));
+    assert_eq!(tree(&pkg), before, "files changed although the render failed");
+    let said = format!("{}{}", show(&out), kpt_results(&results));
+    assert!(said.contains("krm/no-catalog") && said.contains("allow-prune-all"), "{said}");
+
+    // A selector that leaves the catalog out: the same refusal.
+    let pkg = dir.path().join("selected");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    let before = tree(&pkg);
+    let out = kpt_eval(&pkg, &["--match-kind", "ClusterTrainingRuntime"]);
+    assert!(!out.status.success(), "a selector without the catalog pruned:\n{}", show(&out));
+    assert!(show(&out).contains("krm/no-catalog"), "{}", show(&out));
+    assert_eq!(tree(&pkg), before);
+}
+
+/// The documented opt-in for retiring a catalog: every generated runtime is pruned, and each
+/// prune is an info result naming the runtime and its catalog object.
+#[test]
+fn allow_prune_all_retires_a_catalog_and_lists_every_prune() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let results = dir.path().join("results");
+    let out = kpt_eval(&pkg, &["--results-dir", results.to_str().unwrap(), "--", "allow-prune-all=true"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!pkg.join("runtimes").exists() || std::fs::read_dir(pkg.join("runtimes")).unwrap().next().is_none(), "runtimes left");
+    let results = kpt_results(&results);
+    for (runtime, from) in [("jax-cpu-small", "JaxRuntime/jax-cpu-small"), ("jax-tpu-v5e-2x2", "JaxRuntimeMatrix/jax-tpu-v5e")] {
+        let line = results.lines().position(|l| l.contains(&format!("name: {runtime}"))).unwrap_or(usize::MAX);
+        assert!(line != usize::MAX, "no result for {runtime}:\n{results}");
+        assert!(results.contains(&format!("generated from {from}")), "{results}");
+    }
+    assert_eq!(results.matches("rule: krm/pruned").count(), 3, "{results}");
+    // A misspelt option is an error, not a silent no.
+    let pkg = dir.path().join("typo");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let out = kpt_eval(&pkg, &["--", "allow-prune-al=true"]);
+    assert!(!out.status.success());
+    assert!(show(&out).contains("did you mean `allow-prune-all`"), "{}", show(&out));
 }
