@@ -348,8 +348,11 @@ fn kubectl_legacy_plugin_matches_cli_render() {
     assert!(out.status.success(), "{}", show(&out));
     let built = docs(&String::from_utf8(out.stdout).unwrap());
     let kustomized = runtimes_of(built.clone());
-    let cli = cli_render(&[legacy.join("example/runtime.yaml"), legacy.join("example/matrix.yaml")]);
+    let cli = cli_render(&[legacy.join("example/defaults.yaml"), legacy.join("example/runtime.yaml"), legacy.join("example/matrix.yaml")]);
     assert!(!cli.is_empty());
+    for (name, runtime) in &cli {
+        assert_eq!(runtime["metadata"]["labels"]["team"], "ml", "{name}: the defaults did not apply");
+    }
     assert_eq!(kustomized, cli, "kubectl kustomize and `jax-runtimes render` disagree");
     // The plain resources of the kustomization are still there, strings intact.
     let cm = built.iter().find(|v| v["kind"] == "ConfigMap").unwrap();
@@ -583,4 +586,45 @@ fn allow_prune_all_retires_a_catalog_and_lists_every_prune() {
     let out = kpt_eval(&pkg, &["--", "allow-prune-al=true"]);
     assert!(!out.status.success());
     assert!(show(&out).contains("did you mean `allow-prune-all`"), "{}", show(&out));
+}
+
+/// #24: `kubectl kustomize` with a `JaxRuntimeDefaults` the kustomization does not hand to the
+/// generators (not listed, or under `resources:`) fails naming the file; a matrix generator
+/// gets the listed defaults too.
+#[test]
+fn kubectl_legacy_plugin_never_drops_defaults() {
+    let kubectl = tool("kubectl");
+    let legacy = root().join("functions/kustomize-legacy");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&legacy.join("example"), &pkg);
+    let build = |kustomization: &str| {
+        std::fs::write(pkg.join("kustomization.yaml"), kustomization).unwrap();
+        Command::new(&kubectl)
+            .args(["kustomize", "--enable-alpha-plugins"])
+            .arg(&pkg)
+            .env("KUSTOMIZE_PLUGIN_HOME", legacy.join("plugin"))
+            .env("JAX_RUNTIMES", support::bin())
+            .output()
+            .unwrap()
+    };
+    for kustomization in ["generators:\n- matrix.yaml\n", "resources:\n- defaults.yaml\ngenerators:\n- matrix.yaml\n"] {
+        let out = build(kustomization);
+        assert!(!out.status.success(), "defaults dropped in silence with {kustomization:?}:\n{}", show(&out));
+        let said = show(&out);
+        assert!(said.contains("krm/defaults-not-listed") && said.contains("defaults.yaml"), "{said}");
+    }
+    let out = build("generators:\n- defaults.yaml\n- matrix.yaml\n");
+    assert!(out.status.success(), "{}", show(&out));
+    let built = runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()));
+    assert_eq!(built.len(), 2);
+    for (name, runtime) in &built {
+        assert_eq!(runtime["metadata"]["labels"]["team"], "ml", "{name}: the matrix missed the defaults");
+    }
+    // A finding in a generator names the user's file, not kustomize's temporary copy.
+    let matrix = std::fs::read_to_string(pkg.join("matrix.yaml")).unwrap().replace("platform:", "platfrom:");
+    std::fs::write(pkg.join("matrix.yaml"), matrix).unwrap();
+    let out = build("generators:\n- defaults.yaml\n- matrix.yaml\n");
+    assert!(!out.status.success());
+    assert!(show(&out).contains("matrix.yaml:") && show(&out).contains("did you mean `platform`"), "{}", show(&out));
 }

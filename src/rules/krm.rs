@@ -36,6 +36,9 @@ define_rules! {
     KRM_PRUNED = "krm/pruned", Info, Krm,
         "A runtime (or Kueue object) the function generated was removed, because the catalog object it came from is gone or no longer generates it.",
         "Nothing to do if the removal is intended; otherwise restore the catalog entry named in the message.";
+    KRM_DEFAULTS_NOT_LISTED = "krm/defaults-not-listed", Error, Krm,
+        "kustomize legacy plugin route (`kubectl kustomize --enable-alpha-plugins`): a `JaxRuntimeDefaults` in the kustomization's folder is not listed under `generators:` (not at all, or under `resources:`), so kustomize never hands it to jax-runtimes and its defaults would be dropped from every runtime.",
+        "List the file under `generators:` in the kustomization; every `JaxRuntimeDefaults` listed there applies to the generators of that kustomization.";
     KRM_WRITE = "krm/write", Error, Krm,
         "The output ResourceList could not be written to standard output.",
         "Check what reads the function's output (kpt, kustomize).";
