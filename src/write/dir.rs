@@ -121,70 +121,14 @@ pub fn plan(dir: &Path, wanted: &BTreeMap<String, String>) -> Result<Plan, DirEr
 /// is a second kustomization file next to a wanted `kustomization.yaml`.
 pub fn plan_for(dir: &Path, wanted: &BTreeMap<String, String>, owner: &Owner) -> Result<Plan, DirError> {
     for name in wanted.keys() {
-        let plain = Path::new(name).components().count() == 1 && matches!(Path::new(name).components().next(), Some(Component::Normal(_)));
-        if !plain || name.starts_with('.') {
-            return Err(DirError(format!("{name}: not a plain file name; refusing to write outside {}", dir.display())));
-        }
+        check_plain(dir, name)?;
         if !owner.owns(&wanted[name]) {
             return Err(DirError(format!("{name}: generated content lacks the ownership header (a bug in jax-runtimes)")));
         }
     }
+    let names: Vec<&str> = wanted.keys().map(String::as_str).collect();
+    let existing = scan(dir, &names, |n| owner.handles(n))?;
     let mut plan = Plan::default();
-    let mut existing: BTreeMap<String, String> = BTreeMap::new();
-    match fs::symlink_metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(DirError(format!("{}: cannot read directory: {e}", dir.display()))),
-        Ok(m) if !(m.is_dir() || m.file_type().is_symlink() && dir.is_dir()) => {
-            return Err(DirError(format!("{}: exists and is not a directory; name a directory to render into", dir.display())));
-        }
-        Ok(_) => {
-            let entries = fs::read_dir(dir).map_err(|e| DirError(format!("{}: cannot read directory: {e}", dir.display())))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| DirError(format!("{}: {e}", dir.display())))?;
-                let name = entry.file_name().to_string_lossy().to_string();
-                let path = entry.path();
-                let file_type = entry.file_type().map_err(|e| DirError(format!("{}: {e}", path.display())))?;
-                if wanted.contains_key(&name) && !file_type.is_file() {
-                    let what = if file_type.is_dir() {
-                        "a directory"
-                    } else if file_type.is_symlink() {
-                        "a symlink"
-                    } else {
-                        "not a regular file"
-                    };
-                    return Err(DirError(format!(
-                        "{}: is {what}, and jax-runtimes needs to write a file of that name; move it away, or render into another directory",
-                        path.display()
-                    )));
-                }
-                if wanted.contains_key("kustomization.yaml") && OTHER_KUSTOMIZATION_NAMES.contains(&name.as_str()) {
-                    return Err(DirError(format!(
-                        "{}: a second kustomization file; kustomize refuses a directory with two. Remove it, or render into another directory",
-                        path.display()
-                    )));
-                }
-                if !file_type.is_file() || !owner.handles(&name) {
-                    continue;
-                }
-                match fs::read(&path) {
-                    Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(content) => {
-                            existing.insert(name, content);
-                        }
-                        // Not UTF-8: not ours. Only a problem if we must write that name.
-                        Err(_) => {
-                            existing.insert(name, String::new());
-                        }
-                    },
-                    Err(e) if wanted.contains_key(&name) => {
-                        return Err(DirError(format!("{}: cannot read: {e}", path.display())));
-                    }
-                    // Unreadable and not wanted: we cannot know it is ours, so it is not.
-                    Err(_) => {}
-                }
-            }
-        }
-    }
     for (name, new) in wanted {
         match existing.get(name) {
             None => {
@@ -209,6 +153,78 @@ pub fn plan_for(dir: &Path, wanted: &BTreeMap<String, String>, owner: &Owner) ->
         }
     }
     Ok(plan)
+}
+
+/// The files of `dir` that `handles` accepts (name -> content; a file that is not UTF-8 reads as
+/// empty), after the checks every write needs: a `wanted` name taken by a folder or a symlink,
+/// or a second kustomization file next to a wanted `kustomization.yaml`, is an error. A missing
+/// `dir` holds nothing.
+pub fn scan(dir: &Path, wanted: &[&str], handles: impl Fn(&str) -> bool) -> Result<BTreeMap<String, String>, DirError> {
+    let mut existing: BTreeMap<String, String> = BTreeMap::new();
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(DirError(format!("{}: cannot read directory: {e}", dir.display()))),
+        Ok(m) if !(m.is_dir() || m.file_type().is_symlink() && dir.is_dir()) => {
+            return Err(DirError(format!("{}: exists and is not a directory; name a directory to render into", dir.display())));
+        }
+        Ok(_) => {
+            let entries = fs::read_dir(dir).map_err(|e| DirError(format!("{}: cannot read directory: {e}", dir.display())))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| DirError(format!("{}: {e}", dir.display())))?;
+                let name = entry.file_name().to_string_lossy().to_string();
+                let path = entry.path();
+                let file_type = entry.file_type().map_err(|e| DirError(format!("{}: {e}", path.display())))?;
+                if wanted.contains(&name.as_str()) && !file_type.is_file() {
+                    let what = if file_type.is_dir() {
+                        "a directory"
+                    } else if file_type.is_symlink() {
+                        "a symlink"
+                    } else {
+                        "not a regular file"
+                    };
+                    return Err(DirError(format!(
+                        "{}: is {what}, and jax-runtimes needs to write a file of that name; move it away, or render into another directory",
+                        path.display()
+                    )));
+                }
+                if wanted.contains(&"kustomization.yaml") && OTHER_KUSTOMIZATION_NAMES.contains(&name.as_str()) {
+                    return Err(DirError(format!(
+                        "{}: a second kustomization file; kustomize refuses a directory with two. Remove it, or render into another directory",
+                        path.display()
+                    )));
+                }
+                if !file_type.is_file() || !handles(&name) {
+                    continue;
+                }
+                match fs::read(&path) {
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(content) => {
+                            existing.insert(name, content);
+                        }
+                        // Not UTF-8: not ours. Only a problem if we must write that name.
+                        Err(_) => {
+                            existing.insert(name, String::new());
+                        }
+                    },
+                    Err(e) if wanted.contains(&name.as_str()) => {
+                        return Err(DirError(format!("{}: cannot read: {e}", path.display())));
+                    }
+                    // Unreadable and not wanted: we cannot know it is ours, so it is not.
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    Ok(existing)
+}
+
+/// A generated file name must be a plain name in `dir`: no folder, no `..`, not hidden.
+pub fn check_plain(dir: &Path, name: &str) -> Result<(), DirError> {
+    let plain = Path::new(name).components().count() == 1 && matches!(Path::new(name).components().next(), Some(Component::Normal(_)));
+    if !plain || name.starts_with('.') {
+        return Err(DirError(format!("{name}: not a plain file name; refusing to write outside {}", dir.display())));
+    }
+    Ok(())
 }
 
 /// One change made by [`apply`], so that it can be undone.
