@@ -84,7 +84,10 @@ pub fn run(a: &RenderArgs) -> Exit {
         None => out::stdout(&write::stream(&texts)),
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
-            match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::owned::plan(dir, &files, &identity).map_err(|e| e.to_string())) {
+            match write::files(&texts)
+                .map_err(|e| e.to_string())
+                .and_then(|files| write::owned::plan(dir, &files, &identity).map_err(|e| e.to_string()))
+            {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
                 Err(e) => {
                     report.unwritable(dir, &e);

@@ -251,8 +251,9 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), DirError> {
     };
     let mut staged: Vec<(PathBuf, PathBuf, Option<&String>)> = Vec::new();
     let writes = plan.create.iter().map(|(n, c)| (n, c, None)).chain(plan.update.iter().map(|(n, (old, c))| (n, c, Some(old))));
-    for (name, content, old) in writes {
-        let tmp = dir.join(format!(".{name}.{}.jax-runtimes.tmp", std::process::id()));
+    for (i, (name, content, old)) in writes.enumerate() {
+        // Short, so that a file name near the 255-byte limit still has a temporary twin.
+        let tmp = dir.join(format!(".{i}.{}.jax-runtimes.tmp", std::process::id()));
         if let Err(e) = write_synced(&tmp, content) {
             let _ = fs::remove_file(&tmp);
             for (t, ..) in &staged {
@@ -382,7 +383,7 @@ mod tests {
         let p = plan(&dir, &wanted(&[("a.yaml", "a"), ("b.yaml", "b")])).unwrap();
         // Make the write of `b.yaml` fail after the directory exists: a folder of its temp name.
         fs::create_dir_all(&dir).unwrap();
-        fs::create_dir(dir.join(format!(".b.yaml.{}.jax-runtimes.tmp", std::process::id()))).unwrap();
+        fs::create_dir(dir.join(format!(".1.{}.jax-runtimes.tmp", std::process::id()))).unwrap();
         let err = apply(&dir, &p).unwrap_err();
         assert!(err.0.contains("nothing changed"), "{err}");
         assert!(!dir.join("a.yaml").exists());
