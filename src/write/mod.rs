@@ -17,7 +17,7 @@ pub mod dir;
 pub mod owned;
 pub mod pages;
 
-pub use dir::{apply, plan, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER, YAML};
+pub use dir::{apply, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER};
 
 /// A runtime as the YAML text it is written as, with what the files need to know of it.
 #[derive(Debug, Clone)]
