@@ -11,6 +11,9 @@ pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const MANAGED_BY_VALUE: &str = "jax-runtimes";
 /// Annotation naming the catalog object a runtime was generated from (`JaxRuntime/<name>`).
 pub const SOURCE: &str = "jax-runtimes.dev/source";
+/// On the `kustomization.yaml` of a folder `render -o` writes: the catalog the folder is rendered
+/// from ([`crate::write::owned::Identity`]), so that a second catalog cannot prune the first.
+pub const CATALOG: &str = "jax-runtimes.dev/catalog";
 /// The entry's `spec.description`.
 pub const DESCRIPTION: &str = "jax-runtimes.dev/description";
 /// Summary of the accelerator, e.g. `tpu v5e 4x4 (4 hosts x 4 chips, ct5lp-hightpu-4t)`.

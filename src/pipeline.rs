@@ -78,12 +78,30 @@ impl<R> Generated<R> {
     }
 }
 
-/// The stable file name of a runtime.
+/// The stable file name of a runtime (see [`fit_file_name`] for long names).
 pub fn file_name(namespace: Option<&str>, name: &str) -> String {
     match namespace {
-        Some(ns) => format!("trainingruntime_{ns}_{name}.yaml"),
-        None => format!("clustertrainingruntime_{name}.yaml"),
+        Some(ns) => fit_file_name(&format!("trainingruntime_{ns}_{name}"), ".yaml"),
+        None => fit_file_name(&format!("clustertrainingruntime_{name}"), ".yaml"),
     }
+}
+
+/// The most bytes a file name may have on Linux, macOS and Windows file systems (`NAME_MAX`).
+pub const MAX_FILE_NAME: usize = 255;
+
+/// `stem` + `ext`, or, when that is longer than [`MAX_FILE_NAME`] bytes (a 253-character name),
+/// the stem cut at a character boundary, `-`, and 16 hex digits of the FNV-1a hash of the whole
+/// stem, + `ext`: distinct for distinct names and the same on every run and machine.
+pub fn fit_file_name(stem: &str, ext: &str) -> String {
+    if stem.len() + ext.len() <= MAX_FILE_NAME {
+        return format!("{stem}{ext}");
+    }
+    let hash = stem.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let mut cut = MAX_FILE_NAME - ext.len() - 17;
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{hash:016x}{ext}", &stem[..cut])
 }
 
 /// Resolves, renders and validates every catalog object in `docs`. On any error no runtime is
@@ -240,8 +258,8 @@ pub fn queue_objects(plan: &QueuePlan, inventory: Option<&Cluster>) -> (Vec<Queu
             }
             let kind = KINDS.iter().position(|k| *k == object.kind).unwrap_or(0);
             let file_name = match &object.namespace {
-                Some(ns) => format!("kueue_{}_{ns}_{}.yaml", object.kind.to_lowercase(), object.name),
-                None => format!("kueue_{}_{}.yaml", object.kind.to_lowercase(), object.name),
+                Some(ns) => fit_file_name(&format!("kueue_{}_{ns}_{}", object.kind.to_lowercase(), object.name), ".yaml"),
+                None => fit_file_name(&format!("kueue_{}_{}", object.kind.to_lowercase(), object.name), ".yaml"),
             };
             // Two queues may share a flavor, a Topology or a priority class: written once.
             match by_kind[kind].iter().find(|o| ObjectRef::of(&o.object) == object) {

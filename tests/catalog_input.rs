@@ -559,6 +559,36 @@ fn a_200_runtime_matrix_catalog_with_team_defaults_renders() {
     assert_eq!(code, 0, "{list:#}");
     let generated = list["items"].as_array().unwrap().iter().filter(|i| i["kind"] == "ClusterTrainingRuntime").count();
     assert_eq!(generated, 200);
+
+    // #31: the folder as a shared repository keeps it. A user's manifest is listed and kept.
+    let out = dir.path().join("out");
+    std::fs::write(out.join("namespace.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n").unwrap();
+    let count = |prefix: &str| {
+        std::fs::read_dir(&out).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(prefix)).count()
+    };
+    let r = run_in(dir.path(), &["render", "catalog", "-o", "out"], None);
+    assert!(r.code == 0 && r.stderr.contains("(0 created, 1 updated, 0 pruned)"), "{}", r.all());
+    // A rename: the v6e matrix's runtimes get another name; 24 new files, 24 pruned.
+    let v6e = dir.path().join("catalog/tpu-v6e.yaml");
+    let text = std::fs::read_to_string(&v6e).unwrap();
+    std::fs::write(&v6e, text.replace("-v6e-{{ topology }}", "-trillium-{{ topology }}")).unwrap();
+    let r = run_in(dir.path(), &["render", "catalog", "-o", "out"], None);
+    assert!(r.code == 0 && r.stderr.contains("(24 created, 1 updated, 24 pruned)"), "{}", r.all());
+    assert_eq!(count("clustertrainingruntime_"), 200);
+    assert_eq!(count("clustertrainingruntime_ads-trillium-"), 6);
+    // A removal: the v5p matrix goes; its 24 runtimes are pruned, nothing else.
+    std::fs::remove_file(dir.path().join("catalog/tpu-v5p.yaml")).unwrap();
+    let r = run_in(dir.path(), &["render", "./catalog/", "-o", "out"], None);
+    assert!(r.code == 0 && r.stderr.contains("(0 created, 1 updated, 24 pruned)"), "{}", r.all());
+    assert_eq!(count("clustertrainingruntime_"), 176);
+    assert!(out.join("namespace.yaml").exists());
+    let r = run_in(dir.path(), &["render", "catalog", "-o", "out", "--check"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    // The catalog path forgotten: refused, the 176 stay.
+    let r = run_in(dir.path(), &["render", "-o", "out"], None);
+    assert_ne!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.contains("name the catalog"), "{}", r.all());
+    assert_eq!(count("clustertrainingruntime_"), 176);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -189,3 +189,38 @@ fn every_functions_example_gives_its_expected_output_twice() {
     let failures: Vec<String> = examples.iter().flat_map(|e| check(e)).collect();
     assert!(failures.is_empty(), "{} example failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// One install story (README "Install"): every `cargo install` in the README, docs/ and
+/// functions/ builds from jax-runtimes' source with `--locked --path`, never from a registry or a
+/// repository address this project does not have.
+#[test]
+fn every_install_line_tells_the_readme_story() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "md" || e == "yaml" || e == "yml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = vec![root().join("README.md")];
+    walk(&root().join("docs"), &mut files);
+    walk(&root().join("functions"), &mut files);
+    let mut seen = 0;
+    let mut wrong = Vec::new();
+    for f in &files {
+        for (i, line) in std::fs::read_to_string(f).unwrap().lines().enumerate() {
+            let Some(at) = line.find("cargo install ") else { continue };
+            seen += 1;
+            let command = &line[at..];
+            let told = ["cargo install --locked --path .", "cargo install --locked --path jax-runtimes-src"];
+            if !told.iter().any(|t| command.split('#').next().unwrap().trim_end() == *t) {
+                wrong.push(format!("{}:{}: {}", f.strip_prefix(root()).unwrap().display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(seen >= 4, "the install lines went missing ({seen})");
+    assert!(wrong.is_empty(), "install lines that tell another story:\n{}", wrong.join("\n"));
+}

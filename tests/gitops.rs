@@ -1,6 +1,6 @@
 //! The rendered-manifests workflow (`jax-runtimes render -o DIR`, `--check`) as a GitOps repo
-//! uses it: DIR is owned file by file (only files whose first line is the jax-runtimes header are
-//! updated or pruned), writes are all-or-nothing, `--check` is a CI gate that prints a unified
+//! uses it: DIR is owned file by file (only files whose objects carry the generated marks are
+//! updated or pruned) and records its catalog in kustomization.yaml, writes are all-or-nothing, `--check` is a CI gate that prints a unified
 //! diff, and the kustomization.yaml makes `kubectl kustomize DIR` / `kubectl apply -k DIR` work.
 //! The same ownership rules hold for `jax-runtimes docs -o DIR` (Markdown).
 
@@ -335,4 +335,134 @@ fn docs_output_follows_the_same_ownership_rules() {
     let o = run(root, &["docs", "cat", "-o", "ref"]);
     assert_eq!(code(&o), 2, "{}", text(&o.stderr));
     assert_eq!(snapshot(&out), before);
+}
+
+// ---------------------------------------------------------------------------------------------
+// #31: output folders that are safe to share (write/owned.rs).
+
+fn files_of(dir: &Path) -> Vec<String> {
+    let mut f: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    f.sort();
+    f
+}
+
+#[test]
+fn a_folder_remembers_its_catalog_so_a_second_catalog_or_the_builtin_one_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    catalog(root, &["team-a", "team-b"]);
+    render_ok(root, &["render", "cat", "-o", "deploy/runtimes"]);
+    let kustomization = fs::read_to_string(root.join("deploy/runtimes/kustomization.yaml")).unwrap();
+    assert!(kustomization.contains("jax-runtimes.dev/catalog: ../../cat"), "{kustomization}");
+    let before = snapshot(&root.join("deploy"));
+    // The catalog path forgotten: the built-in catalog would prune the team's runtimes.
+    let o = run(root, &["render", "-o", "deploy/runtimes"]);
+    assert_ne!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("name the catalog: `jax-runtimes render cat -o deploy/runtimes`"), "{}", text(&o.stderr));
+    assert_eq!(snapshot(&root.join("deploy")), before, "a refused render changed the folder");
+    // A second catalog into the same folder: an error, not mutual pruning.
+    fs::create_dir_all(root.join("other")).unwrap();
+    fs::write(root.join("other/runtimes.yaml"), cpu_runtime("other-x", 2)).unwrap();
+    let o = run(root, &["render", "other", "-o", "deploy/runtimes"]);
+    assert_ne!(code(&o), 0);
+    assert!(text(&o.stderr).contains("holds the runtimes of the catalog `../../cat`"), "{}", text(&o.stderr));
+    assert_eq!(snapshot(&root.join("deploy")), before);
+    // The same catalog, however its path is spelt, from wherever: the folder is current.
+    for spelling in ["./cat/", &root.join("cat").display().to_string()] {
+        let o = render_ok(root, &["render", spelling, "-o", "deploy/runtimes", "--check"]);
+        assert!(o.stdout.is_empty(), "{spelling}: {}", text(&o.stdout));
+    }
+    let o = render_ok(&root.join("deploy"), &["render", "../cat", "-o", "runtimes", "--check"]);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn the_users_manifests_in_the_folder_are_listed_and_a_header_look_alike_is_never_pruned() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    catalog(root, &["a", "b"]);
+    let out = root.join("out");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("namespace.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n").unwrap();
+    // Starts like a generated file, but is the user's: no marks.
+    let look_alike = format!("{HEADER}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n");
+    fs::write(out.join("settings.yaml"), &look_alike).unwrap();
+    fs::write(out.join("values.yaml"), "replicas: 2\n").unwrap();
+    render_ok(root, &["render", "cat", "-o", "out"]);
+    let kubectl = tool("kubectl");
+    let built = Command::new(&kubectl).arg("kustomize").arg(&out).output().unwrap();
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let built = text(&built.stdout);
+    for want in ["kind: Namespace", "name: settings", "name: a\n", "name: b\n"] {
+        assert!(built.contains(want), "kubectl kustomize misses {want:?}:\n{built}");
+    }
+    let kustomization = fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    assert!(kustomization.contains("- namespace.yaml\n- settings.yaml\n"), "{kustomization}");
+    assert!(!kustomization.contains("values.yaml"), "values.yaml is not a manifest:\n{kustomization}");
+    // Remove every runtime of the catalog: only generated files go.
+    catalog(root, &["c"]);
+    let o = render_ok(root, &["render", "cat", "-o", "out"]);
+    assert!(text(&o.stderr).contains("2 pruned"), "{}", text(&o.stderr));
+    assert_eq!(fs::read_to_string(out.join("settings.yaml")).unwrap(), look_alike);
+    assert_eq!(files_of(&out), ["clustertrainingruntime_c.yaml", "kustomization.yaml", "namespace.yaml", "settings.yaml", "values.yaml"]);
+}
+
+#[test]
+fn a_name_too_long_for_a_file_name_still_renders_and_documents() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let long = format!("jax-{}", "a".repeat(236));
+    assert_eq!(long.len(), 240);
+    let longer = format!("jax-{}", "a".repeat(249));
+    catalog(root, &[&long, &longer]);
+    render_ok(root, &["render", "cat", "-o", "out"]);
+    render_ok(root, &["docs", "cat", "-o", "pages"]);
+    let names = files_of(&root.join("out"));
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.iter().all(|n| n.len() <= 255), "{names:?}");
+    // Stable: a second render writes nothing.
+    let o = render_ok(root, &["render", "cat", "-o", "out", "--check"]);
+    assert!(o.stdout.is_empty());
+    let o = render_ok(root, &["docs", "cat", "-o", "pages", "--check"]);
+    assert!(o.stdout.is_empty());
+    let kubectl = tool("kubectl");
+    let built = Command::new(&kubectl).arg("kustomize").arg(root.join("out")).output().unwrap();
+    assert!(built.status.success() && text(&built.stdout).contains(&longer), "{}", text(&built.stderr));
+}
+
+#[test]
+fn docs_pages_are_the_same_however_the_catalog_path_is_spelt() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    catalog(root, &["a"]);
+    let abs = root.join("cat").display().to_string();
+    for (dir, spelling) in [("p1", "./cat"), ("p2", "cat/"), ("p3", abs.as_str())] {
+        render_ok(root, &["docs", spelling, "-o", dir]);
+    }
+    assert_eq!(snapshot(&root.join("p1")), snapshot(&root.join("p2")));
+    assert_eq!(snapshot(&root.join("p1")), snapshot(&root.join("p3")));
+    // And one spelling checks what another wrote.
+    render_ok(root, &["docs", "cat", "-o", "p3", "--check"]);
+}
+
+#[test]
+fn kueue_files_are_generated_files_of_the_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    fs::create_dir_all(root.join("cat")).unwrap();
+    let queue =
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: ml}\nspec:\n  quotas: [{runtime: a, nodes: 2}]\n";
+    fs::write(root.join("cat/runtimes.yaml"), format!("{}---\n{queue}", cpu_runtime("a", 2))).unwrap();
+    render_ok(root, &["render", "cat", "-o", "out"]);
+    let kueue: Vec<String> = files_of(&root.join("out")).into_iter().filter(|n| n.starts_with("kueue_")).collect();
+    assert!(!kueue.is_empty());
+    let kustomization = fs::read_to_string(root.join("out/kustomization.yaml")).unwrap();
+    for f in &kueue {
+        assert!(kustomization.contains(f.as_str()), "{f} not listed:\n{kustomization}");
+    }
+    // The queue leaves the catalog: its objects are pruned, nothing else.
+    fs::write(root.join("cat/runtimes.yaml"), cpu_runtime("a", 2)).unwrap();
+    let o = render_ok(root, &["render", "cat", "-o", "out"]);
+    assert!(text(&o.stderr).contains(&format!("{} pruned", kueue.len())), "{}", text(&o.stderr));
+    assert_eq!(files_of(&root.join("out")), ["clustertrainingruntime_a.yaml", "kustomization.yaml"]);
 }

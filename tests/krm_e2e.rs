@@ -101,6 +101,13 @@ fn kpt_render_prunes_runtimes_of_removed_entries_only() {
     let text = std::fs::read_to_string(&catalog).unwrap();
     let rest = &text[text.find("\n---\n").unwrap() + 5..];
     std::fs::write(&catalog, rest).unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(&kpt, &pkg, results.path());
+    assert!(out.status.success(), "{}", show(&out));
+    // The prune is listed: which runtime, from which catalog object.
+    let listed = kpt_results(results.path());
+    assert_eq!(listed.matches("rule: krm/pruned").count(), 1, "{listed}");
+    assert!(listed.contains("name: jax-cpu-small") && listed.contains("generated from JaxRuntime/jax-cpu-small"), "{listed}");
     let after = render_twice(&kpt, &pkg);
     assert!(!after.contains_key("runtimes/clustertrainingruntime_jax-cpu-small.yaml"), "runtime of the removed entry is still there");
     for (path, text) in &before {
@@ -341,8 +348,11 @@ fn kubectl_legacy_plugin_matches_cli_render() {
     assert!(out.status.success(), "{}", show(&out));
     let built = docs(&String::from_utf8(out.stdout).unwrap());
     let kustomized = runtimes_of(built.clone());
-    let cli = cli_render(&[legacy.join("example/runtime.yaml"), legacy.join("example/matrix.yaml")]);
+    let cli = cli_render(&[legacy.join("example/defaults.yaml"), legacy.join("example/runtime.yaml"), legacy.join("example/matrix.yaml")]);
     assert!(!cli.is_empty());
+    for (name, runtime) in &cli {
+        assert_eq!(runtime["metadata"]["labels"]["team"], "ml", "{name}: the defaults did not apply");
+    }
     assert_eq!(kustomized, cli, "kubectl kustomize and `jax-runtimes render` disagree");
     // The plain resources of the kustomization are still there, strings intact.
     let cm = built.iter().find(|v| v["kind"] == "ConfigMap").unwrap();
@@ -484,4 +494,170 @@ fn kpt_eval_with_fn_config_keeps_the_package_catalog_and_prunes_only_entries_see
     copy_dir(&example, &without_catalog);
     std::fs::remove_dir_all(without_catalog.join("catalog")).unwrap();
     assert_eq!(eval(&without_catalog), vec!["clustertrainingruntime_jax-cpu-extra.yaml".to_string()]);
+}
+
+/// Argo CD (docs: Config Management Plugins) names a sidecar plugin `<metadata.name>` or, when
+/// plugin.yaml sets `spec.version`, `<metadata.name>-<spec.version>`; an Application must ask for
+/// exactly that name, or Argo CD finds no plugin and the sync fails.
+#[test]
+fn argocd_application_names_the_plugin_argo_cd_derives() {
+    let argocd = root().join("functions/argocd");
+    let cm = yaml::parse_one(&std::fs::read_to_string(argocd.join("cmp-plugin.yaml")).unwrap()).unwrap();
+    let plugin = yaml::parse_one(cm["data"]["plugin.yaml"].as_str().unwrap()).unwrap();
+    let name = plugin["metadata"]["name"].as_str().unwrap();
+    let derived = match plugin["spec"]["version"].as_str() {
+        Some(v) if !v.is_empty() => format!("{name}-{v}"),
+        _ => name.to_string(),
+    };
+    let app = yaml::parse_one(&std::fs::read_to_string(argocd.join("application.yaml")).unwrap()).unwrap();
+    assert_eq!(app["kind"], "Application");
+    assert_eq!(app["spec"]["source"]["plugin"]["name"], derived.as_str(), "the Application asks for a plugin Argo CD does not have");
+    let readme = std::fs::read_to_string(argocd.join("README.md")).unwrap();
+    assert!(readme.contains(&format!("spec.source.plugin.name: {derived}`")), "functions/argocd/README.md names another plugin");
+}
+
+/// `kpt fn eval PKG --exec jax-runtimes ARGS...` with the binary under test on PATH.
+fn kpt_eval(pkg: &Path, args: &[&str]) -> Output {
+    Command::new(tool("kpt"))
+        .args(["fn", "eval"])
+        .arg(pkg)
+        .args(["--exec", "jax-runtimes"])
+        .args(args)
+        .env("PATH", path_with_bin())
+        .output()
+        .unwrap()
+}
+
+/// The results kpt wrote to `--results-dir` (`results.yaml`), as text.
+fn kpt_results(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("results.yaml")).unwrap_or_default()
+}
+
+/// #24: a package whose catalog folder is gone (or filtered out by a selector) must not prune
+/// every runtime in silence: kpt fails, no file changes, and the message says how to opt in.
+#[test]
+fn a_package_without_its_catalog_prunes_nothing_and_fails_through_kpt() {
+    let kpt = tool("kpt");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let before = tree(&pkg);
+    let results = dir.path().join("results");
+    let out = kpt_render(&kpt, &pkg, &results);
+    assert!(!out.status.success(), "kpt fn render passed without a catalog:\n{}", show(&out));
+    assert_eq!(tree(&pkg), before, "files changed although the render failed");
+    let said = format!("{}{}", show(&out), kpt_results(&results));
+    assert!(said.contains("krm/no-catalog") && said.contains("allow-prune-all"), "{said}");
+
+    // A selector that leaves the catalog out: the same refusal.
+    let pkg = dir.path().join("selected");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    let before = tree(&pkg);
+    let out = kpt_eval(&pkg, &["--match-kind", "ClusterTrainingRuntime"]);
+    assert!(!out.status.success(), "a selector without the catalog pruned:\n{}", show(&out));
+    assert!(show(&out).contains("krm/no-catalog"), "{}", show(&out));
+    assert_eq!(tree(&pkg), before);
+}
+
+/// The documented opt-in for retiring a catalog: every generated runtime is pruned, and each
+/// prune is an info result naming the runtime and its catalog object.
+#[test]
+fn allow_prune_all_retires_a_catalog_and_lists_every_prune() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let results = dir.path().join("results");
+    let out = kpt_eval(&pkg, &["--results-dir", results.to_str().unwrap(), "--", "allow-prune-all=true"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!pkg.join("runtimes").exists() || std::fs::read_dir(pkg.join("runtimes")).unwrap().next().is_none(), "runtimes left");
+    let results = kpt_results(&results);
+    for (runtime, from) in [("jax-cpu-small", "JaxRuntime/jax-cpu-small"), ("jax-tpu-v5e-2x2", "JaxRuntimeMatrix/jax-tpu-v5e")] {
+        let line = results.lines().position(|l| l.contains(&format!("name: {runtime}"))).unwrap_or(usize::MAX);
+        assert!(line != usize::MAX, "no result for {runtime}:\n{results}");
+        assert!(results.contains(&format!("generated from {from}")), "{results}");
+    }
+    assert_eq!(results.matches("rule: krm/pruned").count(), 3, "{results}");
+    // A misspelt option is an error, not a silent no.
+    let pkg = dir.path().join("typo");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("catalog")).unwrap();
+    let out = kpt_eval(&pkg, &["--", "allow-prune-al=true"]);
+    assert!(!out.status.success());
+    assert!(show(&out).contains("did you mean `allow-prune-all`"), "{}", show(&out));
+}
+
+/// #24: `kubectl kustomize` with a `JaxRuntimeDefaults` the kustomization does not hand to the
+/// generators (not listed, or under `resources:`) fails naming the file; a matrix generator
+/// gets the listed defaults too.
+#[test]
+fn kubectl_legacy_plugin_never_drops_defaults() {
+    let kubectl = tool("kubectl");
+    let legacy = root().join("functions/kustomize-legacy");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&legacy.join("example"), &pkg);
+    let build = |kustomization: &str| {
+        std::fs::write(pkg.join("kustomization.yaml"), kustomization).unwrap();
+        Command::new(&kubectl)
+            .args(["kustomize", "--enable-alpha-plugins"])
+            .arg(&pkg)
+            .env("KUSTOMIZE_PLUGIN_HOME", legacy.join("plugin"))
+            .env("JAX_RUNTIMES", support::bin())
+            .output()
+            .unwrap()
+    };
+    for kustomization in ["generators:\n- matrix.yaml\n", "resources:\n- defaults.yaml\ngenerators:\n- matrix.yaml\n"] {
+        let out = build(kustomization);
+        assert!(!out.status.success(), "defaults dropped in silence with {kustomization:?}:\n{}", show(&out));
+        let said = show(&out);
+        assert!(said.contains("krm/defaults-not-listed") && said.contains("defaults.yaml"), "{said}");
+    }
+    let out = build("generators:\n- defaults.yaml\n- matrix.yaml\n");
+    assert!(out.status.success(), "{}", show(&out));
+    let built = runtimes_of(docs(&String::from_utf8(out.stdout).unwrap()));
+    assert_eq!(built.len(), 2);
+    for (name, runtime) in &built {
+        assert_eq!(runtime["metadata"]["labels"]["team"], "ml", "{name}: the matrix missed the defaults");
+    }
+    // A finding in a generator names the user's file, not kustomize's temporary copy.
+    let matrix = std::fs::read_to_string(pkg.join("matrix.yaml")).unwrap().replace("platform:", "platfrom:");
+    std::fs::write(pkg.join("matrix.yaml"), matrix).unwrap();
+    let out = build("generators:\n- defaults.yaml\n- matrix.yaml\n");
+    assert!(!out.status.success());
+    assert!(show(&out).contains("matrix.yaml:") && show(&out).contains("did you mean `platform`"), "{}", show(&out));
+}
+
+/// #24 point 4: one notion of "generated". The files `kpt fn render` wrote (no header, the
+/// function's marks) are recognised by `render -o DIR --check`: a package kpt rendered checks
+/// clean, and a stale one gets the diff, not "was not generated by jax-runtimes".
+#[test]
+fn render_check_recognises_the_files_kpt_rendered() {
+    let kpt = tool("kpt");
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("example");
+    copy_dir(&root().join("functions/kpt/example"), &pkg);
+    std::fs::remove_dir_all(pkg.join("runtimes")).unwrap();
+    render_twice(&kpt, &pkg);
+    let check = || support::cli(&["render", "catalog", "-o", "runtimes", "--check"]).current_dir(&pkg).output().unwrap();
+    let out = check();
+    assert!(out.status.success(), "a package kpt rendered is not current for render --check:\n{}", show(&out));
+    assert!(!pkg.join("runtimes/kustomization.yaml").exists());
+    // A catalog edit not rendered yet: stale, with a diff of the runtime.
+    let catalog = pkg.join("catalog/runtimes.yaml");
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    std::fs::write(&catalog, text.replacen("cpu: \"2\"", "cpu: \"3\"", 1)).unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+++ b/runtimes/clustertrainingruntime_"), "{}", show(&out));
+    // `render -o` brings it up to date, and kpt then changes nothing: both routes agree.
+    let out = support::cli(&["render", "catalog", "-o", "runtimes"]).current_dir(&pkg).output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let written = tree(&pkg);
+    let results = tempfile::tempdir().unwrap();
+    let out = kpt_render(&kpt, &pkg, results.path());
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(tree(&pkg), written, "kpt changed what render -o wrote: the two routes disagree");
+    assert!(check().status.success());
 }

@@ -33,7 +33,9 @@ pub fn run(a: &DocsArgs) -> Exit {
         out::error(&e);
         return Exit::Usage;
     }
-    let input = read_catalog(&a.paths);
+    // The pages name the catalog files: the same however the paths are spelt.
+    let paths: Vec<PathBuf> = a.paths.iter().map(|p| write::owned::display_path(p)).collect();
+    let input = read_catalog(&paths);
     let mut report = Reporter::new(a.format, input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,

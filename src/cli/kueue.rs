@@ -116,7 +116,11 @@ pub fn run(a: &KueueArgs) -> Exit {
         let code = match &a.output_dir {
             None => out::stdout(&write::stream(&texts)),
             Some(dir) => {
-                match write::files(&texts).map_err(|e| e.to_string()).and_then(|f| write::plan(dir, &f).map_err(|e| e.to_string())) {
+                let identity = write::owned::Identity::of(&a.paths, dir);
+                match write::files(&texts)
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| write::owned::plan(dir, &f, &identity).map_err(|e| e.to_string()))
+                {
                     Ok(p) => {
                         let command = format!("kueue --nodes {}", a.nodes.display());
                         sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)

@@ -12,6 +12,7 @@ pub mod fit;
 mod fit_queues;
 pub mod install;
 pub mod kueue;
+pub mod kustomize_plugin;
 pub mod out;
 pub mod preview;
 pub mod render;

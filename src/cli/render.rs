@@ -22,6 +22,10 @@ pub struct RenderArgs {
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
+    /// Run as the kustomize legacy exec plugin on this generator config (functions/kustomize-legacy):
+    /// the `JaxRuntimeDefaults` the kustomization in the current folder lists under `generators:` apply.
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["paths", "output_dir"])]
+    pub kustomize_plugin: Option<PathBuf>,
     /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
@@ -34,7 +38,10 @@ pub fn run(a: &RenderArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    let input = read_catalog(&a.paths);
+    let input = match &a.kustomize_plugin {
+        Some(config) => super::kustomize_plugin::input(config),
+        None => read_catalog(&a.paths),
+    };
     let mut report = Reporter::new(a.format, input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
@@ -76,7 +83,11 @@ pub fn run(a: &RenderArgs) -> Exit {
     let code = match &a.output_dir {
         None => out::stdout(&write::stream(&texts)),
         Some(dir) => {
-            match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string())) {
+            let identity = write::owned::Identity::of(&a.paths, dir);
+            match write::files(&texts)
+                .map_err(|e| e.to_string())
+                .and_then(|files| write::owned::plan(dir, &files, &identity).map_err(|e| e.to_string()))
+            {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
                 Err(e) => {
                     report.unwritable(dir, &e);

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::diag::Diagnostic;
-use crate::keys::{self, INDEX, LEGACY_INDEX, LEGACY_PATH, LOCAL_CONFIG, MANAGED_BY, MANAGED_BY_VALUE, PATH, SOURCE};
+use crate::keys::{self, INDEX, LEGACY_INDEX, LEGACY_PATH, LOCAL_CONFIG, MANAGED_BY, PATH, SOURCE};
 use crate::resource_list::Meta;
 use crate::rules::krm::KRM_LOCAL_CONFIG;
 
@@ -17,9 +17,10 @@ pub fn key(meta: &Meta) -> Key {
     (gvk.group.to_string(), gvk.kind.to_string(), meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
 }
 
-/// True for a runtime this function generated: both marks present.
+/// True for a runtime this function generated: both marks present (the one notion of
+/// "generated", shared with `render -o`: [`crate::write::owned`]).
 pub fn is_owned(meta: &Meta) -> bool {
-    meta.label(MANAGED_BY) == Some(MANAGED_BY_VALUE) && meta.annotation(SOURCE).is_some()
+    crate::write::owned::is_marked(meta.label(MANAGED_BY), meta.annotation(SOURCE))
 }
 
 /// The item's file and index as the orchestrator gave them (new key first, then legacy).

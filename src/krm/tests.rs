@@ -287,3 +287,30 @@ fn the_validator_mode_leaves_every_item_as_it_came() {
     let rule = r.iter().find(|r| r["tags"]["rule"] == "sdk/framework-label").expect("the runtime is checked");
     assert_eq!(rule["file"]["path"], "rt.yaml");
 }
+
+#[test]
+fn a_generated_runtime_without_any_catalog_object_is_kept_unless_the_config_allows_pruning_all() {
+    let runtime = "- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: ClusterTrainingRuntime\n  metadata:\n    name: old\n    labels: {app.kubernetes.io/managed-by: jax-runtimes}\n    annotations: {jax-runtimes.dev/source: JaxRuntime/old, config.kubernetes.io/path: runtimes/old.yaml}\n  spec: {}\n";
+    let config = |data: &str| {
+        format!(
+            "{HEAD}{runtime}functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: function-input}}\n  data: {data}\n"
+        )
+    };
+    let (out, code, _) = run_text(&format!("{HEAD}{runtime}"));
+    assert_eq!(code, Exit::Findings);
+    assert_eq!(results(&out)[0]["tags"]["rule"], "krm/no-catalog");
+    assert_eq!(items(&out).len(), 1, "nothing pruned");
+    let (out, code, _) = run_text(&config("{allow-prune-all: \"false\"}"));
+    assert_eq!((code, items(&out).len()), (Exit::Findings, 1));
+    let (out, code, _) = run_text(&config("{allow-prune-all: \"true\"}"));
+    assert_eq!(code, Exit::Ok, "{out}");
+    assert!(items(&out).is_empty());
+    let r = &results(&out)[0];
+    assert_eq!((r["tags"]["rule"].as_str(), r["severity"].as_str()), (Some("krm/pruned"), Some("info")));
+    assert!(r["message"].as_str().unwrap().contains("JaxRuntime/old"), "{r}");
+    for bad in ["{allow-prune-all: maybe}", "{prune-all: \"true\"}"] {
+        let (out, code, _) = run_text(&config(bad));
+        assert_eq!((code, items(&out).len()), (Exit::Findings, 1), "{bad}");
+        assert_eq!(results(&out)[0]["tags"]["rule"], "krm/function-config", "{bad}");
+    }
+}

@@ -30,6 +30,15 @@ define_rules! {
     KRM_LOCAL_CONFIG = "krm/local-config", Warning, Krm,
         "A catalog object in a kpt package without `config.kubernetes.io/local-config: \"true\"`: `kpt live apply` would try to apply it to the cluster, which has no such kind. The function never edits the files it did not generate, so it does not add the mark itself.",
         "Add `config.kubernetes.io/local-config: \"true\"` to the catalog object's `metadata.annotations`.";
+    KRM_NO_CATALOG = "krm/no-catalog", Error, Krm,
+        "The package holds runtimes jax-runtimes generated, but the function's input holds no catalog object at all (the catalog folder was deleted, or a selector filtered it out). Pruning would delete every generated runtime (and, with Argo CD or Flux pruning on, every one of them from the cluster), so nothing is pruned.",
+        "Restore the catalog, or fix the selector; to retire the catalog and remove every runtime it generated, run the function once with the config `allow-prune-all: \"true\"` (`kpt fn eval --exec jax-runtimes -- allow-prune-all=true`).";
+    KRM_PRUNED = "krm/pruned", Info, Krm,
+        "A runtime (or Kueue object) the function generated was removed, because the catalog object it came from is gone or no longer generates it.",
+        "Nothing to do if the removal is intended; otherwise restore the catalog entry named in the message.";
+    KRM_DEFAULTS_NOT_LISTED = "krm/defaults-not-listed", Error, Krm,
+        "kustomize legacy plugin route (`kubectl kustomize --enable-alpha-plugins`): a `JaxRuntimeDefaults` in the kustomization's folder is not listed under `generators:` (not at all, or under `resources:`), so kustomize never hands it to jax-runtimes and its defaults would be dropped from every runtime.",
+        "List the file under `generators:` in the kustomization; every `JaxRuntimeDefaults` listed there applies to the generators of that kustomization.";
     KRM_WRITE = "krm/write", Error, Krm,
         "The output ResourceList could not be written to standard output.",
         "Check what reads the function's output (kpt, kustomize).";

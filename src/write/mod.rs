@@ -1,9 +1,10 @@
 //! Write stage: runtimes -> a YAML stream, or the files of a directory this tool owns ([`dir`]),
 //! and the Markdown reference pages of `jax-runtimes docs` ([`pages`]).
 //!
-//! Ownership: a file is this tool's when its first line is the owner's header ([`HEADER`] for
-//! rendered YAML, [`MARKDOWN_HEADER`] for `jax-runtimes docs`). Only such files are updated or
-//! pruned; every other file in the directory is left alone.
+//! Ownership: a rendered YAML file is this tool's when its objects carry the generated marks, and
+//! a folder records the catalog it belongs to ([`owned`]); a `jax-runtimes docs` page when its
+//! first line is [`MARKDOWN_HEADER`]. Only such files are updated or pruned; every other file in
+//! the directory is left alone.
 
 use std::collections::BTreeMap;
 
@@ -13,9 +14,10 @@ use crate::diag::ObjectRef;
 use crate::yaml::{self, YamlError};
 
 pub mod dir;
+pub mod owned;
 pub mod pages;
 
-pub use dir::{apply, plan, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER, YAML};
+pub use dir::{apply, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER};
 
 /// A runtime as the YAML text it is written as, with what the files need to know of it.
 #[derive(Debug, Clone)]
@@ -38,15 +40,6 @@ pub fn stream(runtimes: &[Text]) -> String {
     yaml::join_documents(runtimes.iter().map(|r| r.yaml.as_str()))
 }
 
-/// The `kustomization.yaml` that lists the rendered runtimes.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Kustomization<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    resources: Vec<&'a str>,
-}
-
 /// Why the files of a render cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum FilesError {
@@ -56,7 +49,8 @@ pub enum FilesError {
     Yaml(#[from] YamlError),
 }
 
-/// The files a render into a directory consists of: one per runtime plus `kustomization.yaml`.
+/// The generated files of a render into a directory: one per runtime (and Kueue object), each
+/// with the header and its source; [`owned::plan`] adds the folder's `kustomization.yaml`.
 pub fn files(runtimes: &[Text]) -> Result<BTreeMap<String, String>, FilesError> {
     let mut out = BTreeMap::new();
     for r in runtimes {
@@ -65,11 +59,5 @@ pub fn files(runtimes: &[Text]) -> Result<BTreeMap<String, String>, FilesError> 
             return Err(FilesError::SameFile(r.file_name.clone()));
         }
     }
-    let kustomization = Kustomization {
-        api_version: "kustomize.config.k8s.io/v1beta1",
-        kind: "Kustomization",
-        resources: runtimes.iter().map(|r| r.file_name.as_str()).collect(),
-    };
-    out.insert("kustomization.yaml".into(), format!("{HEADER}\n{}", yaml::to_string(&kustomization)?));
     Ok(out)
 }

@@ -56,8 +56,8 @@ fn template_error(name: &str, e: minijinja::Error) -> PagesError {
 /// TrainingRuntime (`_` cannot occur in Kubernetes names, so the two never collide).
 pub fn page_name(r: &Resolved) -> String {
     match &r.namespace {
-        Some(ns) => format!("{ns}_{}.md", r.name),
-        None => format!("{}.md", r.name),
+        Some(ns) => crate::pipeline::fit_file_name(&format!("{ns}_{}", r.name), ".md"),
+        None => crate::pipeline::fit_file_name(&r.name, ".md"),
     }
 }
 
