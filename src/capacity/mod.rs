@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 use k8s_openapi::api::core::v1::{Taint, Toleration};
 use serde::Deserialize;
 
+pub mod compute_class;
+
 const CAPACITY_YAML: &str = include_str!("../../catalog/capacity.yaml");
 
 /// The table.
