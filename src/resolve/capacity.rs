@@ -101,6 +101,26 @@ pub fn choices(
                 }
             }
         }
+        if kind.mode {
+            if let Accel::Gpu(g) = accel {
+                let fabrics = &table.autopilot.fabrics;
+                if let Some(f) = g.fabric.as_ref().filter(|f| !fabrics.contains(&f.name)) {
+                    errors.push(
+                        Diagnostic::new(
+                            &CATALOG_CAPACITY,
+                            format!(
+                                "{} offers no GPU fabric jax-runtimes knows; the runtime gets `{}`, whose hostPath volumes and capabilities Autopilot refuses",
+                                choice.words(),
+                                f.name
+                            ),
+                        )
+                        .with_field(&field)
+                        .with_help("set `spec.accelerator.gpu.interconnect: none` (the pods talk over the pod network), or run on GKE Standard"),
+                    );
+                    continue;
+                }
+            }
+        }
         for earlier in &out {
             if let Some(c) = table.conflict(&earlier.kind, &choice.kind) {
                 errors.push(
