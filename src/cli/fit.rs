@@ -407,7 +407,7 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdic
     ));
     match queued {
         None if cluster.auto_provisioning || !cluster.compute_classes.is_empty() => {
-            out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, Kueue quotas")
+            out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, Kueue quotas");
         }
         None => out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue quotas"),
         Some(q) => {

@@ -48,10 +48,7 @@ struct Quotas {
 pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster>) -> Result<Objects, Vec<Diagnostic>> {
     let f = facts();
     let mut errors = Vec::new();
-    let (shapes, group) = match super::capacity::expand(shapes(served), served, &q.capacity) {
-        Ok(x) => x,
-        Err(e) => return Err(e),
-    };
+    let (shapes, group) = super::capacity::expand(shapes(served), served, &q.capacity)?;
     let covered = covered(served);
     let holdings = inventory.map(|c| Holdings::of(c, &shapes, served, &covered));
     let inventory = holdings.as_ref();

@@ -76,7 +76,10 @@ pub fn choices(
                     format!("{} is not a capacity of platform `{platform}`; it is offered on {on}", choice.words()),
                 )
                 .with_field(&field)
-                .with_help(format!("remove `{key}`, or set `spec.platform` to one of {on}")),
+                .with_help(match kind.offered_on().as_slice() {
+                    [one] => format!("remove `{key}`, or set `spec.platform: {one}`"),
+                    _ => format!("remove `{key}`, or set `spec.platform` to one of {on}"),
+                }),
             );
             continue;
         }
