@@ -27,10 +27,14 @@ pub const MACHINE_TYPES: &str = "jax-runtimes.dev/machine-types";
 pub const INTERCONNECT: &str = "jax-runtimes.dev/interconnect";
 /// The value of [`INTERCONNECT`] for a runtime without a fabric.
 pub const INTERCONNECT_NONE: &str = "none";
+/// Runtimes with `spec.capacity`: the capacity they select, e.g. `autopilot,
+/// computeClass=tpu-multihost-v5-8` ([`crate::capacity::annotation`]). `validate` takes a runtime
+/// whose annotation names `autopilot` for GKE Autopilot (a hand-written runtime may carry it too).
+pub const CAPACITY: &str = "jax-runtimes.dev/capacity";
 
 /// The annotations the generator sets (the description only for a runtime with one, the machine
-/// types and interconnect for GPU runtimes).
-pub const GENERATOR_ANNOTATIONS: [&str; 6] = [SOURCE, ACCELERATOR, TRAINER_VERSION, DESCRIPTION, MACHINE_TYPES, INTERCONNECT];
+/// types and interconnect for GPU runtimes, the capacity for runtimes with one).
+pub const GENERATOR_ANNOTATIONS: [&str; 7] = [SOURCE, ACCELERATOR, TRAINER_VERSION, DESCRIPTION, MACHINE_TYPES, INTERCONNECT, CAPACITY];
 
 // --- Written on runtimes a JaxRuntimeQueue serves ----------------------------------------------
 

@@ -2,7 +2,7 @@
 //!
 //! Data flows one way, and the modules are its stages:
 //! [`read`] (files, stdin, the built-in catalog) -> [`resolve`] (defaults, matrix expansion,
-//! [`accelerators`] lookup) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
+//! [`accelerators`] lookup, [`capacity`]: how the nodes are bought) -> [`render`] (typed [`trainer`] objects; [`trainjob`]: what Trainer
 //! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
 //! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format. [`fit`]
@@ -14,6 +14,7 @@
 //! nearest spellings ([`spelling`]) and counted nouns for messages ([`words`]). Stages never import a front door.
 
 pub mod accelerators;
+pub mod capacity;
 pub mod catalog;
 pub mod cli;
 pub mod diag;

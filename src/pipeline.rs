@@ -188,6 +188,8 @@ pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (G
             if let Ok((_, sets)) = podsets::of_runtime(&runtime) {
                 plan.served[s.queue].push(Served {
                     name: resolved.name.clone(),
+                    platform: resolved.platform.to_string(),
+                    capacity: resolved.capacity.clone(),
                     unit: unit_of(&resolved),
                     podsets: sets,
                     tas: s.tas.clone(),

@@ -50,6 +50,9 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
     if let Some(d) = &r.description {
         annotations.insert(keys::DESCRIPTION.into(), d.clone());
     }
+    if !r.capacity.is_empty() {
+        annotations.insert(keys::CAPACITY.into(), crate::capacity::annotation(&r.capacity));
+    }
     let gpu = match &r.accelerator {
         Accel::Gpu(g) => Some(g),
         _ => None,

@@ -946,7 +946,7 @@ fn the_generator_owned_keys_are_every_key_the_generator_writes() {
     let text = format!(
         "{}---\n{}---\n{}",
         runtime("g", "  description: multi-node GPUs\n  platform: gke\n  numNodes: 2\n  accelerator:\n    gpu: {model: h100-80gb}\n"),
-        runtime("t", "  accelerator:\n    tpu: {type: v5e, topology: 4x4}\n"),
+        runtime("t", "  accelerator:\n    tpu: {type: v5e, topology: 4x4}\n  capacity: {spot: true}\n"),
         runtime("c", "  accelerator: {cpu: {}}\n"),
     );
     let r = cli(&[("c.yaml", &text)], &["render", "c.yaml"]);

@@ -1078,12 +1078,21 @@ fn data_pool(r: &jax_runtimes::resolve::Resolved, machine: Option<&str>) -> Vec<
             (Some(s.resource.as_str()), r.num_nodes as u32)
         }
     };
-    let taints: Vec<Value> = platform
+    let mut taints: Vec<Value> = platform
         .taints
         .iter()
         .filter(|t| resource.is_some_and(|res| t.resources.iter().any(|x| x == res)))
         .map(|t| serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect}))
         .collect();
+    // The nodes of the runtime's capacity (Spot VMs, a ComputeClass) carry its labels and taints.
+    for c in &r.capacity {
+        for (k, v) in c.node_selector(r.platform.as_str()) {
+            labels.insert(k, v.into());
+        }
+        for t in c.node_taints(r.platform.as_str()) {
+            taints.push(serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect}));
+        }
+    }
     (0..count)
         .map(|i| {
             serde_json::from_value(serde_json::json!({"metadata": {"name": format!("{}-{i}", r.name), "labels": labels},
@@ -1123,5 +1132,7 @@ fn every_built_in_runtime_fits_the_node_pool_its_accelerator_data_describes() {
             }
         }
     }
-    assert_eq!(twins, 4, "v5e and v6e 2x4, one host and two hosts");
+    // The Autopilot 2x4 runtime selects no machine type (its ComputeClass's `count: 4` does), and
+    // still does not fit an 8-chip host: its pods would share one.
+    assert_eq!(twins, 5, "v5e and v6e 2x4, one host and two hosts, and the Autopilot v5e 2x4");
 }

@@ -57,6 +57,7 @@ const BUILTIN: &[Expect] = &[
     e("jax-gpu-gke-h100", 1, "gpu", "8"),
     e("jax-gpu-gke-h100-2nodes", 2, "gpu", "8"),
     e("jax-gpu-gke-h100-4nodes", 4, "gpu", "8"),
+    e("jax-gpu-gke-l4-spot", 1, "gpu", "1"),
     // gpu-fabrics.yaml: the fabric's extra resources (EFA devices, rdma/ib) do not change the device.
     e("jax-gpu-gke-a3mega-2nodes", 2, "gpu", "8"),
     e("jax-gpu-eks-p5-2nodes", 2, "gpu", "8"),
@@ -65,6 +66,8 @@ const BUILTIN: &[Expect] = &[
     e("jax-tpu-v5e-2x2", 1, "tpu", "4"),
     e("jax-tpu-v5e-2x4-1host", 1, "tpu", "8"),
     e("jax-tpu-v5e-2x4-2hosts", 2, "tpu", "4"),
+    // capacity.yaml
+    e("jax-tpu-v5e-2x4-autopilot", 2, "tpu", "4"),
     e("jax-tpu-v5e-4x4", 4, "tpu", "4"),
     e("jax-tpu-v5e-8x8", 16, "tpu", "4"),
     // tpu-v5p.yaml

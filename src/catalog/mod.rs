@@ -117,6 +117,67 @@ pub struct JaxRuntimeSpec {
     /// `unconstrained` for one node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<PodTopology>,
+    /// How the nodes are bought: `computeClass: NAME`, `spot: true`, `flexStart: true`,
+    /// `reservation: NAME`, `onDemand: true`, and `autopilot: true` for GKE Autopilot (the kinds of
+    /// `catalog/capacity.yaml`, per platform). Over `JaxRuntimeDefaults.spec.capacity`, key by key
+    /// (`false` turns a default off). Default: none, the platform's standing node pools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+}
+
+/// How a runtime's nodes are bought: capacity kind -> `true`/`false`, or a name (a ComputeClass, a
+/// reservation). Which kinds exist, and what each takes, is data (`catalog/capacity.yaml`);
+/// `resolve` checks them, the JSON Schema lists them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Capacity(pub BTreeMap<String, CapacityValue>);
+
+impl Capacity {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The value of one capacity kind: a flag or a name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum CapacityValue {
+    Flag(bool),
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for CapacityValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CapacityValue, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = CapacityValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("`true` or `false`, or a name")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<CapacityValue, E> {
+                Ok(CapacityValue::Flag(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<CapacityValue, E> {
+                Ok(CapacityValue::Name(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Capacity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Capacity".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // The kinds are filled in from the capacity data by [`json_schema`].
+        schemars::json_schema!({
+            "description": "How the nodes are bought.",
+            "type": "object",
+            "additionalProperties": { "type": ["boolean", "string"] },
+        })
+    }
 }
 
 /// Where Kueue's Topology Aware Scheduling places the trainer pods: at most one of `required`,
@@ -357,6 +418,10 @@ pub struct DefaultsSpec {
     /// network names, device counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fabric: Option<FabricSpec>,
+    /// Capacity under every runtime's own `spec.capacity`, key by key (`autopilot: true` for a
+    /// catalog of GKE Autopilot runtimes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
 }
 
 /// Which runtimes a `JaxRuntimeDefaults` applies to: those that meet every condition given (an
@@ -523,6 +588,12 @@ pub struct QueueSpec {
     /// `topologyName`, and the podset annotations on the served GPU runtimes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology_aware_scheduling: Option<TopologyAwareScheduling>,
+    /// Capacity types in the order Kueue tries them, e.g. `[{spot: true}, {onDemand: true}]`: each
+    /// shape gets one ResourceFlavor per entry (its node labels and tolerations those of the
+    /// capacity), listed in this order in the ClusterQueue. The served runtimes then select no
+    /// capacity of their own. Default: one flavor per shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity: Vec<Capacity>,
 }
 
 /// Runtimes by name or by label; both given, a runtime must match both.

@@ -216,6 +216,22 @@ fn refine(defs: &mut Map<String, Value>) {
         "Images".into(),
         json!({"description": "Images per accelerator kind.", "type": "object", "properties": images, "additionalProperties": false}),
     );
+    // Capacity kinds: `catalog/capacity.yaml`.
+    let mut kinds = Map::new();
+    for kind in &crate::capacity::data().kinds {
+        let value = match kind.takes {
+            crate::capacity::Takes::Flag => json!({"type": "boolean"}),
+            crate::capacity::Takes::Name => json!({"type": "string", "minLength": 1}),
+        };
+        let on = kind.offered_on().join(", ");
+        let mut v = value;
+        v["description"] = json!(format!("{} Platforms: {on}.", kind.description));
+        kinds.insert(kind.name.clone(), v);
+    }
+    defs.insert(
+        "Capacity".into(),
+        json!({"description": "How the nodes are bought (`catalog/capacity.yaml`).", "type": "object", "properties": kinds, "additionalProperties": false}),
+    );
     let releases: Vec<Value> = super::trainer_releases().into_iter().map(Value::from).collect();
     for def in ["JaxRuntimeSpec", "DefaultsSpec"] {
         replace(defs, def, "trainer", optional(json!({"type": "string", "enum": releases})));

@@ -50,6 +50,12 @@ pub struct FitArgs {
     /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
     #[arg(long, value_name = "NODES")]
     pub nodes: PathBuf,
+    /// The cluster creates node pools for pending pods (GKE node auto-provisioning): a runtime no
+    /// standing node takes, that selects a TPU or GPU type, is "would be provisioned". A
+    /// ComputeClass in the `--nodes` list (`kubectl get nodes,computeclasses -o yaml`) says it for
+    /// the pods that select it, without this flag.
+    #[arg(long = "auto-provisioning")]
+    pub auto_provisioning: bool,
     /// The pods already on it: what `kubectl get pods -A -o yaml` prints. Without it every node is
     /// taken as empty.
     #[arg(long, value_name = "PODS")]
@@ -94,10 +100,11 @@ pub fn run(a: &FitArgs) -> Exit {
         },
         None => None,
     };
-    let (cluster, notes) = match inventory::from_documents(&node_docs, pod_docs.as_deref()) {
+    let (mut cluster, notes) = match inventory::from_documents(&node_docs, pod_docs.as_deref()) {
         Ok(c) => c,
         Err(diags) => return bad_input(&diags, &sources),
     };
+    cluster.auto_provisioning = a.auto_provisioning;
     let Some(input) = subjects(&a.paths, &mut sources) else { return Exit::Usage };
     let extra = match load_runtimes(&a.runtimes, &mut sources) {
         Ok(r) => r.runtimes,
@@ -156,7 +163,7 @@ pub fn run(a: &FitArgs) -> Exit {
         return code;
     }
     let admitted = queued.as_ref().is_none_or(|q| q.iter().all(|v| v.admitted()));
-    if admitted && verdicts.iter().all(|v| v.outcome.fits) {
+    if admitted && verdicts.iter().all(|v| v.outcome.fits || v.outcome.provisioned.is_some()) {
         Exit::Ok
     } else {
         Exit::Findings
@@ -317,6 +324,7 @@ fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
             let name = label(v);
             let fits = match (o.fits, o.fits_empty) {
                 (true, _) => "yes",
+                (false, _) if o.provisioned.is_some() => "scale-up",
                 (false, true) => "not now",
                 (false, false) => "no",
             };
@@ -376,6 +384,7 @@ fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
 fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdict]>) {
     let fit = verdicts.iter().filter(|v| v.outcome.fits).count();
     let later = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.fits_empty).count();
+    let provisioned = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.provisioned.is_some()).count();
     let p = &cluster.pods;
     let pods = if p.given {
         format!(
@@ -392,10 +401,14 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdic
     out::note(&format!(
         "{fit} of {} {what} fit now{}; {}, {pods}",
         verdicts.len(),
-        if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() },
+        if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() }
+            + &if provisioned > 0 { format!(", {provisioned} would be provisioned") } else { String::new() },
         words::count(cluster.nodes.len(), "node")
     ));
     match queued {
+        None if cluster.auto_provisioning || !cluster.compute_classes.is_empty() => {
+            out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, Kueue quotas");
+        }
         None => out::note("not checked: volumes, topology spread, pod affinity other than JobSet's, preemption, autoscaling, Kueue quotas"),
         Some(q) => {
             let admitted = q.iter().filter(|v| v.admitted()).count();

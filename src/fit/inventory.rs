@@ -161,6 +161,11 @@ pub struct Cluster {
     /// The API server adds tolerations for requested extended resources (GKE).
     pub extended_resource_toleration: bool,
     pub pods: PodCounts,
+    /// The GKE ComputeClasses the node list holds (`kubectl get nodes,computeclasses -o yaml`).
+    pub compute_classes: Vec<crate::capacity::compute_class::ComputeClass>,
+    /// The cluster creates node pools for pending pods (GKE node auto-provisioning), as declared
+    /// by `fit --auto-provisioning`.
+    pub auto_provisioning: bool,
 }
 
 impl Cluster {
@@ -172,6 +177,8 @@ impl Cluster {
             index: HashMap::new(),
             extended_resource_toleration: false,
             pods: PodCounts::default(),
+            compute_classes: Vec::new(),
+            auto_provisioning: false,
         };
         let data = nodes();
         let mut errors = Vec::new();
@@ -416,8 +423,10 @@ fn readiness(node: &Node) -> Readiness {
 
 /// The Nodes of the inventory documents, or every document that is not one (placed).
 pub fn read_nodes(docs: &[Document]) -> Result<Vec<Node>, Vec<Diagnostic>> {
-    let (nodes, mut errors) = read_kind::<Node>(docs, "Node", &FIT_NOT_A_NODE, |_| true);
-    if errors.is_empty() && nodes.is_empty() {
+    let (classes, docs) = split_compute_classes(docs);
+    let (nodes, mut errors) = read_kind::<Node>(&docs, "Node", &FIT_NOT_A_NODE, |_| true);
+    // An Autopilot cluster with nothing running lists ComputeClasses and no node.
+    if errors.is_empty() && nodes.is_empty() && classes.is_empty() {
         let mut d = Diagnostic::finding(&FIT_NO_NODES, "", "the node inventory holds no Node");
         if let Some(doc) = docs.first() {
             d = doc.locate(d);
@@ -426,6 +435,42 @@ pub fn read_nodes(docs: &[Document]) -> Result<Vec<Node>, Vec<Diagnostic>> {
     }
     if errors.is_empty() {
         Ok(nodes.into_iter().map(|(_, n)| n).collect())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The ComputeClass objects of the node list (apiVersion `cloud.google.com/...`), and the other
+/// documents.
+fn split_compute_classes(docs: &[Document]) -> (Vec<&Document>, Vec<Document>) {
+    use crate::capacity::compute_class::{GROUP, KIND};
+    let is_class = |d: &Document| {
+        d.value.get("kind").and_then(Value::as_str) == Some(KIND)
+            && d.value.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.split('/').next() == Some(GROUP))
+    };
+    let classes = docs.iter().filter(|d| is_class(d)).collect();
+    let others = docs.iter().filter(|d| !is_class(d)).cloned().collect();
+    (classes, others)
+}
+
+/// The ComputeClasses of the node list; one that does not read is an error at its place.
+pub fn read_compute_classes(docs: &[Document]) -> Result<Vec<crate::capacity::compute_class::ComputeClass>, Vec<Diagnostic>> {
+    let (classes, _) = split_compute_classes(docs);
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for doc in classes {
+        match serde_path_to_error::deserialize::<_, crate::capacity::compute_class::ComputeClass>(&doc.value) {
+            Ok(c) => out.push(c),
+            Err(e) => errors.push(
+                doc.locate(
+                    Diagnostic::finding(&FIT_NOT_A_NODE, e.path().to_string(), format!("does not read as a ComputeClass: {}", e.inner()))
+                        .with_object(object_ref(&doc.value, "ComputeClass")),
+                ),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
     } else {
         Err(errors)
     }
@@ -522,6 +567,7 @@ fn read_kind<'a, T: serde::de::DeserializeOwned>(
 /// The cluster of the node and pod documents: every problem placed at its file and line.
 pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> Result<(Cluster, Vec<Diagnostic>), Vec<Diagnostic>> {
     let node_list = read_nodes(node_docs)?;
+    let compute_classes = read_compute_classes(node_docs)?;
     let node_places: Vec<&Document> = node_docs.iter().filter(|d| kind_is(d, "Node")).collect();
     let (pods, pod_places, counts) = match pod_docs {
         Some(docs) => {
@@ -550,6 +596,7 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
             })
             .collect::<Vec<_>>()
     })?;
+    cluster.compute_classes = compute_classes;
     cluster.pods.finished += counts.finished;
     cluster.pods.unbound += counts.unbound;
     let mut notes = Vec::new();

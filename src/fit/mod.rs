@@ -7,7 +7,8 @@
 //!
 //! Not modelled (the lists cannot answer them): volumes, topology spread, pod (anti-)affinity
 //! other than JobSet's exclusive placement, dynamic resource claims, preemption of lower-priority
-//! pods, cluster autoscaling and queueing (Kueue). A TrainJob's own `numNodes`,
+//! pods, and queueing (Kueue). Autoscaling is modelled as far as the inventory says it: a
+//! ComputeClass it lists, or node auto-provisioning declared ([`provision`]). A TrainJob's own `numNodes`,
 //! `resourcesPerNode`, image and runtime patches are modelled: its pod is the one `preview` prints.
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use crate::validate::{is_runtime, is_trainjob};
 pub mod demand;
 pub mod inventory;
 pub mod place;
+pub mod provision;
 pub mod words;
 
 pub use demand::{Demand, DemandError};
@@ -73,6 +75,9 @@ pub struct Outcome {
     /// What holds even when it fits: pods sharing nodes, the JobSet leader's choice, and what
     /// the pod template asks that `fit` does not model.
     pub notes: Vec<String>,
+    /// Autoscaling would create its nodes: "ComputeClass NAME", "node auto-provisioning".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned: Option<String>,
     /// The first blocker, as data (`None` when it fits): what [`Outcome::reason`] says.
     #[serde(skip)]
     pub blocker: Option<Blocker>,
@@ -82,6 +87,14 @@ impl Outcome {
     /// Placement's verdict, said.
     pub fn of(p: Placement) -> Outcome {
         let (reason, help) = p.blocker.as_ref().map(words::reason).unwrap_or_default();
+        let mut notes: Vec<String> = p.notes.iter().map(words::note).collect();
+        let (reason, help) = match &p.provision {
+            Some(by) => {
+                notes.insert(0, words::standing(&reason));
+                (words::provisioned(by), None)
+            }
+            None => (reason, help),
+        };
         Outcome {
             pods: p.pods,
             fits: p.copies > 0,
@@ -92,7 +105,8 @@ impl Outcome {
             reason,
             help,
             nodes: p.reasons.iter().map(|(why, n)| (words::scheduler_reason(why), *n)).collect(),
-            notes: p.notes.iter().map(words::note).collect(),
+            notes,
+            provisioned: p.provision.as_ref().map(words::provisioner),
             blocker: p.blocker,
         }
     }
@@ -148,7 +162,7 @@ pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
                 kind: rt.kind.clone(),
                 train_job,
                 outcome: Outcome::of(match d {
-                    Ok(d) => plan.evaluate(d),
+                    Ok(d) => provision::provision(cluster, d, plan.evaluate(d)),
                     Err(e) => Placement { blocker: Some(Blocker::Demand(e.to_string())), ..Placement::default() },
                 }),
             }
@@ -215,7 +229,7 @@ pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagno
         }
     }
     for (doc, v) in places.into_iter().zip(fit_all(&cluster, &subjects)) {
-        if v.outcome.fits {
+        if v.outcome.fits || v.outcome.provisioned.is_some() {
             continue;
         }
         let mut d = Diagnostic::finding(&FIT_DOES_NOT_FIT, "", format!("its pods would stay Pending on `{nodes}`: {}", v.outcome.reason))

@@ -46,6 +46,18 @@ pub struct Placement {
     pub reasons: Vec<(Why, usize)>,
     /// What holds even when it fits.
     pub notes: Vec<Note>,
+    /// No copy fits the standing nodes now, and autoscaling would create nodes for it
+    /// ([`super::provision`]); `blocker` is then the standing nodes'.
+    pub provision: Option<Provision>,
+}
+
+/// What would create the nodes a gang needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provision {
+    /// The GKE ComputeClass the pods select.
+    ComputeClass(String),
+    /// GKE node auto-provisioning (declared with `fit --auto-provisioning`).
+    AutoProvisioning,
 }
 
 /// What kind of node a runtime asks for, as placement read it from the demand.
@@ -218,6 +230,8 @@ pub enum Note {
     FirstPodMayLand { key: String, domains: Vec<String>, pods: u64 },
     /// What the pod template asks that `fit` does not model.
     NotChecked(String),
+    /// The ComputeClass the pods select would not create nodes for them.
+    NotProvisioned(crate::capacity::compute_class::Refusal),
 }
 
 /// kube-scheduler's reason for a node that cannot take the pod (`ErrReason*` of each plugin);

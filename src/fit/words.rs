@@ -6,8 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use super::place::{Blocker, Closest, DomainUse, DomainView, Fix, Gang, Gate, Gated, NodePlace, Note, Short, ShortNodes, Wanted, Why};
+use super::place::{
+    Blocker, Closest, DomainUse, DomainView, Fix, Gang, Gate, Gated, NodePlace, Note, Provision, Short, ShortNodes, Wanted, Why,
+};
 use crate::accelerators::nodes::nodes;
+use crate::capacity::compute_class::Refusal;
 
 /// An amount as a person writes it: cpu in cores or millicores, bytes with a binary suffix
 /// where exact, other resources as counts.
@@ -218,6 +221,47 @@ pub fn note(n: &Note) -> String {
             )
         }
         Note::NotChecked(what) => format!("not checked: {what}"),
+        Note::NotProvisioned(r) => refusal(r),
+    }
+}
+
+/// What would provision the nodes, as the `provisioned` field says it.
+pub fn provisioner(p: &Provision) -> String {
+    match p {
+        Provision::ComputeClass(name) => format!("ComputeClass {name}"),
+        Provision::AutoProvisioning => "node auto-provisioning".to_string(),
+    }
+}
+
+/// The reason of a gang autoscaling would make room for.
+pub fn provisioned(p: &Provision) -> String {
+    format!("would be provisioned ({})", provisioner(p))
+}
+
+/// The standing nodes' blocker of a gang that would be provisioned, as a note.
+pub fn standing(reason: &str) -> String {
+    format!("no standing node takes it now: {reason}")
+}
+
+/// Why the ComputeClass the pods select would not provision them.
+fn refusal(r: &Refusal) -> String {
+    match r {
+        Refusal::Unknown(c) => format!(
+            "the pods select ComputeClass {c}, which the node list does not hold (list it with `kubectl get nodes,computeclasses -o yaml`)"
+        ),
+        Refusal::NoAutoCreation(c) => {
+            format!(
+                "ComputeClass {c} creates no node pools (`nodePoolAutoCreation.enabled` is not true): only its existing node pools scale"
+            )
+        }
+        Refusal::NoPriority { class, wants } => {
+            format!("no priority of ComputeClass {class} has {wants}: the class would not provision the pods")
+        }
+        Refusal::Taint { class, taint } => {
+            format!(
+                "ComputeClass {class}'s nodes carry the taint {taint}, which the pods do not tolerate: the class would not provision them"
+            )
+        }
     }
 }
 
@@ -244,9 +288,17 @@ pub fn reason(b: &Blocker) -> (String, Option<String>) {
         Blocker::NoAffinityMatch => ("no node matches the pod's required node affinity".to_string(), None),
         Blocker::NoNodeWithLabels { selector, accelerator, closest } => {
             let want = labels(selector).replace(", ", " and ");
+            // The capacity the selector asks for that the closest node lacks (all of it, without one).
+            let missing: Vec<String> = crate::capacity::words_of(selector)
+                .into_iter()
+                .filter(|(_, l)| closest.as_ref().is_none_or(|c| c.differs.iter().any(|(k, _)| l.contains_key(k))))
+                .map(|(w, _)| w)
+                .collect();
+            let on = if missing.is_empty() { String::new() } else { format!(" on {}", missing.join(" and ")) };
             let mut reason = match accelerator {
-                Some(acc) => format!("no node pool for {acc}: no node has {want}"),
-                None => format!("no node has {want}"),
+                Some(acc) => format!("no node pool for {acc}{on}: no node has {want}"),
+                None if on.is_empty() => format!("no node has {want}"),
+                None => format!("no node{on}: no node has {want}"),
             };
             if let Some(Closest { place, differs }) = closest {
                 let place = match place {

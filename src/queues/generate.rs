@@ -48,7 +48,7 @@ struct Quotas {
 pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster>) -> Result<Objects, Vec<Diagnostic>> {
     let f = facts();
     let mut errors = Vec::new();
-    let shapes = shapes(served);
+    let (shapes, group) = super::capacity::expand(shapes(served), served, &q.capacity)?;
     let covered = covered(served);
     let holdings = inventory.map(|c| Holdings::of(c, &shapes, served, &covered));
     let inventory = holdings.as_ref();
@@ -127,7 +127,13 @@ pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster
             );
             continue;
         }
-        if let Some(si) = shape {
+        // A runtime's quota is its shape's, in each capacity type's flavor.
+        let named: Vec<usize> = match shape {
+            Some(si) if quota.runtime.is_some() => (0..shapes.len()).filter(|sj| group[*sj] == group[si]).collect(),
+            Some(si) => vec![si],
+            None => Vec::new(),
+        };
+        for si in named {
             if let Some(prev) = quota_of.insert(si, i) {
                 errors.push(
                     Diagnostic::new(
@@ -182,7 +188,7 @@ pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster
             spec: kueue::ResourceFlavorSpec {
                 node_labels: shape.labels.clone(),
                 node_taints: shape.taints.clone(),
-                tolerations: Vec::new(),
+                tolerations: shape.tolerations.clone(),
                 topology_name: shape.tas.clone().filter(|_| !shape.labels.is_empty()),
             },
         });

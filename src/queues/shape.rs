@@ -39,6 +39,10 @@ pub enum Unit {
 #[derive(Debug, Clone)]
 pub struct Served {
     pub name: String,
+    /// The runtime's platform and its own capacity (`spec.capacity`), for a queue that makes one
+    /// flavor per capacity type.
+    pub platform: String,
+    pub capacity: Vec<crate::capacity::Choice>,
     pub unit: Unit,
     pub podsets: Vec<PodSet>,
     pub tas: Option<TasTopology>,
@@ -50,6 +54,8 @@ pub struct Shape {
     pub name: String,
     pub labels: BTreeMap<String, String>,
     pub taints: Vec<Taint>,
+    /// The tolerations Kueue adds to the pods it admits to the flavor (a capacity type's).
+    pub tolerations: Vec<Toleration>,
     pub tas: Option<String>,
     /// The served runtime and PodSet of each use.
     pub uses: Vec<(usize, usize)>,
@@ -147,6 +153,7 @@ pub fn shapes(served: &[Served]) -> Vec<Shape> {
                 name: String::new(),
                 labels,
                 taints: taints.clone(),
+                tolerations: Vec::new(),
                 tas: s.tas.as_ref().map(|t| t.name.clone()),
                 uses: Vec::new(),
             });

@@ -336,6 +336,10 @@ fn over(base: &DefaultsSpec, over: &DefaultsSpec) -> DefaultsSpec {
         node_selector: map(&base.node_selector, &over.node_selector),
         pod_group_policy: over.pod_group_policy.clone().or_else(|| base.pod_group_policy.clone()),
         fabric,
+        capacity: match (&base.capacity, &over.capacity) {
+            (Some(b), Some(o)) => Some(crate::catalog::Capacity(b.0.iter().chain(&o.0).map(|(k, v)| (k.clone(), v.clone())).collect())),
+            (b, o) => o.clone().or_else(|| b.clone()),
+        },
     }
 }
 

@@ -53,12 +53,24 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
         keys::DESCRIPTION => spec.description.is_some(),
         keys::MACHINE_TYPES => gpu.is_some_and(|g| !g.machine_types.is_empty()),
         keys::INTERCONNECT => gpu.is_some() && plan.num_nodes > 1,
+        keys::CAPACITY => spec.capacity.is_some() || defaults.capacity.is_some(),
         _ => true,
     };
     f.warnings.extend(super::defaults::generator_metadata(&entry.metadata.labels, &entry.metadata.annotations, "metadata", &replaced));
     let (resources, cpu_limit_from_request) = resources(entry, &plan, &mut f);
     let env = env(entry, defaults, std::mem::take(&mut plan.env), &mut f);
-    let (node_selector, tolerations) = scheduling(entry, defaults, &plan);
+    let (mut node_selector, mut tolerations) = scheduling(entry, defaults, &plan);
+    let capacity = match super::capacity::choices(spec.capacity.as_ref(), defaults.capacity.as_ref(), &platform, &plan.accel) {
+        Ok(choices) => {
+            let user: Vec<&str> = defaults.node_selector.keys().chain(entry.spec.node_selector.keys()).map(String::as_str).collect();
+            f.errors.extend(super::capacity::apply(&choices, &platform, &user, &mut node_selector, &mut tolerations));
+            choices
+        }
+        Err(errors) => {
+            f.errors.extend(errors);
+            Vec::new()
+        }
+    };
     let (labels, annotations) = metadata(entry, defaults);
     let image = spec.image.clone().or_else(|| defaults.images.get(&plan.image_key).cloned()).unwrap_or_else(|| plan.default_image.clone());
     if image.trim().is_empty() {
@@ -94,6 +106,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             service_account_name: spec.service_account_name.clone(),
             jobset_annotations: plan.jobset_annotations,
             pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
+            capacity,
         },
         f.warnings,
     ))

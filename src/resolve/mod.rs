@@ -12,6 +12,7 @@ use crate::gvk::Gvk;
 use crate::read::Document;
 use crate::rules::catalog::{CATALOG_DUPLICATE_NAME, CATALOG_NOT_AN_OBJECT};
 
+pub mod capacity;
 mod defaults;
 pub mod entry;
 pub mod fabric;

@@ -33,6 +33,8 @@ pub struct ResolvedQueue {
     /// `Some` with Topology Aware Scheduling: the Topology's name and levels when given.
     pub tas: Option<(Option<String>, Vec<String>)>,
     pub selector: Option<RuntimeSelector>,
+    /// `spec.capacity`: the capacity types each shape gets a flavor of, in the order Kueue tries them.
+    pub capacity: Vec<crate::catalog::Capacity>,
 }
 
 /// The Topology a served runtime's flavor uses under Topology Aware Scheduling.
@@ -131,6 +133,7 @@ pub fn resolve_queue(q: &JaxRuntimeQueue, origin: Origin) -> Result<ResolvedQueu
         priority_classes: spec.priority_classes.clone(),
         tas: spec.topology_aware_scheduling.as_ref().map(|t| (t.topology.clone(), t.levels.clone())),
         selector: spec.runtimes.clone(),
+        capacity: spec.capacity.clone(),
     })
 }
 

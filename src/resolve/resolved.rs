@@ -102,6 +102,9 @@ pub struct Resolved {
     /// Annotations of the trainer pod template besides the fabric's: Kueue's TAS podset
     /// annotations (`spec.topology`, or a TAS queue's defaults).
     pub pod_annotations: BTreeMap<String, String>,
+    /// How the nodes are bought (`spec.capacity`, checked; its selectors and tolerations are in
+    /// `node_selector` and `tolerations` already). Empty: the platform's standing node pools.
+    pub capacity: Vec<crate::capacity::Choice>,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.

@@ -113,6 +113,12 @@ define_rules! {
     CATALOG_GENERATOR_METADATA = "catalog/generator-metadata", Warning, Catalog,
         "A label or annotation the generator sets on every runtime (`app.kubernetes.io/managed-by`, `trainer.kubeflow.org/framework`, the `jax-runtimes.dev/*` annotations), set in a runtime or in defaults to another value: the generator's value replaces it.",
         "Remove it; the generator owns these keys (ownership, the SDK and prunes rely on them).";
+    CATALOG_CAPACITY = "catalog/capacity", Error, Catalog,
+        "A `spec.capacity` that cannot be rendered: a kind `catalog/capacity.yaml` does not know, a value of the wrong type (`spot: yes`, `computeClass: true`), a kind the runtime's platform does not offer (a ComputeClass on EKS), flex-start for a multi-host TPU slice, or a node selector the capacity decides (GKE rejects a pod that selects a ComputeClass and `node.kubernetes.io/instance-type`).",
+        "Use a kind and platform of `catalog/capacity.yaml` (the message lists them); leave the selectors the capacity decides to it.";
+    CATALOG_CAPACITY_CONFLICT = "catalog/capacity-conflict", Error, Catalog,
+        "Two capacity kinds that no node is both of, or that the platform refuses together: Spot and a reservation, a ComputeClass and Spot VMs (GKE rejects the pods), Spot and on-demand.",
+        "Keep one of them; the message says why they exclude each other (say Spot or a reservation in the ComputeClass's priorities).";
     CATALOG_QUEUE = "catalog/queue", Error, Catalog,
         "A `JaxRuntimeQueue` that cannot be generated: an unsupported `kueueApiVersion`, a name or namespace that is not a valid Kubernetes name, a queue that serves no runtime, a runtime two queues serve, two queues generating the same object differently, or more flavors than one resource group takes.",
         "Fix the field the message names; split a large catalog into several queues with `spec.runtimes`.";

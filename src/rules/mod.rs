@@ -6,6 +6,7 @@
 //! Rules are declared with [`define_rules!`], one file per family, which also collects each
 //! family's table; [`all`] walks every family in docs order.
 
+pub mod autopilot;
 pub mod catalog;
 pub mod consistency;
 pub mod fit;
@@ -23,7 +24,7 @@ pub use rule::{Layer, Moment, Rule, Severity, Teller};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 11] = [
+    let families: [&'static [&'static Rule]; 12] = [
         input::RULES,
         catalog::RULES,
         output::RULES,
@@ -32,6 +33,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         interconnect::RULES,
         consistency::RULES,
         kubernetes::RULES,
+        autopilot::RULES,
         trainjob::RULES,
         kueue::RULES,
         fit::RULES,

@@ -292,7 +292,9 @@ fn gpu_checks(pod_path: &FieldPath, request: &PodRequest, choices: &BTreeMap<Str
         gpu.platforms.iter().any(|p| {
             p.model_label.as_ref().is_some_and(|k| choices.contains_key(k))
                 || p.machine_type_label.as_ref().is_some_and(|k| choices.contains_key(k))
-        }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| choices.contains_key(k)));
+        }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| choices.contains_key(k)))
+            // A GKE ComputeClass names the GPU in its priorities (`catalog/capacity.yaml`).
+            || choices.contains_key(&crate::capacity::compute_class_key());
     match found {
         Some((what, max)) => {
             if let Some(n) = gpus {

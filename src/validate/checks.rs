@@ -5,6 +5,7 @@
 
 use super::accelerators;
 use super::admission;
+use super::autopilot;
 use super::consistency;
 use super::ecosystem;
 use super::interconnect;
@@ -42,6 +43,7 @@ pub static RUNTIME_CHECKS: &[RuntimeCheck] = &[
     },
     RuntimeCheck { name: "consistency", check: consistency::check, restates_kubernetes: false, on_trainjob: Ok(()) },
     RuntimeCheck { name: "kubernetes", check: kubernetes::check, restates_kubernetes: true, on_trainjob: Ok(()) },
+    RuntimeCheck { name: "autopilot", check: autopilot::check, restates_kubernetes: false, on_trainjob: Ok(()) },
     RuntimeCheck {
         name: "tas",
         check: tas::runtime,

@@ -37,6 +37,7 @@ use crate::trainjob::TrainerVersion;
 
 pub mod accelerators;
 pub mod admission;
+pub mod autopilot;
 pub mod cel;
 pub mod checks;
 pub mod consistency;
