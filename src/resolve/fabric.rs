@@ -299,7 +299,7 @@ mod tests {
         )
         .unwrap();
         let origin =
-            Origin { doc: Place::new(Source::named("t"), 0), object: ObjectRef::new("JaxRuntime", "x"), row: None, field_prefix: "" };
+            Origin { doc: Place::new(Source::named("t"), 0), object: ObjectRef::new("JaxRuntime", "x"), row: None, generated: None, field_prefix: "" };
         crate::resolve::entry::resolve_entry(&entry, defaults, origin)
     }
 
