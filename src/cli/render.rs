@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
@@ -22,9 +22,12 @@ pub struct RenderArgs {
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
+    /// How to print findings on stderr: text, or one document (and nothing else) for CI: `json`,
+    /// `github` (workflow commands), `sarif`, `junit`.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
+    #[command(flatten)]
+    pub gate: Gate,
 }
 
 pub fn run(a: &RenderArgs) -> Exit {
@@ -35,7 +38,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     }
     let input = read_catalog(&a.paths);
-    let mut report = Reporter::new(a.format, input.sources.clone());
+    let mut report = Reporter::gated(a.format, a.gate.clone(), "render", input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {

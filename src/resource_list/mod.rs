@@ -333,7 +333,10 @@ fn not_a_list(what: &str) -> Diagnostic {
 /// Serializes the output ResourceList in its format, ending in a newline: every item that came
 /// with text as that text, the others from their values.
 pub fn write(list: &ResourceList, diagnostics: &[Diagnostic]) -> Result<String, YamlError> {
-    let results: Vec<KrmResult> = diagnostics.iter().map(KrmResult::from).collect();
+    // The one output rule: sorted by file, line and column, the TrainJob-name infos as one.
+    let mut sorted = crate::validate::kubernetes::summarize_name_lengths(diagnostics);
+    sorted.sort_by(|a, b| (a.file.as_deref(), a.line, a.column).cmp(&(b.file.as_deref(), b.line, b.column)));
+    let results: Vec<KrmResult> = sorted.iter().map(KrmResult::from).collect();
     match list.format {
         Format::Yaml => write_yaml(list, &results),
         Format::Json => write_json(list, &results),

@@ -56,6 +56,15 @@ pub fn docs_url(id: &str) -> String {
     format!("{DOCS_PAGE}#{}", anchor(id))
 }
 
+/// Infos that hold for every clean catalog (a GPU entry on a platform without a fabric it can
+/// wire is still a valid runtime): left out of reports unless `--min-severity info` asks.
+pub const ROUTINE: &[&str] = &["interconnect/not-wired"];
+
+/// True for a rule in [`ROUTINE`].
+pub fn routine(rule: &Rule) -> bool {
+    ROUTINE.contains(&rule.id)
+}
+
 /// The rule with this id, if it is registered.
 pub fn by_id(id: &str) -> Option<&'static Rule> {
     all().find(|r| r.id == id)
