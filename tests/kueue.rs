@@ -212,7 +212,7 @@ fn a_slice_size_larger_than_the_pod_count_is_rejected_at_create() {
         "{}",
         found[1].2
     );
-    assert!(found[1].2.contains("flavor `v5e-4x4` does not support Topology Aware Scheduling"), "{}", found[1].2);
+    assert!(found[0].2.contains("flavor `v5e-4x4` does not support Topology Aware Scheduling"), "{}", found[0].2);
 }
 
 /// TAS annotations on the runtime's own pod template are checked on the runtime, where the fix is.
