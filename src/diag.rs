@@ -356,3 +356,11 @@ pub fn within(field: &str, parent: &str) -> bool {
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(Diagnostic::is_error)
 }
+
+/// Findings in the order every command and the KRM function report them: by file, then line,
+/// then column; findings without a file first; each group in the order found (a stable sort).
+pub fn sorted(diags: &[Diagnostic]) -> Vec<Diagnostic> {
+    let mut v = diags.to_vec();
+    v.sort_by(|a, b| (a.file.as_deref(), a.line, a.column).cmp(&(b.file.as_deref(), b.line, b.column)));
+    v
+}

@@ -125,8 +125,7 @@ pub fn run(a: &KueueArgs) -> Exit {
                         sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)
                     }
                     Err(e) => {
-                        report.unwritable(dir, &e);
-                        Exit::Usage
+                        report.unwritable(dir, &e)
                     }
                 }
             }

@@ -183,9 +183,11 @@ fn expand_matrices<'a>(
                 Err(errors) => errors.into_iter().for_each(|d| findings.row(index, row, d)),
             }
         }
-        // The rows' JSON is not needed any more: only their variables, for messages.
+        // The rows' JSON is not needed any more: only their variables, for messages, and the
+        // name each generated (a finding's `generated`).
         for r in &mut expansion.rows {
-            r.runtime = serde_json::Value::Null;
+            let name = r.runtime.pointer("/metadata/name").cloned().unwrap_or_default();
+            r.runtime = serde_json::json!({"metadata": {"name": name}});
         }
         out.push(rows::Matrix { doc, object, expansion });
     }

@@ -334,8 +334,7 @@ fn not_a_list(what: &str) -> Diagnostic {
 /// with text as that text, the others from their values.
 pub fn write(list: &ResourceList, diagnostics: &[Diagnostic]) -> Result<String, YamlError> {
     // The one output rule: sorted by file, line and column, the TrainJob-name infos as one.
-    let mut sorted = crate::validate::kubernetes::summarize_name_lengths(diagnostics);
-    sorted.sort_by(|a, b| (a.file.as_deref(), a.line, a.column).cmp(&(b.file.as_deref(), b.line, b.column)));
+    let sorted = crate::diag::sorted(&crate::validate::kubernetes::summarize_name_lengths(diagnostics));
     let results: Vec<KrmResult> = sorted.iter().map(KrmResult::from).collect();
     match list.format {
         Format::Yaml => write_yaml(list, &results),
