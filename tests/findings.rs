@@ -49,7 +49,10 @@ fn images_the_kubelet_refuses_are_errors_at_pod_start_in_render_and_validate() {
         ("upper.yaml", &entry("b", "ghcr.io/MyOrg/jax:1")),
         ("tag.yaml", &entry("c", "ghcr.io/org/jax:-1")),
         ("digest.yaml", &entry("d", "ghcr.io/org/jax@sha256:abc")),
-        ("good.yaml", &entry("e", "localhost:5000/org/jax_cpu:v1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")),
+        (
+            "good.yaml",
+            &entry("e", "localhost:5000/org/jax_cpu:v1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+        ),
     ]);
     for (file, why) in [
         ("space.yaml", "holds whitespace"),
@@ -167,7 +170,11 @@ fn the_trainjob_name_info_is_one_line_in_text_and_one_per_runtime_in_json() {
     assert_eq!(r.code, 0, "{}", r.all());
     let infos: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("info[jobset/trainjob-name-length]")).collect();
     assert_eq!(infos.len(), 1, "{}", r.stderr);
-    assert!(infos[0].contains("these 25 runtimes") && infos[0].contains("the smallest limit, set by ClusterTrainingRuntime/"), "{}", infos[0]);
+    assert!(
+        infos[0].contains("these 25 runtimes") && infos[0].contains("the smallest limit, set by ClusterTrainingRuntime/"),
+        "{}",
+        infos[0]
+    );
     let r = run(dir.path(), &["validate", "rt.yaml", "--format", "json"]);
     let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
     assert_eq!(findings.iter().filter(|f| f["rule"] == "jobset/trainjob-name-length").count(), 25);

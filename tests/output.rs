@@ -282,7 +282,10 @@ fn validate_skips_the_kustomization_render_wrote_without_a_word() {
     // Nothing about out/kustomization.yaml: only the runtime's own TrainJob-name info.
     assert!(!r.stderr.contains("kustomization"), "no info box for out/kustomization.yaml:\n{}", r.stderr);
     assert!(
-        r.stderr.lines().filter(|l| !l.starts_with(' ')).all(|l| l.starts_with("info[jobset/trainjob-name-length]") || l.starts_with("jax-runtimes: ")),
+        r.stderr
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .all(|l| l.starts_with("info[jobset/trainjob-name-length]") || l.starts_with("jax-runtimes: ")),
         "{}",
         r.stderr
     );

@@ -69,9 +69,7 @@ pub fn run(a: &DocsArgs) -> Exit {
     };
     let code = match write::plan_for(dir, &files, &write::MARKDOWN) {
         Ok(plan) => sync_dir(dir, &plan, a.check, "docs", &a.paths, generated.runtimes.len(), &mut report),
-        Err(e) => {
-            report.unwritable(dir, &e.to_string())
-        }
+        Err(e) => report.unwritable(dir, &e.to_string()),
     };
     report.finish(code)
 }

@@ -124,9 +124,7 @@ pub fn run(a: &KueueArgs) -> Exit {
                         let command = format!("kueue --nodes {}", a.nodes.display());
                         sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)
                     }
-                    Err(e) => {
-                        report.unwritable(dir, &e)
-                    }
+                    Err(e) => report.unwritable(dir, &e),
                 }
             }
         };

@@ -81,9 +81,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         Some(dir) => {
             match write::files(&texts).map_err(|e| e.to_string()).and_then(|files| write::plan(dir, &files).map_err(|e| e.to_string())) {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
-                Err(e) => {
-                    report.unwritable(dir, &e)
-                }
+                Err(e) => report.unwritable(dir, &e),
             }
         }
     };

@@ -96,9 +96,8 @@ fn refused_part(remainder: &str) -> ImageError {
         None => (remainder, None),
     };
     if let Some(d) = digest {
-        let grammar = d.split_once(':').is_some_and(|(alg, hex)| {
-            !alg.is_empty() && hex.len() >= 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())
-        });
+        let grammar =
+            d.split_once(':').is_some_and(|(alg, hex)| !alg.is_empty() && hex.len() >= 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
         if !grammar {
             return ImageError::Digest(d.to_string());
         }

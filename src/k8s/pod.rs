@@ -140,7 +140,10 @@ pub fn image(image: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) 
                     &K8S_IMAGE_REFERENCE,
                     Scope::Template,
                     field,
-                    format!("the kubelet cannot pull the image {}: {e}; the pod is created but its container stays in `InvalidImageName`", shown(i)),
+                    format!(
+                        "the kubelet cannot pull the image {}: {e}; the pod is created but its container stays in `InvalidImageName`",
+                        shown(i)
+                    ),
                 ));
             }
         }

@@ -141,7 +141,12 @@ pub fn sarif(diags: &[Diagnostic]) -> String {
                 result["locations"] = json!([Value::Object(location)]);
             }
             let mut properties = serde_json::Map::new();
-            for (key, value) in [("field", d.field.as_deref()), ("file", d.file.as_deref()), ("row", d.row.as_deref()), ("generated", d.generated.as_deref())] {
+            for (key, value) in [
+                ("field", d.field.as_deref()),
+                ("file", d.file.as_deref()),
+                ("row", d.row.as_deref()),
+                ("generated", d.generated.as_deref()),
+            ] {
                 if let Some(v) = value {
                     properties.insert(key.into(), json!(v));
                 }
@@ -273,7 +278,10 @@ mod tests {
     fn github_commands_escape_their_properties_and_message() {
         let out = github(&[finding()]);
         assert!(out.starts_with("::error file=dir/a b.yaml,line=7,col=3,title=k8s/image-reference::ClusterTrainingRuntime/rt: `spec.x`: bad, 100%25%0Areally"), "{out}");
-        assert!(out.contains("%0Adocs: https://github.com/jax-runtimes/jax-runtimes/blob/main/docs/rules.md#k8s-image-reference\n"), "{out}");
+        assert!(
+            out.contains("%0Adocs: https://github.com/jax-runtimes/jax-runtimes/blob/main/docs/rules.md#k8s-image-reference\n"),
+            "{out}"
+        );
         assert_eq!(out.lines().count(), 1);
         let stdin = github(&[finding().with_severity(Severity::Info).with_file("<stdin>", None, Some(2))]);
         assert!(stdin.starts_with("::notice title=k8s/image-reference::<stdin>:2: "), "{stdin}");

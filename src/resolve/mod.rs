@@ -173,8 +173,13 @@ fn expand_matrices<'a>(
             findings.row(index, row, d);
         }
         for (row, r) in expansion.rendered() {
-            let mut origin =
-                Origin { doc: doc.place(), object: object.clone(), row: Some(r.describe()), generated: None, field_prefix: "spec.template" };
+            let mut origin = Origin {
+                doc: doc.place(),
+                object: object.clone(),
+                row: Some(r.describe()),
+                generated: None,
+                field_prefix: "spec.template",
+            };
             match shape::read::<JaxRuntime>(Kind::Runtime, &r.runtime) {
                 Ok(runtime) => {
                     origin.generated = Some(runtime.metadata.name.clone());
