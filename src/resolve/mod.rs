@@ -183,7 +183,7 @@ fn expand_matrices<'a>(
             match shape::read::<JaxRuntime>(Kind::Runtime, &r.runtime) {
                 Ok(runtime) => {
                     origin.generated = Some(runtime.metadata.name.clone());
-                    entries.push(Entry { runtime, origin, row: Some((index, row)) })
+                    entries.push(Entry { runtime, origin, row: Some((index, row)) });
                 }
                 Err(errors) => errors.into_iter().for_each(|d| findings.row(index, row, d)),
             }
