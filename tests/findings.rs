@@ -292,3 +292,51 @@ spec:
     let stale = findings.iter().find(|f| f["rule"] == "output/stale").unwrap();
     assert_eq!(stale["files"], serde_json::json!(["clustertrainingruntime_a.yaml"]), "{stale}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Point 7: a parse error inside a ResourceList names the file kpt read it from.
+
+#[test]
+fn kpt_names_the_file_and_line_of_a_duplicate_key() {
+    let kpt = support::tool("kpt");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    fs::create_dir(&pkg).unwrap();
+    fs::write(pkg.join("Kptfile"), "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n").unwrap();
+    fs::copy(root().join("catalog/runtimes/cpu.yaml"), pkg.join("catalog.yaml")).unwrap();
+    fs::write(
+        pkg.join("jobs.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    team: a\n    team: b\ndata: {x: '1'}\n",
+    )
+    .unwrap();
+    let eval = |cwd: &Path, target: &str, render: bool| {
+        let mut c = Command::new(&kpt);
+        if render {
+            fs::write(
+                pkg.join("Kptfile"),
+                format!(
+                    "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n  - exec: {}\n",
+                    support::bin().display()
+                ),
+            )
+            .unwrap();
+            c.args(["fn", "render", target, "--allow-exec", "--truncate-output=false"]);
+        } else {
+            c.args(["fn", "eval", target, "--truncate-output=false", "--exec"]).arg(support::bin());
+        }
+        let out = c.current_dir(cwd).output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    // In the package folder: the file and its line.
+    let (ok, out) = eval(&pkg, ".", false);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML at line 7: duplicate key `team`"), "{out}");
+    // From elsewhere the file cannot be read: the file, and the line of the ResourceList.
+    let (ok, out) = eval(tmp.path(), "pkg", false);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML (line ") && out.contains("of the ResourceList"), "{out}");
+    // kpt fn render --allow-exec too.
+    let (ok, out) = eval(&pkg, ".", true);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML"), "{out}");
+}
