@@ -49,42 +49,38 @@ impl fmt::Display for ObjectRef {
     }
 }
 
-/// One finding: what is wrong, where, and how to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One finding: what is wrong, where, and how to fix it. In JSON (see its `Serialize`) also the
+/// link to its rule's docs entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// The rule, serialized as its stable id, e.g. `catalog/unknown-field`.
-    #[serde(serialize_with = "rule_id")]
     pub rule: &'static Rule,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<ObjectRef>,
     /// Field path in the object, dotted with `[i]` for list items: `spec.accelerator.tpu.topology`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     /// The file the object came from, as the user named it (`<stdin>`, `builtin:catalog/x.yaml`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// 1-based line in `file`, where known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     /// 1-based column (in characters) on `line` of the value the finding is about, where known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
     /// How many characters from `column` the value takes: what the text report underlines.
-    #[serde(skip)]
     pub width: Option<usize>,
     /// Index of the YAML document in `file` (0-based), where known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
     /// How to fix it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
     /// When Kubernetes refuses what it found, where the message says so (the Kubernetes rules'
     /// findings): the moment, and where in the message the clause that tells it begins.
-    #[serde(skip)]
     pub fails: Option<Fails>,
+    /// The matrix row a finding about a generated runtime comes from (`model=h100, nodes=2`).
+    pub row: Option<String>,
+    /// The name of the runtime the finding is about, where a catalog object generated it.
+    pub generated: Option<String>,
+    /// The files a finding is about, where it names several (the stale files of `--check`).
+    pub files: Vec<String>,
 }
 
 /// The moment a finding says Kubernetes refuses it, as data beside the words.
@@ -96,8 +92,57 @@ pub struct Fails {
     pub at: usize,
 }
 
-fn rule_id<S: Serializer>(rule: &&'static Rule, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(rule.id)
+/// The JSON shape of a finding: `severity`, `rule`, `message`, then where (`object`, `field`,
+/// `file`, `line`, `column`, `index`), `help`, the generating `row` and `generated` name, the
+/// `files` it names, and `docs`, the rule's entry on docs/rules.md.
+impl Serialize for Diagnostic {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            severity: Severity,
+            rule: &'a str,
+            message: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            object: Option<&'a ObjectRef>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            field: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            file: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            line: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            column: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            index: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            help: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            row: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generated: Option<&'a str>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            files: &'a [String],
+            docs: String,
+        }
+        Wire {
+            severity: self.severity,
+            rule: self.rule.id,
+            message: &self.message,
+            object: self.object.as_ref(),
+            field: self.field.as_deref(),
+            file: self.file.as_deref(),
+            line: self.line,
+            column: self.column,
+            index: self.index,
+            help: self.help.as_deref(),
+            row: self.row.as_deref(),
+            generated: self.generated.as_deref(),
+            files: &self.files,
+            docs: crate::rules::docs_url(self.rule.id),
+        }
+        .serialize(s)
+    }
 }
 
 impl Diagnostic {
@@ -116,6 +161,9 @@ impl Diagnostic {
             index: None,
             help: None,
             fails: None,
+            row: None,
+            generated: None,
+            files: Vec::new(),
         }
     }
     /// A finding of `rule` at `field` (relative to its object; empty for the object itself),
@@ -213,6 +261,10 @@ impl fmt::Display for Diagnostic {
         if let Some(help) = &self.help {
             write!(f, "\n  help: {help}")?;
         }
+        // Errors and warnings link their rule's docs entry (infos stay one or two lines).
+        if self.severity > Severity::Info {
+            write!(f, "\n  docs: {}", crate::rules::docs_url(self.rule.id))?;
+        }
         Ok(())
     }
 }
@@ -303,4 +355,12 @@ pub fn within(field: &str, parent: &str) -> bool {
 /// True when any finding is an error.
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(Diagnostic::is_error)
+}
+
+/// Findings in the order every command and the KRM function report them: by file, then line,
+/// then column; findings without a file first; each group in the order found (a stable sort).
+pub fn sorted(diags: &[Diagnostic]) -> Vec<Diagnostic> {
+    let mut v = diags.to_vec();
+    v.sort_by(|a, b| (a.file.as_deref(), a.line, a.column).cmp(&(b.file.as_deref(), b.line, b.column)));
+    v
 }

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+pub mod ci;
+
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan, ThemeCharacters, ThemeStyles};
 
 use crate::diag::{Diagnostic, Severity};
@@ -75,11 +77,11 @@ pub fn text_styled(d: &Diagnostic, sources: &Sources, style: Style) -> String {
     out
 }
 
-/// A file's text and where each line starts, kept for the next finding in the same file: a
-/// large file with many findings is read and scanned once, not once per finding.
+/// Where each line of a file starts, kept (with the file, shared, not copied) for the next
+/// finding in the same file: a large file with many findings is scanned once, not once per
+/// finding, and its text is never held twice.
 struct Lines {
-    file: String,
-    text: String,
+    source: std::sync::Arc<crate::read::Source>,
     starts: Vec<usize>,
 }
 
@@ -87,50 +89,88 @@ thread_local! {
     static LAST_FILE: std::cell::RefCell<Option<Lines>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Lines `first..=last` (0-based, clamped) of `file`, and the index of the first one kept.
-fn lines_of(file: &str, sources: &Sources, first: usize, last: usize) -> Option<(String, usize)> {
+/// The most bytes of one line a snippet shows; a longer line is cut around the value, the cut
+/// marked with `…`, so that an 80 MB one-line file gives a report of a few hundred bytes.
+pub const SNIPPET_LINE_MAX: usize = 240;
+
+/// Lines `first..=line + 1` (0-based, clamped) of `file`, each cut to [`SNIPPET_LINE_MAX`] bytes
+/// (line `line` around the characters `columns` (column, width) mark, or its text less its indent,
+/// the others at their start), with the bytes to underline and the column they start at.
+fn window(file: &str, sources: &Sources, first: usize, line: usize, columns: Option<(usize, usize)>) -> Option<Window> {
     LAST_FILE.with(|cell| {
         let mut cached = cell.borrow_mut();
-        if cached.as_ref().is_none_or(|c| c.file != file) {
-            let text = sources.text(file)?.to_string();
+        if cached.as_ref().is_none_or(|c| c.source.name != file) {
+            let source = sources.source(file)?.clone();
+            let text = source.text()?;
             let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-            *cached = Some(Lines { file: file.to_string(), text, starts });
+            *cached = Some(Lines { source, starts });
         }
         let c = cached.as_ref()?;
+        let text = c.source.text()?;
         let count = c.starts.len();
         let first = first.min(count - 1);
-        let end = c.starts.get(last + 1).copied().unwrap_or(c.text.len());
-        Some((c.text.get(c.starts[first]..end)?.to_string(), first))
+        let line_text = |i: usize| -> Option<&str> {
+            let start = *c.starts.get(i)?;
+            let end = c.starts.get(i + 1).map_or(text.len(), |&e| e - 1);
+            text.get(start..end.max(start))
+        };
+        let this = line_text(line)?;
+        let indent = this.len() - this.trim_start().len();
+        // The value's bytes in the line: the mark, or the whole line less its indent.
+        let (m_from, m_len) = columns.and_then(|(c, w)| marked_bytes(this, c, w)).unwrap_or((indent, this.trim().len().max(1)));
+        let mut out = String::new();
+        let mut span = (0, 0);
+        for i in first..=(line + 1).min(count - 1) {
+            let l = line_text(i)?;
+            if i + 1 == count && l.is_empty() && i != line {
+                break;
+            }
+            let (from, to) = if l.len() <= SNIPPET_LINE_MAX {
+                (0, l.len())
+            } else if i == line {
+                let from = floor(l, m_from.saturating_sub(SNIPPET_LINE_MAX / 3));
+                (from, floor(l, (from + SNIPPET_LINE_MAX).min(l.len())))
+            } else {
+                (0, floor(l, SNIPPET_LINE_MAX))
+            };
+            let lead = if from > 0 { "…" } else { "" };
+            if i == line {
+                let start = out.len() + lead.len() + m_from.saturating_sub(from).min(to - from);
+                let end = out.len() + lead.len() + (m_from + m_len).clamp(from, to) - from;
+                span = (start, (end - start).max(1));
+            }
+            out.push_str(lead);
+            out.push_str(l.get(from..to)?);
+            if to < l.len() {
+                out.push('…');
+            }
+            out.push('\n');
+        }
+        let column = this.get(..m_from).map_or(1, |b| b.chars().count() + 1);
+        Some(Window { name: file.to_string(), text: out, first_line: first, span, column })
     })
 }
 
+/// The largest char boundary of `s` at or before `at`.
+fn floor(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// The finding's line of its file, rendered by miette, with the finding's value underlined (the
-/// whole line, less its indent, when the columns are not known).
+/// whole line, less its indent, when the columns are not known); a long line cut around it.
 fn snippet(d: &Diagnostic, sources: &Sources, style: Style) -> Option<String> {
     let (file, line) = (d.file.as_ref()?, d.line?);
+    let line0 = line.checked_sub(1)?;
     // Only the line and one line of context either side reach miette (it scans its source from
     // the start for every report).
-    let (text, first_line) = lines_of(file, sources, line.saturating_sub(2), line)?;
-    let start: usize = text.split_inclusive('\n').take(line.checked_sub(1 + first_line)?).map(str::len).sum();
-    let this = text.get(start..)?.lines().next()?;
-    let indent = this.len() - this.trim_start().len();
-    let whole = (indent, this.trim().len().max(1));
-    // The value's characters, as bytes of this line; the whole line when they do not fit it.
-    let marked = match (d.column, d.width) {
-        (Some(col), Some(width)) if col >= 1 && width >= 1 => {
-            let mut bytes = this.char_indices().map(|(i, _)| i).chain(std::iter::once(this.len()));
-            let from = bytes.nth(col - 1);
-            let to = bytes.nth(width - 1);
-            match (from, to) {
-                (Some(a), Some(b)) if b > a => (a, b - a),
-                _ => whole,
-            }
-        }
-        _ => whole,
-    };
+    let src = window(file, sources, line0.saturating_sub(1), line0, d.column.zip(d.width))?;
     let label = d.field.clone().unwrap_or_else(|| "here".into());
-    let src = Window { name: file.clone(), text, first_line };
-    let report = Snippet { src, span: (start + marked.0, marked.1).into(), label };
+    let (span, column) = (src.span, src.column);
+    let report = Snippet { src, span: span.into(), label };
     let theme = style.theme();
     let frame_start = format!("{}{}{}", theme.characters.ltop, theme.characters.hbar, theme.characters.lbox);
     let mut out = String::new();
@@ -141,11 +181,32 @@ fn snippet(d: &Diagnostic, sources: &Sources, style: Style) -> Option<String> {
         .render_report(&mut out, &report)
         .ok()?;
     // Keep only the source frame: the summary line is printed above in a stable, greppable form.
-    let frame: Vec<&str> = out.lines().skip_while(|l| !strip_ansi(l).trim_start().starts_with(&frame_start)).collect();
+    let mut frame: Vec<String> =
+        out.lines().skip_while(|l| !strip_ansi(l).trim_start().starts_with(&frame_start)).map(str::to_string).collect();
+    // The frame's `[file:line:column]`: the column in the file, not in the cut line.
+    if let Some(head) = frame.first_mut() {
+        let wanted = format!("[{file}:{line}:{column}]");
+        if let (Some(a), Some(b)) = (head.find('['), head.rfind(']')) {
+            if a < b {
+                head.replace_range(a..=b, &wanted);
+            }
+        }
+    }
     if frame.is_empty() {
         return None;
     }
     Some(frame.join("\n") + "\n")
+}
+
+/// The bytes of `line` that columns `column..column+width` (1-based, in characters) take.
+fn marked_bytes(line: &str, column: usize, width: usize) -> Option<(usize, usize)> {
+    if column == 0 || width == 0 {
+        return None;
+    }
+    let mut bytes = line.char_indices().map(|(i, _)| i).chain(std::iter::once(line.len()));
+    let from = bytes.nth(column - 1)?;
+    let to = bytes.nth(width - 1)?;
+    (to > from).then_some((from, to - from))
 }
 
 /// A line without its ANSI color sequences (`ESC [ ... m`).
@@ -173,6 +234,10 @@ struct Window {
     text: String,
     /// 0-based line of the file that `text` starts with.
     first_line: usize,
+    /// The bytes of `text` to underline.
+    span: (usize, usize),
+    /// The 1-based column in the file (in characters) the underline starts at.
+    column: usize,
 }
 
 impl miette::SourceCode for Window {

@@ -116,7 +116,7 @@ fn check(queues: &str, trainjobs: &str) -> (i32, Vec<(String, String, String)>) 
     std::fs::write(dir.path().join("all.yaml"), all).unwrap();
     let r = run_in(dir.path(), &["validate", "--format", "json", "all.yaml"], None);
     assert_ne!(r.code, 2, "{}", r.all());
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     let found = found
         .iter()
         .filter(|d| d["severity"] == "error")
@@ -203,16 +203,16 @@ fn a_slice_size_larger_than_the_pod_count_is_rejected_at_create() {
     // The queue has no Topology Aware Scheduling flavor either: the TrainJob would never be admitted.
     assert_eq!(
         rules(&found),
-        [("kueue/tas-slice-size", "TrainJob/team-a/tpu-job"), ("kueue/no-matching-flavor", "TrainJob/team-a/tpu-job")],
+        [("kueue/no-matching-flavor", "TrainJob/team-a/tpu-job"), ("kueue/tas-slice-size", "TrainJob/team-a/tpu-job")],
         "{found:#?}"
     );
     assert!(
-        found[0].2.contains("\"8\" must not be greater than pod set count 4")
-            && found[0].2.ends_with("Kueue's webhook rejects this TrainJob at create"),
+        found[1].2.contains("\"8\" must not be greater than pod set count 4")
+            && found[1].2.ends_with("Kueue's webhook rejects this TrainJob at create"),
         "{}",
-        found[0].2
+        found[1].2
     );
-    assert!(found[1].2.contains("flavor `v5e-4x4` does not support Topology Aware Scheduling"), "{}", found[1].2);
+    assert!(found[0].2.contains("flavor `v5e-4x4` does not support Topology Aware Scheduling"), "{}", found[0].2);
 }
 
 /// TAS annotations on the runtime's own pod template are checked on the runtime, where the fix is.
@@ -229,7 +229,7 @@ fn tas_annotations_of_a_runtime_are_checked_against_its_pod_count() {
     }});
     write_stream(&dir.path().join("runtimes.yaml"), &docs);
     let r = run_in(dir.path(), &["validate", "--format", "json", "runtimes.yaml"], None);
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap();
     let rules: Vec<(&str, &str)> = found.iter().map(|d| (d["rule"].as_str().unwrap(), d["field"].as_str().unwrap_or_default())).collect();
     let at = "spec.template.spec.replicatedJobs[0].template.spec.template.metadata.annotations";
     assert!(rules.contains(&("kueue/tas-topology", at)), "{rules:?}");
@@ -360,9 +360,11 @@ fn generated_queues_pass_the_kueue_crds() {
     args.push("out.yaml".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = run_in(dir.path(), &args, None);
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     let serious: Vec<&serde_json::Value> = found.iter().filter(|d| d["severity"] != "info").collect();
     assert!(serious.is_empty() && r.code == 0, "{serious:#?}");
+    let text: Vec<&str> = args.iter().copied().filter(|a| *a != "--format" && *a != "json").collect();
+    let r = run_in(dir.path(), &text, None);
     assert!(r.stderr.contains("8 runtimes and 17 Kueue objects checked"), "{}", r.stderr);
 }
 

@@ -87,12 +87,12 @@ fn render_json_findings_are_one_document_on_stderr_with_nothing_else() {
 }
 
 #[test]
-fn validate_keeps_its_json_on_stdout() {
+fn validate_writes_its_json_on_stderr_like_every_command_and_nothing_else() {
     let rt = root().join("tests/validate/base/tpu.yaml");
     let r = run(&root(), &["validate", rt.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(serde_json::from_str::<Value>(&r.stdout).unwrap().is_array());
-    assert_eq!(r.stderr, "jax-runtimes: 1 runtime checked: 0 errors, 0 warnings\n");
+    assert!(serde_json::from_str::<Value>(&r.stderr).unwrap().is_array(), "{}", r.all());
+    assert_eq!(r.stdout, "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +234,7 @@ fn counts_read_as_english() {
     for wrong in ["1 nodes", "1 pods", "1 GPUs", "1 chips", "1 hosts", "(s)"] {
         assert!(!page.contains(wrong), "{wrong}:\n{page}");
     }
-    let r = run(d, &["validate", "out"], &[]);
+    let r = run(d, &["validate", "out", "--min-severity", "warning"], &[]);
     assert_eq!(r.stderr, "jax-runtimes: 1 runtime checked: 0 errors, 0 warnings\n");
     // A GPU count that is too large names the machine shapes with their counts in words.
     fs::write(d.join("big.yaml"), BAD.replace("\"three\"", "9")).unwrap();
@@ -262,11 +262,11 @@ fn color_and_plain_ascii_for_logs() {
     // TERM=dumb in auto mode: plain too.
     let r = run(d, &["render", "bad.yaml"], &[("TERM", "dumb")]);
     assert!(r.stderr.is_ascii(), "{}", r.stderr);
-    // validate writes its findings on stdout, in the same style.
+    // validate writes its findings on stderr too, in the same style.
     let rt = root().join("tests/validate/base/tpu.yaml");
     let other = dir_with(&[("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")]);
     let r = run(other.path(), &["validate", "cm.yaml", rt.to_str().unwrap(), "--color", "never"], &[]);
-    assert!(r.stdout.contains("info[input/not-a-runtime]") && r.stdout.is_ascii(), "{}", r.all());
+    assert!(r.stderr.contains("info[input/not-a-runtime]") && r.stderr.is_ascii() && r.stdout.is_empty(), "{}", r.all());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -280,13 +280,20 @@ fn validate_skips_the_kustomization_render_wrote_without_a_word() {
     let r = run(d, &["validate", "out"], &[]);
     assert_eq!(r.code, 0, "{}", r.all());
     // Nothing about out/kustomization.yaml: only the runtime's own TrainJob-name info.
-    assert!(!r.stdout.contains("kustomization"), "no info box for out/kustomization.yaml:\n{}", r.stdout);
-    assert!(r.stdout.lines().filter(|l| !l.starts_with(' ')).all(|l| l.starts_with("info[jobset/trainjob-name-length]")), "{}", r.stdout);
+    assert!(!r.stderr.contains("kustomization"), "no info box for out/kustomization.yaml:\n{}", r.stderr);
+    assert!(
+        r.stderr
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .all(|l| l.starts_with("info[jobset/trainjob-name-length]") || l.starts_with("jax-runtimes: ")),
+        "{}",
+        r.stderr
+    );
     // A kustomization of the user's own is still said to be skipped.
     fs::write(d.join("out/kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
         .unwrap();
     let r = run(d, &["validate", "out"], &[]);
-    assert!(r.stdout.contains("info[input/not-a-runtime]: out/kustomization.yaml"), "{}", r.all());
+    assert!(r.stderr.contains("info[input/not-a-runtime]: out/kustomization.yaml"), "{}", r.all());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -181,11 +181,12 @@ fn validate_checks_trainjobs_against_a_catalog_rendered_first() {
     let bad = write(dir.path(), "bad.yaml", &TPU_JOB.replace("NODES", "2"));
     let r = run(&["validate", &bad, "--runtimes", &catalog, "--format", "json"], None);
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
     let f = findings.iter().find(|f| f["rule"] == "trainjob/tpu-num-nodes").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.numNodes");
     assert_eq!(f["line"], 7);
     assert!(f["message"].as_str().unwrap().contains("4 hosts"), "{f}");
+    let r = run(&["validate", &bad, "--runtimes", &catalog], None);
     assert!(r.stderr.contains("0 runtimes and 1 TrainJob checked"), "{}", r.stderr);
     let good = write(dir.path(), "good.yaml", &TPU_JOB.replace("NODES", "4"));
     let r = run(&["validate", &good, "--runtimes", &catalog], None);
@@ -193,7 +194,7 @@ fn validate_checks_trainjobs_against_a_catalog_rendered_first() {
     // Without the runtimes the reference cannot resolve: an error that says how to pass them.
     let r = run(&["validate", &good], None);
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.stdout.contains("trainjob/runtime-ref") && r.stdout.contains("--runtimes"), "{}", r.all());
+    assert!(r.stderr.contains("trainjob/runtime-ref") && r.stderr.contains("--runtimes"), "{}", r.all());
 }
 
 #[test]
@@ -204,10 +205,11 @@ fn validate_takes_runtimes_from_the_same_input_and_a_list() {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [rt, tj]});
     let r = run(&["validate", "-", "--format", "json"], Some(&serde_json::to_string_pretty(&list).unwrap()));
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
     let f = findings.iter().find(|f| f["rule"] == "trainjob/jax-env").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.env[0]");
     assert!(f["line"].as_u64().is_some(), "{f}");
+    let r = run(&["validate", "-"], Some(&serde_json::to_string_pretty(&list).unwrap()));
     assert!(r.stderr.contains("1 runtime and 1 TrainJob checked"), "{}", r.stderr);
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::pipeline;
@@ -22,9 +22,12 @@ pub struct DocsArgs {
     /// Write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long)]
     pub check: bool,
-    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
+    /// How to print findings on stderr: text, or one document (and nothing else) for CI: `json`,
+    /// `github` (workflow commands), `sarif`, `junit`.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
+    #[command(flatten)]
+    pub gate: Gate,
 }
 
 /// `jax-runtimes docs`.
@@ -36,7 +39,7 @@ pub fn run(a: &DocsArgs) -> Exit {
     // The pages name the catalog files: the same however the paths are spelt.
     let paths: Vec<PathBuf> = a.paths.iter().map(|p| write::owned::display_path(p)).collect();
     let input = read_catalog(&paths);
-    let mut report = Reporter::new(a.format, input.sources.clone());
+    let mut report = Reporter::gated(a.format, a.gate.clone(), "docs", input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
@@ -68,10 +71,7 @@ pub fn run(a: &DocsArgs) -> Exit {
     };
     let code = match write::plan_for(dir, &files, &write::MARKDOWN) {
         Ok(plan) => sync_dir(dir, &plan, a.check, "docs", &a.paths, generated.runtimes.len(), &mut report),
-        Err(e) => {
-            report.unwritable(dir, &e.to_string());
-            Exit::Usage
-        }
+        Err(e) => report.unwritable(dir, &e),
     };
     report.finish(code)
 }

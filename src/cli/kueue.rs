@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::out;
-use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::catalog::API_VERSION;
 use crate::diag::{Diagnostic, Severity};
 use crate::exit::Exit;
@@ -36,9 +36,12 @@ pub struct KueueArgs {
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
+    /// How to print findings on stderr: text, or one document (and nothing else) for CI: `json`,
+    /// `github` (workflow commands), `sarif`, `junit`.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
+    #[command(flatten)]
+    pub gate: Gate,
 }
 
 /// The queue a catalog without a `JaxRuntimeQueue` gets: every runtime, in one ClusterQueue.
@@ -59,7 +62,7 @@ pub fn run(a: &KueueArgs) -> Exit {
     let Some(node_docs) = super::fit::read_one(&a.nodes, &mut sources) else { return Exit::Usage };
     let input = read_catalog(&a.paths);
     sources.extend(&input.sources);
-    let mut report = Reporter::new(a.format, sources);
+    let mut report = Reporter::gated(a.format, a.gate.clone(), "kueue", sources);
     let cluster = match inventory::from_documents(&node_docs, None) {
         Ok((c, notes)) => {
             report.findings(&notes);
@@ -118,17 +121,14 @@ pub fn run(a: &KueueArgs) -> Exit {
             Some(dir) => {
                 let identity = write::owned::Identity::of(&a.paths, dir);
                 match write::files(&texts)
-                    .map_err(|e| e.to_string())
-                    .and_then(|f| write::owned::plan(dir, &f, &identity).map_err(|e| e.to_string()))
+                    .map_err(|e| write::DirError::new(e.to_string()))
+                    .and_then(|f| write::owned::plan(dir, &f, &identity))
                 {
                     Ok(p) => {
                         let command = format!("kueue --nodes {}", a.nodes.display());
                         sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)
                     }
-                    Err(e) => {
-                        report.unwritable(dir, &e);
-                        Exit::Usage
-                    }
+                    Err(e) => report.unwritable(dir, &e),
                 }
             }
         };

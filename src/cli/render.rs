@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Reporter};
+use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
@@ -26,9 +26,12 @@ pub struct RenderArgs {
     /// the `JaxRuntimeDefaults` the kustomization in the current folder lists under `generators:` apply.
     #[arg(long, value_name = "CONFIG", conflicts_with_all = ["paths", "output_dir"])]
     pub kustomize_plugin: Option<PathBuf>,
-    /// How to print findings on stderr: text, or one JSON array (and nothing else) for CI.
+    /// How to print findings on stderr: text, or one document (and nothing else) for CI: `json`,
+    /// `github` (workflow commands), `sarif`, `junit`.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub format: FindingsFormat,
+    #[command(flatten)]
+    pub gate: Gate,
 }
 
 pub fn run(a: &RenderArgs) -> Exit {
@@ -42,7 +45,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         Some(config) => super::kustomize_plugin::input(config),
         None => read_catalog(&a.paths),
     };
-    let mut report = Reporter::new(a.format, input.sources.clone());
+    let mut report = Reporter::gated(a.format, a.gate.clone(), "render", input.sources.clone());
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
@@ -85,14 +88,11 @@ pub fn run(a: &RenderArgs) -> Exit {
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
             match write::files(&texts)
-                .map_err(|e| e.to_string())
-                .and_then(|files| write::owned::plan(dir, &files, &identity).map_err(|e| e.to_string()))
+                .map_err(|e| write::DirError::new(e.to_string()))
+                .and_then(|files| write::owned::plan(dir, &files, &identity))
             {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
-                Err(e) => {
-                    report.unwritable(dir, &e);
-                    Exit::Usage
-                }
+                Err(e) => report.unwritable(dir, &e),
             }
         }
     };

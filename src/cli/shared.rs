@@ -4,12 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use super::out;
-use crate::diag::{has_errors, Diagnostic};
+pub use crate::diag::sorted;
+use crate::diag::{has_errors, Diagnostic, Severity};
 use crate::exit::Exit;
 use crate::pipeline;
 use crate::read::{self, Input, Sources};
 use crate::report;
-use crate::rules::output::{OUTPUT_STALE, OUTPUT_UNWRITABLE};
+use crate::rules::output::{OUTPUT_NOT_OWNED, OUTPUT_STALE, OUTPUT_UNWRITABLE};
 use crate::words;
 use crate::write::{self, Plan};
 
@@ -45,64 +46,148 @@ pub fn load_runtimes(paths: &[PathBuf], sources: &mut Sources) -> Result<pipelin
     Ok(loaded)
 }
 
-/// How findings are printed on stderr by `render` and `docs`.
+/// How findings are printed on stderr, the same in every command that reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FindingsFormat {
     /// `error[rule]: file:line: Kind/name: `field`: message`, the line itself, and a help line.
     Text,
     /// One JSON array of findings, and nothing else on stderr.
     Json,
+    /// GitHub Actions workflow commands (`::error file=..,line=..::message`): annotations.
+    Github,
+    /// One SARIF 2.1.0 log (GitHub code scanning, other SARIF readers).
+    Sarif,
+    /// One JUnit XML report: a test case per finding, failed at `--fail-on`.
+    Junit,
 }
 
-/// What `render` and `docs` say on stderr. In text, findings and `jax-runtimes:` notes as they
-/// come. With `--format json`, one JSON array of findings when the command ends and nothing
-/// else: notes are left out (the exit code says what they say) and a problem that is not a
-/// finding (an output directory that cannot be written, a stale `--check`) becomes one, so that
-/// `2>findings.json` is always valid JSON.
-pub struct Reporter {
-    format: FindingsFormat,
-    sources: Sources,
-    kept: Vec<Diagnostic>,
+/// A severity on the command line (`--min-severity`, `--fail-on`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Level {
+    Info,
+    Warning,
+    #[default]
+    Error,
 }
 
-impl Reporter {
-    pub fn new(format: FindingsFormat, sources: Sources) -> Reporter {
-        Reporter { format, sources, kept: Vec::new() }
+impl From<Level> for Severity {
+    fn from(l: Level) -> Severity {
+        match l {
+            Level::Info => Severity::Info,
+            Level::Warning => Severity::Warning,
+            Level::Error => Severity::Error,
+        }
     }
+}
 
-    /// Findings: printed now in text, kept for the end in JSON.
-    pub fn findings(&mut self, diags: &[Diagnostic]) {
-        match self.format {
-            FindingsFormat::Text => {
-                if !diags.is_empty() {
-                    out::stderr(&report::text_all_styled(diags, &self.sources, out::style(out::Stream::Stderr)));
-                }
-            }
-            FindingsFormat::Json => self.kept.extend_from_slice(diags),
+/// Which findings are reported and which fail the command: the same flags in every command that
+/// reports findings.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Gate {
+    /// Report only findings of this severity or worse: `info`, `warning`, `error`. Without it,
+    /// everything but the infos that hold for every clean catalog (`interconnect/not-wired`);
+    /// `--min-severity info` shows those too.
+    #[arg(long = "min-severity", value_enum, value_name = "SEVERITY")]
+    pub min_severity: Option<Level>,
+    /// The severity that makes the command fail (exit 1): `error` (the default) or `warning`.
+    #[arg(long = "fail-on", value_enum, value_name = "SEVERITY", default_value_t = Level::Error)]
+    pub fail_on: Level,
+}
+
+impl Gate {
+    /// True when `d` is reported.
+    pub fn shows(&self, d: &Diagnostic) -> bool {
+        match self.min_severity {
+            Some(min) => d.severity >= Severity::from(min),
+            None => !crate::rules::routine(d.rule) || d.severity > Severity::Info,
         }
     }
 
-    /// A `jax-runtimes: <note>` line in text; nothing in JSON.
+    /// The severity at which findings fail the command.
+    pub fn fail_at(&self) -> Severity {
+        self.fail_on.into()
+    }
+
+    /// `exit`, or 1 when it is 0 and a finding is at `--fail-on` (a warning, with `--fail-on warning`).
+    pub fn exit(&self, exit: Exit, diags: &[Diagnostic]) -> Exit {
+        if exit == Exit::Ok && diags.iter().any(|d| d.severity >= self.fail_at()) {
+            Exit::Findings
+        } else {
+            exit
+        }
+    }
+}
+
+/// What a command says on stderr (the one output rule, README "Output and exit codes"). In text,
+/// findings and `jax-runtimes:` notes as they come. In every other format, one document when the
+/// command ends and nothing else: notes are left out (the exit code says what they say) and a
+/// problem that is not a finding (an output directory that cannot be written, a stale `--check`)
+/// becomes one, so that `2>findings.json` (`.sarif`, `.xml`) is always one valid document.
+pub struct Reporter {
+    format: FindingsFormat,
+    gate: Gate,
+    command: &'static str,
+    sources: Sources,
+    kept: Vec<Diagnostic>,
+    /// Every finding reported or not (for `--fail-on`).
+    seen: Vec<Severity>,
+}
+
+impl Reporter {
+    /// A reporter for `command` that reports what `gate` lets through.
+    pub fn gated(format: FindingsFormat, gate: Gate, command: &'static str, sources: Sources) -> Reporter {
+        Reporter { format, gate, command, sources, kept: Vec::new(), seen: Vec::new() }
+    }
+
+    /// Findings: printed now in text (sorted by file, line and column), kept for the end in the
+    /// other formats.
+    pub fn findings(&mut self, diags: &[Diagnostic]) {
+        self.seen.extend(diags.iter().map(|d| d.severity));
+        let shown: Vec<Diagnostic> = sorted(diags).into_iter().filter(|d| self.gate.shows(d)).collect();
+        match self.format {
+            FindingsFormat::Text => {
+                let shown = crate::validate::kubernetes::summarize_name_lengths(&shown);
+                if !shown.is_empty() {
+                    out::stderr(&report::text_all_styled(&shown, &self.sources, out::style(out::Stream::Stderr)));
+                }
+            }
+            _ => self.kept.extend(shown),
+        }
+    }
+
+    /// A `jax-runtimes: <note>` line in text; nothing in the other formats.
     pub fn note(&self, text: &str) {
         if self.format == FindingsFormat::Text {
             out::note(text);
         }
     }
 
-    /// A problem of the command itself: the note `text` in text, the finding `d` in JSON.
+    /// A problem of the command itself: the note `text` in text, the finding `d` in the others.
     pub fn problem(&mut self, text: &str, d: Diagnostic) {
+        self.seen.push(d.severity);
         match self.format {
             FindingsFormat::Text => out::error(text),
-            FindingsFormat::Json => self.kept.push(d),
+            _ => self.kept.push(d),
         }
     }
 
-    /// Ends the report: in JSON, the array of every finding (`[]` for none). Returns `exit`.
+    /// Ends the report: in the document formats, the one document of every finding (`[]`, an
+    /// empty SARIF run, a passing JUnit case for none). Returns `exit`, made 1 by `--fail-on`.
     pub fn finish(self, exit: Exit) -> Exit {
-        if self.format == FindingsFormat::Json {
-            out::stderr(&report::json(&self.kept));
+        let kept = sorted(&self.kept);
+        let summarized = || crate::validate::kubernetes::summarize_name_lengths(&kept);
+        match self.format {
+            FindingsFormat::Text => {}
+            FindingsFormat::Json => out::stderr(&report::json(&kept)),
+            FindingsFormat::Github => out::stderr(&report::ci::github(&summarized())),
+            FindingsFormat::Sarif => out::stderr(&report::ci::sarif(&summarized())),
+            FindingsFormat::Junit => out::stderr(&report::ci::junit(&summarized(), self.command, self.gate.fail_at())),
         }
-        exit
+        if exit == Exit::Ok && self.seen.iter().any(|&s| s >= self.gate.fail_at()) {
+            Exit::Findings
+        } else {
+            exit
+        }
     }
 
     /// `nothing written: N errors` when findings hold errors; true then.
@@ -138,15 +223,17 @@ pub fn sync_dir(dir: &Path, plan: &Plan, check: bool, command: &str, paths: &[Pa
         );
         report.problem(
             &format!("{} is stale: {what}", dir.display()),
-            Diagnostic::new(&OUTPUT_STALE, format!("the directory is stale: {what}"))
-                .with_file(dir.display().to_string(), None, None)
-                .with_help(OUTPUT_STALE.fix),
+            Diagnostic {
+                files: plan.create.keys().chain(plan.update.keys()).chain(plan.delete.keys()).cloned().collect(),
+                ..Diagnostic::new(&OUTPUT_STALE, format!("the directory is stale: {what}"))
+                    .with_file(dir.display().to_string(), None, None)
+                    .with_help(OUTPUT_STALE.fix)
+            },
         );
         return Exit::Findings;
     }
     if let Err(e) = write::apply(dir, plan) {
-        report.unwritable(dir, &e.to_string());
-        return Exit::Usage;
+        return report.unwritable(dir, &e);
     }
     let done = if command == "docs" { "documented" } else { "wrote" };
     let preposition = if command == "docs" { "in" } else { "to" };
@@ -161,14 +248,17 @@ pub fn sync_dir(dir: &Path, plan: &Plan, check: bool, command: &str, paths: &[Pa
 }
 
 impl Reporter {
-    /// The output directory could not be read or written.
-    pub fn unwritable(&mut self, dir: &Path, message: &str) {
+    /// The output directory could not be read or written (exit 2), or holds a file the tool
+    /// would write and did not generate (an ownership conflict: a finding, exit 1, as in the KRM
+    /// function). Returns the exit code.
+    pub fn unwritable(&mut self, dir: &Path, error: &write::DirError) -> Exit {
+        let message = error.message.as_str();
+        let (rule, exit) = if error.conflict { (&OUTPUT_NOT_OWNED, Exit::Findings) } else { (&OUTPUT_UNWRITABLE, Exit::Usage) };
         self.problem(
             message,
-            Diagnostic::new(&OUTPUT_UNWRITABLE, message.to_string())
-                .with_file(dir.display().to_string(), None, None)
-                .with_help(OUTPUT_UNWRITABLE.fix),
+            Diagnostic::new(rule, message.to_string()).with_file(dir.display().to_string(), None, None).with_help(rule.fix),
         );
+        exit
     }
 }
 

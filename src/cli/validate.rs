@@ -7,12 +7,11 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::load_runtimes;
+use super::shared::{load_runtimes, sorted, FindingsFormat, Gate, Reporter};
 use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::exit::Exit;
 use crate::kueue::is_kueue;
 use crate::read::{Document, Sources};
-use crate::report;
 use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::{self, Rule};
@@ -26,7 +25,14 @@ pub enum Format {
     Text,
     /// A JSON array of findings.
     Json,
-    /// A `config.kubernetes.io/v1` ResourceList with the findings as `results` (kpt style).
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// One SARIF 2.1.0 log.
+    Sarif,
+    /// One JUnit XML report.
+    Junit,
+    /// A `config.kubernetes.io/v1` ResourceList with the findings as `results` (kpt style), on
+    /// stdout: the one format that is the command's product rather than its report.
     Kpt,
     /// Only with --list-rules: the docs page.
     Markdown,
@@ -49,9 +55,11 @@ pub struct ValidateArgs {
     /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
     #[arg(long = "crd", value_name = "FILE")]
     pub crds: Vec<PathBuf>,
-    /// How to print the findings (on stdout).
+    /// How to print the findings, on stderr as every command does (`kpt`: a ResourceList on stdout).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub gate: Gate,
     /// Print every rule (id, severity, what it checks) instead of validating.
     #[arg(long, hide = true)]
     pub list_rules: bool,
@@ -80,8 +88,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let mut opts = match opts {
         Ok(o) => o,
         Err(diags) => {
-            print(&diags, a.format, &sources);
-            return Exit::Usage;
+            return print(&diags, a, &sources, Exit::Usage);
         }
     };
     let extra = match load_runtimes(&a.runtimes, &mut sources) {
@@ -90,21 +97,19 @@ pub fn run(a: &ValidateArgs) -> Exit {
             loaded.diagnostics
         }
         Err((diags, code)) => {
-            print(&diags, a.format, &sources);
-            return code;
+            return print(&diags, a, &sources, code);
         }
     };
     opts.trainer_version = a.trainer_version;
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            print(&diags, a.format, &sources);
-            return Exit::after_read_errors(&diags);
+            return print(&diags, a, &sources, Exit::after_read_errors(&diags));
         }
     };
     let mut diags = extra;
     diags.extend(check_documents(&docs, &opts));
-    let code = print(&diags, a.format, &sources);
+    let code = print(&diags, a, &sources, Exit::from_findings(&diags));
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
     let trainjobs = docs.iter().filter(|d| is_trainjob(&d.value)).count();
@@ -120,15 +125,14 @@ pub fn run(a: &ValidateArgs) -> Exit {
             words::count(queued, "Kueue object")
         ),
     };
-    out::note(&format!(
-        "{what} checked: {}, {}",
-        words::count(count(Severity::Error), "error"),
-        words::count(count(Severity::Warning), "warning")
-    ));
-    if code != Exit::Ok {
-        return code;
+    if a.format == Format::Text {
+        out::note(&format!(
+            "{what} checked: {}, {}",
+            words::count(count(Severity::Error), "error"),
+            words::count(count(Severity::Warning), "warning")
+        ));
     }
-    Exit::from_findings(&diags)
+    code
 }
 
 fn list_rules(format: Format) -> Exit {
@@ -137,7 +141,7 @@ fn list_rules(format: Format) -> Exit {
         Format::Markdown => rules::markdown(),
         Format::Json => serde_json::to_string_pretty(&all).map(|s| s + "\n").unwrap_or_default(),
         Format::Text => all.iter().map(|r| format!("{:<34} {:<8} {}\n", r.id, r.severity.to_string(), r.summary)).collect(),
-        Format::Kpt => {
+        Format::Kpt | Format::Github | Format::Sarif | Format::Junit => {
             out::error("--list-rules prints text, json or markdown");
             return Exit::Usage;
         }
@@ -178,18 +182,28 @@ fn written_by_render(doc: &Document) -> bool {
         && doc.source.text().is_some_and(|t| t.starts_with(crate::write::HEADER))
 }
 
-/// The findings on stdout, in the chosen format.
-fn print(diags: &[Diagnostic], format: Format, sources: &Sources) -> Exit {
-    let text = match format {
-        Format::Text | Format::Markdown => report::text_all_styled(diags, sources, out::style(out::Stream::Stdout)),
-        Format::Json => report::json(diags),
-        Format::Kpt => match resource_list::write(&ResourceList::default(), diags) {
-            Ok(t) => t,
-            Err(e) => {
-                out::error(&format!("cannot write the findings: {e}"));
-                return Exit::Usage;
-            }
-        },
+/// The findings on stderr in the chosen format (`kpt`: a ResourceList on stdout), through the
+/// reporter every command uses; returns `exit`, made 1 by `--fail-on`.
+fn print(diags: &[Diagnostic], a: &ValidateArgs, sources: &Sources, exit: Exit) -> Exit {
+    let format = match a.format {
+        Format::Text | Format::Markdown => FindingsFormat::Text,
+        Format::Json => FindingsFormat::Json,
+        Format::Github => FindingsFormat::Github,
+        Format::Sarif => FindingsFormat::Sarif,
+        Format::Junit => FindingsFormat::Junit,
+        Format::Kpt => {
+            let shown: Vec<Diagnostic> = sorted(diags).into_iter().filter(|d| a.gate.shows(d)).collect();
+            let code = match resource_list::write(&ResourceList::default(), &shown) {
+                Ok(t) => out::stdout(&t),
+                Err(e) => {
+                    out::error(&format!("cannot write the findings: {e}"));
+                    return Exit::Usage;
+                }
+            };
+            return if code == Exit::Ok { a.gate.exit(exit, diags) } else { code };
+        }
     };
-    out::stdout(&text)
+    let mut report = Reporter::gated(format, a.gate.clone(), "validate", sources.clone());
+    report.findings(diags);
+    report.finish(exit)
 }

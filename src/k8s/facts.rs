@@ -29,6 +29,7 @@ pub struct Facts {
     /// Suffix -> power of 10.
     pub decimal_suffixes: BTreeMap<String, i32>,
     pub patterns: Patterns,
+    pub image_reference: ImageReference,
     pub relaxed_env_names_since: String,
     pub resources: Resources,
     pub env: Env,
@@ -64,6 +65,17 @@ pub struct Patterns {
     pub dns1035_label: String,
     pub legacy_env_var_name: String,
     pub config_map_key: String,
+}
+
+/// The image references the kubelet can pull (distribution/reference, as the data file cites).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageReference {
+    pub reference: String,
+    pub tag: String,
+    pub identifier: String,
+    pub repository_length: usize,
+    pub digests: BTreeMap<String, usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

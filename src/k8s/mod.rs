@@ -9,6 +9,7 @@
 
 pub mod facts;
 pub mod finding;
+pub mod image;
 pub mod job;
 pub mod meta;
 pub mod names;

@@ -134,7 +134,19 @@ pub fn image(image: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) 
             field,
             format!("the image {} has whitespace before or after it; the Job is accepted but every Pod is refused", shown(i)),
         )),
-        Some(_) => {}
+        Some(i) => {
+            if let Err(e) = super::image::check(i) {
+                out.push(finding(
+                    &K8S_IMAGE_REFERENCE,
+                    Scope::Template,
+                    field,
+                    format!(
+                        "the kubelet cannot pull the image {}: {e}; the pod is created but its container stays in `InvalidImageName`",
+                        shown(i)
+                    ),
+                ));
+            }
+        }
     }
 }
 

@@ -54,7 +54,7 @@ pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write)
         // (empty) items; the result says why.
         Err(d) => Output { list: ResourceList::default(), diagnostics: vec![d], exit: Exit::Usage },
     };
-    for d in &out.diagnostics {
+    for d in crate::diag::sorted(&crate::validate::kubernetes::summarize_name_lengths(&out.diagnostics)) {
         let _ = writeln!(stderr, "{d}");
     }
     let text = match resource_list::write(&out.list, &out.diagnostics) {

@@ -83,6 +83,11 @@ impl Sources {
         s
     }
 
+    /// The source named `name`, if it was read.
+    pub fn source(&self, name: &str) -> Option<&Arc<Source>> {
+        self.0.iter().find(|s| s.name == name)
+    }
+
     /// The text of the source named `name`, if it was read.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|s| s.name == name).and_then(|s| s.text())

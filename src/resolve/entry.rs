@@ -429,7 +429,13 @@ mod tests {
     }
 
     fn origin() -> Origin {
-        Origin { doc: Place::new(Source::named("t"), 0), object: ObjectRef::new("JaxRuntime", "x"), row: None, field_prefix: "" }
+        Origin {
+            doc: Place::new(Source::named("t"), 0),
+            object: ObjectRef::new("JaxRuntime", "x"),
+            row: None,
+            generated: None,
+            field_prefix: "",
+        }
     }
 
     fn resolve(spec: serde_json::Value) -> Result<(Resolved, Vec<Diagnostic>), Vec<Diagnostic>> {

@@ -298,8 +298,13 @@ mod tests {
             serde_json::json!({"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntime", "metadata": {"name": "x"}, "spec": spec}),
         )
         .unwrap();
-        let origin =
-            Origin { doc: Place::new(Source::named("t"), 0), object: ObjectRef::new("JaxRuntime", "x"), row: None, field_prefix: "" };
+        let origin = Origin {
+            doc: Place::new(Source::named("t"), 0),
+            object: ObjectRef::new("JaxRuntime", "x"),
+            row: None,
+            generated: None,
+            field_prefix: "",
+        };
         crate::resolve::entry::resolve_entry(&entry, defaults, origin)
     }
 

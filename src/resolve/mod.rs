@@ -127,7 +127,7 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                 match kind {
                     Kind::Runtime => {
                         if let Some(r) = shape::typed::<JaxRuntime>(doc, kind, &object, &mut res.diagnostics) {
-                            let origin = Origin { doc: doc.place(), object, row: None, field_prefix: "" };
+                            let origin = Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" };
                             objects.entries.push(Entry { runtime: r, origin, row: None });
                         }
                     }
@@ -143,7 +143,7 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                     }
                     Kind::Queue => {
                         if let Some(q) = shape::typed::<crate::catalog::JaxRuntimeQueue>(doc, Kind::Queue, &object, &mut res.diagnostics) {
-                            res.queues.push((q, Origin { doc: doc.place(), object, row: None, field_prefix: "" }));
+                            res.queues.push((q, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
                         }
                     }
                     // The KRM function's validator config describes no runtime.
@@ -174,15 +174,26 @@ fn expand_matrices<'a>(
             findings.row(index, row, d);
         }
         for (row, r) in expansion.rendered() {
-            let origin = Origin { doc: doc.place(), object: object.clone(), row: Some(r.describe()), field_prefix: "spec.template" };
+            let mut origin = Origin {
+                doc: doc.place(),
+                object: object.clone(),
+                row: Some(r.describe()),
+                generated: None,
+                field_prefix: "spec.template",
+            };
             match shape::read::<JaxRuntime>(Kind::Runtime, &r.runtime) {
-                Ok(runtime) => entries.push(Entry { runtime, origin, row: Some((index, row)) }),
+                Ok(runtime) => {
+                    origin.generated = Some(runtime.metadata.name.clone());
+                    entries.push(Entry { runtime, origin, row: Some((index, row)) });
+                }
                 Err(errors) => errors.into_iter().for_each(|d| findings.row(index, row, d)),
             }
         }
-        // The rows' JSON is not needed any more: only their variables, for messages.
+        // The rows' JSON is not needed any more: only their variables, for messages, and the
+        // name each generated (a finding's `generated`).
         for r in &mut expansion.rows {
-            r.runtime = serde_json::Value::Null;
+            let name = r.runtime.pointer("/metadata/name").cloned().unwrap_or_default();
+            r.runtime = serde_json::json!({"metadata": {"name": name}});
         }
         out.push(rows::Matrix { doc, object, expansion });
     }

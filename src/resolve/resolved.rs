@@ -19,6 +19,8 @@ pub struct Origin {
     pub doc: Place,
     pub object: ObjectRef,
     pub row: Option<String>,
+    /// The name of the runtime a matrix row generated (a `JaxRuntime` is named in `object`).
+    pub generated: Option<String>,
     pub field_prefix: &'static str,
 }
 
@@ -29,10 +31,13 @@ impl Origin {
         let d = match &self.row {
             Some(row) if !d.message.contains("matrix row") => {
                 let message = format!("{} (matrix row {row})", d.message);
-                Diagnostic { message, ..d }
+                Diagnostic { message, row: Some(row.clone()), ..d }
             }
-            _ => d,
+            Some(row) => Diagnostic { row: Some(row.clone()), ..d },
+            None => d,
         };
+        let generated = self.generated.clone().or_else(|| (self.object.kind == "JaxRuntime").then(|| self.object.name.clone()));
+        let d = Diagnostic { generated: d.generated.or(generated), ..d };
         let d = if d.object.is_none() { d.with_object(self.object.clone()) } else { d };
         self.doc.locate(d)
     }

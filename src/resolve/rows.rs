@@ -160,5 +160,14 @@ fn place(g: Group, m: &Matrix<'_>) -> Diagnostic {
         }
     };
     let d = if d.object.is_none() { d.with_object(m.object.clone()) } else { d };
+    // One row: its variables and the runtime it generated, as fields (JSON, SARIF).
+    let d = match rows.as_slice() {
+        [one] => Diagnostic {
+            row: Some(one.describe()),
+            generated: one.runtime.pointer("/metadata/name").and_then(|n| n.as_str()).map(str::to_string),
+            ..d
+        },
+        _ => d,
+    };
     m.doc.locate(d)
 }

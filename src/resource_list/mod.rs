@@ -20,6 +20,7 @@ use crate::diag::Diagnostic;
 use crate::rules::krm::{KRM_MALFORMED_INPUT, KRM_NOT_A_RESOURCE_LIST};
 use crate::yaml::{self, YamlError};
 
+mod locate;
 mod meta;
 mod outline;
 pub mod results;
@@ -163,13 +164,34 @@ pub fn parse(text: &str) -> Result<ResourceList, Diagnostic> {
             };
             Ok(ResourceList { items, function_config, format: Format::Yaml, lead: body[o.items_lead].to_string() })
         }
-        Err(outline::Unsupported::Invalid { message, line }) => {
-            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            Err(Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the input is not one valid YAML document{at}: {message}"))
-                .with_help("send one ResourceList (`kind: ResourceList`) on standard input"))
-        }
+        Err(outline::Unsupported::Invalid { message, line }) => Err(malformed(body, &message, line)),
         // Valid YAML in a layout the outline does not cut (flow style): read and write values.
         Err(outline::Unsupported::Layout(_)) => parse_values(body),
+    }
+}
+
+/// A ResourceList that does not parse: where the error's line falls in an item kpt read from a
+/// file (its `config.kubernetes.io/path`), the finding names that file, and the line in it when
+/// the file can be read from the working directory; else the line of the ResourceList.
+fn malformed(body: &str, message: &str, line: Option<usize>) -> Diagnostic {
+    let help = "send one ResourceList (`kind: ResourceList`) on standard input";
+    match line.and_then(|l| locate::item_at(body, l).map(|p| (l, p))) {
+        Some((l, place)) => {
+            let message = place.message.as_deref().unwrap_or(message);
+            let at = match place.line {
+                Some(n) => format!(" at line {n}"),
+                None => {
+                    format!(" (line {l} of the ResourceList, item {}; run kpt in the package folder for the line in the file)", place.item)
+                }
+            };
+            Diagnostic::new(&KRM_MALFORMED_INPUT, format!("`{}` is not valid YAML{at}: {message}", place.file))
+                .with_file(place.file, None, place.line)
+                .with_help("fix the YAML of that file; kpt passed it on as it is")
+        }
+        None => {
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the input is not one valid YAML document{at}: {message}")).with_help(help)
+        }
     }
 }
 
@@ -189,11 +211,7 @@ fn check_kind(kind: Option<&str>) -> Result<(), Diagnostic> {
 
 /// The values route: the whole list parsed into values, every item written back from its value.
 fn parse_values(text: &str) -> Result<ResourceList, Diagnostic> {
-    let value = yaml::parse_one(text).map_err(|e| {
-        let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-        Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the input is not one valid YAML document{at}: {}", e.message))
-            .with_help("send one ResourceList (`kind: ResourceList`) on standard input")
-    })?;
+    let value = yaml::parse_one(text).map_err(|e| malformed(text, &e.message, e.line))?;
     let Value::Object(mut map) = value else {
         return Err(not_a_list("the input is not a mapping"));
     };
@@ -333,7 +351,9 @@ fn not_a_list(what: &str) -> Diagnostic {
 /// Serializes the output ResourceList in its format, ending in a newline: every item that came
 /// with text as that text, the others from their values.
 pub fn write(list: &ResourceList, diagnostics: &[Diagnostic]) -> Result<String, YamlError> {
-    let results: Vec<KrmResult> = diagnostics.iter().map(KrmResult::from).collect();
+    // The one output rule: sorted by file, line and column, the TrainJob-name infos as one.
+    let sorted = crate::diag::sorted(&crate::validate::kubernetes::summarize_name_lengths(diagnostics));
+    let results: Vec<KrmResult> = sorted.iter().map(KrmResult::from).collect();
     match list.format {
         Format::Yaml => write_yaml(list, &results),
         Format::Json => write_json(list, &results),

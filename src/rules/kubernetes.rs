@@ -81,6 +81,10 @@ define_rules! {
         "A container without an image, or an image with spaces before or after it (the Job is accepted, every Pod is refused).",
         "Set `image` to the image reference without surrounding whitespace.",
         fails Start, source "core `validateContainerCommon` (image required), `validateContainerOnlyForPod` (\"must not have leading or trailing whitespace\")";
+    K8S_IMAGE_REFERENCE = "k8s/image-reference", Error, Kubernetes,
+        "An image reference the kubelet cannot parse: whitespace inside (`my image:1`), an upper-case repository (`ghcr.io/MyOrg/app`), a tag that is not 1-128 of `[A-Za-z0-9_.-]` starting with a letter, digit or `_`, a digest that is not `sha256:` and 64 lowercase hex digits (or sha384, sha512), a bare 64-hex image ID. The API server and the Job controller accept it; the container stays in `InvalidImageName` and the pod never runs.",
+        "Write the image as `[registry/]repository[:tag][@digest]` with a lowercase repository (`us-docker.pkg.dev/my-project/train/llama:1`).",
+        fails PodStart, source "distribution/reference 0965666a `normalize.go` `ParseNormalizedNamed`, `reference.go` `Parse`, `regexp.go` `referencePat`; kubelet `pkg/kubelet/images/image_manager.go` `EnsureImageExists` via `pkg/util/parsers/parsers.go` `ParseImageName`";
     K8S_PORT = "k8s/port", Error, Kubernetes,
         "A `containerPort` outside 1..65535, a `hostPort` outside 0..65535, or a `protocol` other than `TCP`, `UDP`, `SCTP`.",
         "Use a port number from 1 to 65535 and `TCP`, `UDP` or `SCTP`.",

@@ -43,6 +43,30 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
     rules.into_iter()
 }
 
+/// Where the rules' docs page lives: the repository of `Cargo.toml`, `docs/rules.md` on main.
+pub const DOCS_PAGE: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules.md");
+
+/// The anchor of a rule's entry on docs/rules.md: the id with every character other than
+/// `[a-z0-9-]` replaced by `-` (`k8s/dns-label` -> `k8s-dns-label`). docs/rules.md writes
+/// `<a id="..."></a>` with this, and [`docs_url`] links to it.
+pub fn anchor(id: &str) -> String {
+    id.chars().map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' { c } else { '-' }).collect()
+}
+
+/// The link to a rule's entry on docs/rules.md, carried by every finding's help, JSON and SARIF.
+pub fn docs_url(id: &str) -> String {
+    format!("{DOCS_PAGE}#{}", anchor(id))
+}
+
+/// Infos that hold for every clean catalog (a GPU entry on a platform without a fabric it can
+/// wire is still a valid runtime): left out of reports unless `--min-severity info` asks.
+pub const ROUTINE: &[&str] = &["interconnect/not-wired"];
+
+/// True for a rule in [`ROUTINE`].
+pub fn routine(rule: &Rule) -> bool {
+    ROUTINE.contains(&rule.id)
+}
+
 /// The rule with this id, if it is registered.
 pub fn by_id(id: &str) -> Option<&'static Rule> {
     all().find(|r| r.id == id)
@@ -95,6 +119,15 @@ fn cell(s: &str) -> String {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn docs_links_point_at_the_rule_anchor_on_the_repository_page() {
+        assert_eq!(anchor("k8s/dns-label"), "k8s-dns-label");
+        assert_eq!(anchor("Odd_id.x/y"), "-dd-id-x-y");
+        assert_eq!(docs_url("k8s/dns-label"), "https://github.com/jax-runtimes/jax-runtimes/blob/main/docs/rules.md#k8s-dns-label");
+        let anchors: BTreeSet<String> = all().map(|r| anchor(r.id)).collect();
+        assert_eq!(anchors.len(), all().count(), "two rule ids share an anchor");
+    }
 
     #[test]
     fn ids_are_unique_and_name_their_layer_family() {

@@ -154,6 +154,53 @@ pub fn trainjob_name_length(rt: &TrainingRuntime) -> Option<Diagnostic> {
     ))
 }
 
+/// The limit a [`trainjob_name_length`] info names (`at most N characters`).
+fn name_limit(d: &Diagnostic) -> Option<usize> {
+    let rest = d.message.strip_prefix("TrainJobs using this runtime can have names of at most ")?;
+    rest.split_once(' ')?.0.parse().ok()
+}
+
+/// The TrainJob-name infos of many runtimes as one line: the smallest limit and the runtime
+/// that sets it, where the text, kpt and CI reports would otherwise print one line per runtime
+/// (JSON keeps one per runtime). One info, or none, is left as it is.
+pub fn summarize_name_lengths(diags: &[Diagnostic]) -> Vec<Diagnostic> {
+    let is_info = |d: &Diagnostic| std::ptr::eq(d.rule, &JOBSET_TRAINJOB_NAME_LENGTH) && name_limit(d).is_some();
+    let infos: Vec<&Diagnostic> = diags.iter().filter(|d| is_info(d)).collect();
+    if infos.len() < 2 {
+        return diags.to_vec();
+    }
+    let Some(smallest) = infos.iter().copied().min_by_key(|d| name_limit(d).unwrap_or(usize::MAX)) else { return diags.to_vec() };
+    let max = name_limit(smallest).unwrap_or_default();
+    let who = smallest.object.as_ref().map_or_else(|| "one of them".to_string(), ToString::to_string);
+    let mut summary = Diagnostic::new(
+        &JOBSET_TRAINJOB_NAME_LENGTH,
+        format!(
+            "TrainJobs using these {} runtimes can have names of at most {max} characters (the smallest limit, set by {who}); each runtime's own limit: `--format json`",
+            infos.len()
+        ),
+    )
+    .with_help(JOBSET_TRAINJOB_NAME_LENGTH.fix);
+    let mut files = infos.iter().filter_map(|d| d.file.as_deref());
+    if let Some(first) = files.next() {
+        if files.all(|f| f == first) {
+            summary = summary.with_file(first, None, None);
+        }
+    }
+    let mut out = Vec::with_capacity(diags.len() - infos.len() + 1);
+    let mut placed = false;
+    for d in diags {
+        if is_info(d) {
+            if !placed {
+                out.push(summary.clone());
+                placed = true;
+            }
+        } else {
+            out.push(d.clone());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

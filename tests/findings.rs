@@ -1,0 +1,342 @@
+//! Findings from the outside (issue 24 points 5, 8, 9, 10; issue 31 point 4; the docs links of
+//! issue 32): one output rule for every command, CI formats, bounded output, the image grammar,
+//! and one line for the TrainJob-name infos.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+use support::{root, Run};
+
+fn run(dir: &Path, args: &[&str]) -> Run {
+    let mut c = support::cli(args);
+    c.current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
+    Run::of(c.output().unwrap())
+}
+
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn entry(name: &str, image: &str) -> String {
+    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n  image: '{image}'\n  accelerator: {{cpu: {{}}}}\n")
+}
+
+/// The built-in catalog rendered into `dir/rt.yaml`: 25 clean runtimes.
+fn rendered(dir: &Path) -> String {
+    let r = run(dir, &["render"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    fs::write(dir.join("rt.yaml"), &r.stdout).unwrap();
+    r.stdout
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point 9: images the kubelet refuses.
+
+#[test]
+fn images_the_kubelet_refuses_are_errors_at_pod_start_in_render_and_validate() {
+    let dir = dir_with(&[
+        ("space.yaml", &entry("a", "my image:1")),
+        ("upper.yaml", &entry("b", "ghcr.io/MyOrg/jax:1")),
+        ("tag.yaml", &entry("c", "ghcr.io/org/jax:-1")),
+        ("digest.yaml", &entry("d", "ghcr.io/org/jax@sha256:abc")),
+        (
+            "good.yaml",
+            &entry("e", "localhost:5000/org/jax_cpu:v1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+        ),
+    ]);
+    for (file, why) in [
+        ("space.yaml", "holds whitespace"),
+        ("upper.yaml", "the repository `MyOrg/jax` must be lowercase"),
+        ("tag.yaml", "the tag `-1`"),
+        ("digest.yaml", "the digest `sha256:abc`"),
+    ] {
+        let r = run(dir.path(), &["render", file, "--format", "json"]);
+        assert_eq!(r.code, 1, "{file}: {}", r.all());
+        let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+        let f = findings.iter().find(|f| f["rule"] == "k8s/image-reference").unwrap_or_else(|| panic!("{file}: {}", r.all()));
+        let message = f["message"].as_str().unwrap();
+        assert!(message.contains(why) && message.contains("InvalidImageName") && message.contains("when a TrainJob starts"), "{message}");
+        assert_eq!(f["file"], file);
+        assert_eq!(f["line"], 5, "{f}");
+    }
+    let r = run(dir.path(), &["render", "good.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    // validate: a hand-written runtime with the image changed.
+    let text = rendered(dir.path()).replacen("image: ", "image: My/App ", 1);
+    fs::write(dir.path().join("rt.yaml"), text).unwrap();
+    let r = run(dir.path(), &["validate", "rt.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("error[k8s/image-reference]: rt.yaml:"), "{}", r.all());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point 8: one output rule.
+
+#[test]
+fn findings_go_to_stderr_sorted_by_line_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = rendered(dir.path());
+    // Mistakes in two files, named in reverse order: the report is by file, then line.
+    let bad = text.replacen("numNodes: 1", "numNode: 1", 1).replacen("image: ", "image: UPPER ", 1);
+    fs::write(dir.path().join("rt.yaml"), &bad).unwrap();
+    fs::write(dir.path().join("a.yaml"), text.replacen("image: ", "image: x y ", 1)).unwrap();
+    let r = run(dir.path(), &["validate", "rt.yaml", "a.yaml", "--format", "json", "--min-severity", "warning"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let places: Vec<(&str, u64)> = findings.iter().map(|f| (f["file"].as_str().unwrap(), f["line"].as_u64().unwrap())).collect();
+    assert_eq!(places, [("a.yaml", 34), ("rt.yaml", 16), ("rt.yaml", 34)], "{findings:#?}");
+    for args in [vec!["validate", "rt.yaml"], vec!["validate", "rt.yaml", "--format", "json"]] {
+        let r = run(dir.path(), &args);
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert_eq!(r.stdout, "", "findings are not on stdout: {args:?}");
+        assert!(r.stderr.contains("k8s/image-reference"), "{}", r.all());
+    }
+    let r = run(dir.path(), &["validate", "rt.yaml", "--format", "json"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let lines: Vec<u64> = findings.iter().filter_map(|f| f["line"].as_u64()).collect();
+    assert!(lines.len() >= 2, "{findings:#?}");
+    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "sorted by line: {lines:?}");
+    // render: findings on stderr too, the same JSON shape.
+    let cat = dir_with(&[("c.yaml", &entry("a", "my image:1"))]);
+    let r = run(cat.path(), &["render", "c.yaml", "--format", "json"]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{}", r.all());
+    assert!(serde_json::from_str::<Vec<Value>>(&r.stderr).is_ok(), "{}", r.all());
+    // validate --format kpt: the ResourceList is the product, on stdout.
+    let r = run(dir.path(), &["validate", "rt.yaml", "--format", "kpt"]);
+    assert!(r.stdout.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList"), "{}", r.all());
+}
+
+#[test]
+fn an_ownership_conflict_exits_1_like_the_krm_function() {
+    let dir = dir_with(&[("c.yaml", &entry("a", "ghcr.io/org/jax:1"))]);
+    fs::create_dir(dir.path().join("out")).unwrap();
+    fs::write(dir.path().join("out/clustertrainingruntime_a.yaml"), "kind: ConfigMap\n").unwrap();
+    let r = run(dir.path(), &["render", "c.yaml", "-o", "out"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let r = run(dir.path(), &["render", "c.yaml", "-o", "out", "--format", "json"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert_eq!(findings[0]["rule"], "output/not-owned", "{findings:#?}");
+    // A folder that cannot be written is still an I/O error.
+    fs::write(dir.path().join("file"), "x").unwrap();
+    assert_eq!(run(dir.path(), &["render", "c.yaml", "-o", "file"]).code, 2);
+}
+
+#[test]
+fn fail_on_warning_and_min_severity() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = rendered(dir.path());
+    // A warning-only runtime: a `null` the API server drops.
+    let warned = text.replacen("  labels:\n", "  finalizers: null\n  labels:\n", 1);
+    fs::write(dir.path().join("w.yaml"), &warned).unwrap();
+    let r = run(dir.path(), &["validate", "w.yaml", "--format", "json"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert!(findings.iter().any(|f| f["severity"] == "warning"), "a warning to gate on: {findings:#?}");
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(run(dir.path(), &["validate", "w.yaml", "--fail-on", "warning"]).code, 1);
+    // --min-severity warning: no info in the report.
+    let r = run(dir.path(), &["validate", "w.yaml", "--format", "json", "--min-severity", "warning"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert!(!findings.is_empty() && findings.iter().all(|f| f["severity"] != "info"), "{findings:#?}");
+}
+
+#[test]
+fn infos_true_of_every_clean_catalog_are_shown_only_with_min_severity_info() {
+    let golden = root().join("tests/golden/gpu-platforms/catalog.yaml");
+    let golden = golden.to_str().unwrap();
+    let r = run(&root(), &["render", golden]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(!r.stderr.contains("interconnect/not-wired"), "{}", r.stderr);
+    let r = run(&root(), &["render", golden, "--min-severity", "info"]);
+    assert!(r.stderr.contains("info[interconnect/not-wired]"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point 10: one line for the TrainJob-name infos.
+
+#[test]
+fn the_trainjob_name_info_is_one_line_in_text_and_one_per_runtime_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    rendered(dir.path());
+    let r = run(dir.path(), &["validate", "rt.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let infos: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("info[jobset/trainjob-name-length]")).collect();
+    assert_eq!(infos.len(), 1, "{}", r.stderr);
+    assert!(
+        infos[0].contains("these 25 runtimes") && infos[0].contains("the smallest limit, set by ClusterTrainingRuntime/"),
+        "{}",
+        infos[0]
+    );
+    let r = run(dir.path(), &["validate", "rt.yaml", "--format", "json"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert_eq!(findings.iter().filter(|f| f["rule"] == "jobset/trainjob-name-length").count(), 25);
+    let r = run(dir.path(), &["validate", "rt.yaml", "--format", "kpt"]);
+    assert_eq!(r.stdout.matches("rule: jobset/trainjob-name-length").count(), 1, "{}", r.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point 5: bounded output.
+
+#[test]
+fn an_80_mb_one_line_input_gives_a_short_report_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let size = 80_000_000;
+    let text = format!(
+        "{{\"apiVersion\": \"jax-runtimes.dev/v1alpha1\", \"kind\": \"JaxRuntime\", \"metadata\": {{\"name\": \"big\"}}, \"spec\": {{\"description\": \"{}\", \"accelerator\": {{\"cpu\": {{}}}}}}}}\n",
+        "x".repeat(size)
+    );
+    fs::write(dir.path().join("big.json"), text).unwrap();
+    let time = Path::new("/usr/bin/time");
+    assert!(time.exists(), "/usr/bin/time (GNU time) is needed to measure the peak memory: apt-get install time");
+    let out = Command::new(time).arg("-v").arg(support::bin()).args(["render", "big.json"]).current_dir(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", &stderr[..stderr.len().min(2000)]);
+    assert!(stderr.contains("error[k8s/annotations-size]"), "{}", &stderr[..stderr.len().min(2000)]);
+    let report = stderr.split("\tCommand being timed").next().unwrap();
+    assert!(report.len() < 1_000_000, "stderr of {} bytes", report.len());
+    assert!(report.lines().all(|l| l.len() < 2_000), "every line is cut: {}", report.lines().map(str::len).max().unwrap_or(0));
+    assert!(report.contains('…'), "the cut is marked:\n{report}");
+    let rss_kb: usize = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .and_then(|v| v.parse().ok())
+        .expect("GNU time reports the peak");
+    // The text, the parsed document and the typed catalog object each hold the description once;
+    // the report adds no copy (it was 1.6 GB for this input).
+    assert!(rss_kb * 1024 < 4 * size, "peak {} MB for an input of {} MB", rss_kb / 1024, size / 1_000_000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 31 point 4: CI formats, JSON fields; issue 32: docs links.
+
+#[test]
+fn ci_formats_carry_rule_file_line_and_docs_link_in_validate_and_render() {
+    let dir = dir_with(&[("c.yaml", &entry("a", "my image:1"))]);
+    let url = "https://github.com/jax-runtimes/jax-runtimes/blob/main/docs/rules.md#k8s-image-reference";
+    for command in ["render", "validate"] {
+        let target = if command == "render" {
+            "c.yaml".to_string()
+        } else {
+            let rt = run(dir.path(), &["render", &root().join("catalog/runtimes/cpu.yaml").display().to_string()]).stdout;
+            fs::write(dir.path().join("rt.yaml"), rt.replacen("image: ", "image: my image ", 1)).unwrap();
+            "rt.yaml".to_string()
+        };
+        let r = run(dir.path(), &[command, &target, "--format", "github"]);
+        assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{}", r.all());
+        let line = r.stderr.lines().find(|l| l.contains("title=k8s/image-reference")).unwrap_or_else(|| panic!("{}", r.all()));
+        assert!(line.starts_with(&format!("::error file={target},line=")), "{line}");
+        assert!(line.contains(",col=") && line.contains(&format!("%0Adocs: {url}")), "{line}");
+        assert!(r.stderr.lines().all(|l| l.starts_with("::")), "nothing but workflow commands:\n{}", r.stderr);
+
+        let r = run(dir.path(), &[command, &target, "--format", "sarif"]);
+        assert_eq!(r.code, 1);
+        let log: Value = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        assert_eq!(log["version"], "2.1.0");
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        let res = results.iter().find(|x| x["ruleId"] == "k8s/image-reference").unwrap();
+        assert_eq!(res["level"], "error");
+        assert_eq!(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], target.as_str());
+        assert!(res["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().is_some());
+        let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        assert_eq!(rules[res["ruleIndex"].as_u64().unwrap() as usize]["helpUri"], url);
+
+        let r = run(dir.path(), &[command, &target, "--format", "junit"]);
+        assert_eq!(r.code, 1);
+        assert!(r.stderr.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"jax-runtimes "), "{}", r.stderr);
+        assert!(r.stderr.contains("<failure type=\"error\"") && r.stderr.trim_end().ends_with("</testsuites>"), "{}", r.stderr);
+
+        let r = run(dir.path(), &[command, &target, "--format", "json"]);
+        let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+        let f = findings.iter().find(|f| f["rule"] == "k8s/image-reference").unwrap();
+        assert_eq!(f["docs"], url);
+        let r = run(dir.path(), &[command, &target]);
+        assert!(r.stderr.contains(&format!("\n  docs: {url}\n")), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn json_findings_name_the_matrix_row_the_generated_runtime_and_the_stale_files() {
+    let matrix = "apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeMatrix
+metadata: {name: images}
+spec:
+  matrix:
+    tag: ['1', '-2']
+  template:
+    metadata: {name: 'cpu-{{ loop_index | default(0) }}{{ tag | replace(\"-\", \"m\") }}'}
+    spec:
+      image: 'ghcr.io/org/jax:{{ tag }}'
+      accelerator: {cpu: {}}
+";
+    let dir = dir_with(&[("m.yaml", matrix), ("ok.yaml", &entry("a", "ghcr.io/org/jax:1"))]);
+    let r = run(dir.path(), &["render", "m.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let f = findings.iter().find(|f| f["rule"] == "k8s/image-reference").unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(f["row"], "tag=-2", "{f}");
+    assert_eq!(f["generated"], "cpu-0m2", "{f}");
+    // --check of a stale folder: the files in the finding.
+    assert_eq!(run(dir.path(), &["render", "ok.yaml", "-o", "out"]).code, 0);
+    fs::remove_file(dir.path().join("out/clustertrainingruntime_a.yaml")).unwrap();
+    let r = run(dir.path(), &["render", "ok.yaml", "-o", "out", "--check", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let stale = findings.iter().find(|f| f["rule"] == "output/stale").unwrap();
+    assert_eq!(stale["files"], serde_json::json!(["clustertrainingruntime_a.yaml"]), "{stale}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point 7: a parse error inside a ResourceList names the file kpt read it from.
+
+#[test]
+fn kpt_names_the_file_and_line_of_a_duplicate_key() {
+    let kpt = support::tool("kpt");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    fs::create_dir(&pkg).unwrap();
+    fs::write(pkg.join("Kptfile"), "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n").unwrap();
+    fs::copy(root().join("catalog/runtimes/cpu.yaml"), pkg.join("catalog.yaml")).unwrap();
+    fs::write(
+        pkg.join("jobs.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    team: a\n    team: b\ndata: {x: '1'}\n",
+    )
+    .unwrap();
+    let eval = |cwd: &Path, target: &str, render: bool| {
+        let mut c = Command::new(&kpt);
+        if render {
+            fs::write(
+                pkg.join("Kptfile"),
+                format!(
+                    "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n  - exec: {}\n",
+                    support::bin().display()
+                ),
+            )
+            .unwrap();
+            c.args(["fn", "render", target, "--allow-exec", "--truncate-output=false"]);
+        } else {
+            c.args(["fn", "eval", target, "--truncate-output=false", "--exec"]).arg(support::bin());
+        }
+        let out = c.current_dir(cwd).output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    // In the package folder: the file and its line.
+    let (ok, out) = eval(&pkg, ".", false);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML at line 7: duplicate key `team`"), "{out}");
+    // From elsewhere the file cannot be read: the file, and the line of the ResourceList.
+    let (ok, out) = eval(tmp.path(), "pkg", false);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML (line ") && out.contains("of the ResourceList"), "{out}");
+    // kpt fn render --allow-exec too.
+    let (ok, out) = eval(&pkg, ".", true);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`jobs.yaml` is not valid YAML"), "{out}");
+}
