@@ -13,9 +13,12 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::diag::Diagnostic;
 use crate::keys;
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::*;
+
+mod pod_template;
 
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
@@ -37,8 +40,9 @@ pub fn accelerator_summary(r: &Resolved) -> String {
     }
 }
 
-/// Builds the runtime object.
-pub fn render(r: &Resolved) -> TrainingRuntime {
+/// Builds the runtime object, with the runtime's `spec.podTemplate` merged into the trainer pod;
+/// `Err` holds every value of the fragment that contradicts a generated one.
+pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
     let mut labels = r.labels.clone();
     let trainer = facts();
     labels.insert(trainer.labels.framework.clone(), "jax".into());
@@ -122,17 +126,18 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         service_account_name: r.service_account_name.clone(),
         ..Default::default()
     };
+    let mut template = PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) };
+    if let Some(fragment) = &r.pod_template {
+        template = pod_template::merge(r, template, fragment)?;
+    }
     let job = JobTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: Some(BTreeMap::from([(trainer.ancestor_label.clone(), trainer.trainer_step.clone())])),
             ..Default::default()
         }),
-        spec: Some(JobSpec {
-            template: PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) },
-            ..Default::default()
-        }),
+        spec: Some(JobSpec { template, ..Default::default() }),
     };
-    TrainingRuntime {
+    Ok(TrainingRuntime {
         api_version: API_VERSION.into(),
         kind: if r.namespace.is_some() { KIND_NAMESPACED } else { KIND_CLUSTER }.into(),
         metadata: ObjectMeta {
@@ -162,7 +167,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
                 },
             },
         },
-    }
+    })
 }
 
 /// The trainer pod template's metadata: the fabric's annotations and the resolved ones (Kueue's

@@ -16,10 +16,15 @@ use crate::accelerators::NetworkInterface;
 use crate::trainer::PodGroupPolicy;
 
 pub mod kinds;
+pub mod production;
 pub mod releases;
 pub mod schema;
 
 pub use kinds::{identify, Identity, Kind, API_VERSION, GROUP};
+pub use production::{
+    FragmentMetadata, GcsBucket, InitializerSpec, InitializerVolume, Initializers, PodTemplateFragment, SidecarResources, StorageUse,
+    StorageVolume,
+};
 pub use releases::{trainer_default, trainer_releases};
 
 /// Object metadata of a catalog object.
@@ -117,6 +122,11 @@ pub struct JaxRuntimeSpec {
     /// `unconstrained` for one node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<PodTopology>,
+    /// A fragment of the trainer pod template merged into the generated one (volumes, sidecars,
+    /// priority class, pull secrets, security context, labels, annotations, ...): see
+    /// `PodTemplateFragment`. Over the defaults' fragment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateFragment>,
 }
 
 /// Where Kueue's Topology Aware Scheduling places the trainer pods: at most one of `required`,
@@ -357,6 +367,10 @@ pub struct DefaultsSpec {
     /// network names, device counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fabric: Option<FabricSpec>,
+    /// A pod template fragment under every runtime's own `spec.podTemplate` (the runtime's values
+    /// win): a priority class, pull secrets, labels for cost reporting, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateFragment>,
 }
 
 /// Which runtimes a `JaxRuntimeDefaults` applies to: those that meet every condition given (an

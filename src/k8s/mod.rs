@@ -10,6 +10,7 @@
 pub mod facts;
 pub mod finding;
 pub mod job;
+pub mod merge;
 pub mod meta;
 pub mod names;
 pub mod pod;

@@ -336,6 +336,7 @@ fn over(base: &DefaultsSpec, over: &DefaultsSpec) -> DefaultsSpec {
         node_selector: map(&base.node_selector, &over.node_selector),
         pod_group_policy: over.pod_group_policy.clone().or_else(|| base.pod_group_policy.clone()),
         fabric,
+        pod_template: super::pod_template::over(base.pod_template.as_ref(), over.pod_template.as_ref()),
     }
 }
 

@@ -65,6 +65,12 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
         f.errors.push(Diagnostic::new(&CATALOG_IMAGE, "the image is empty").with_field("spec.image"));
     }
     let shared_memory = shared_memory(entry, &plan.accel);
+    if let Some(t) = &defaults.pod_template {
+        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", true));
+    }
+    if let Some(t) = &spec.pod_template {
+        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", false));
+    }
     if !f.errors.is_empty() {
         return Err(f.errors);
     }
@@ -94,6 +100,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             service_account_name: spec.service_account_name.clone(),
             jobset_annotations: plan.jobset_annotations,
             pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
+            pod_template: super::pod_template::resolve(defaults.pod_template.as_ref(), spec.pod_template.as_ref()),
         },
         f.warnings,
     ))

@@ -18,6 +18,7 @@ pub mod fabric;
 pub mod gpu;
 pub mod kubernetes;
 pub mod matrix;
+pub mod pod_template;
 pub mod queue;
 mod release;
 mod resolved;

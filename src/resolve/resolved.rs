@@ -102,6 +102,8 @@ pub struct Resolved {
     /// Annotations of the trainer pod template besides the fabric's: Kueue's TAS podset
     /// annotations (`spec.topology`, or a TAS queue's defaults).
     pub pod_annotations: BTreeMap<String, String>,
+    /// `spec.podTemplate` over the defaults' one, for `render` to merge into the generated pod.
+    pub pod_template: Option<super::pod_template::PodTemplate>,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.

@@ -86,6 +86,9 @@ define_rules! {
     CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
         "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
         "Remove it; Trainer sets all three for every pod.";
+    CATALOG_POD_TEMPLATE_CONFLICT = "catalog/pod-template-conflict", Error, Catalog,
+        "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env Trainer's JAX plugin (`JAX_COORDINATOR_ADDRESS`, `JAX_PROCESS_ID`, `JAX_NUM_PROCESSES`) or GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects. The fragment never overwrites a generated value silently: the message names both places.",
+        "Remove the value from `spec.podTemplate`, or change the catalog field that generates it (`spec.accelerator`, `spec.image`, `spec.env`, ...).";
     CATALOG_IMAGE = "catalog/image", Error, Catalog,
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";
