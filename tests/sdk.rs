@@ -41,6 +41,9 @@ const FIXTURE: &[Expect] = &[
     // v5e 4x4: 16 chips, 4 per host.
     e("e2e-tpu", 4, "tpu", "4"),
     e("e2e-command", 2, "cpu", "1"),
+    // spec.podTemplate adds a PVC, a priority class, an annotation and a sidecar: the SDK still
+    // reads the `node` container's cpu limit.
+    e("e2e-production", 2, "cpu", "1"),
 ];
 
 /// The built-in catalog (catalog/runtimes/), one entry per generated runtime, worked out from the

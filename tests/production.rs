@@ -1,0 +1,207 @@
+//! Production runtimes: `spec.podTemplate` merged into the generated pod (each merge rule, the
+//! contradictions of the tool's own fields with both places named), and the rendered result
+//! checked by `validate --crd` with the upstream CRDs. The Kubeflow SDK and the real JAX launch of
+//! such a runtime are in tests/sdk.rs and tests/e2e_jax.rs (`e2e-production` of the test catalog).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
+use serde_json::Value;
+use support::{documents, node_pod, reference_crd_files, run, Run};
+
+const HEAD: &str = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: prod}\nspec:\n";
+
+/// Renders `text` (a catalog) from a temp file; the run and the file's path.
+fn render_text(text: &str) -> (Run, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    std::fs::write(&file, text).unwrap();
+    (run(&["render", file.to_str().unwrap()], None), dir)
+}
+
+fn rendered(text: &str) -> Value {
+    let (r, _dir) = render_text(text);
+    assert_eq!(r.code, 0, "{}", r.all());
+    documents(&r.stdout).remove(0)
+}
+
+fn tpu(pod_template: &str) -> String {
+    format!("{HEAD}  accelerator: {{tpu: {{type: v5e, topology: 4x4}}}}\n  podTemplate:\n{pod_template}")
+}
+
+fn cpu(pod_template: &str) -> String {
+    format!("{HEAD}  accelerator: {{cpu: {{}}}}\n  resources: {{requests: {{cpu: \"2\"}}}}\n  podTemplate:\n{pod_template}")
+}
+
+#[test]
+fn containers_volumes_mounts_and_env_merge_by_name_and_sidecars_are_added_whole() {
+    let rt = rendered(&tpu(
+        "    spec:
+      volumes:
+      - {name: ckpt, persistentVolumeClaim: {claimName: ckpt}}
+      containers:
+      - name: node
+        env: [{name: CKPT, value: /ckpt}, {name: JAX_PLATFORMS, value: 'tpu,cpu'}]
+        volumeMounts: [{name: ckpt, mountPath: /ckpt}]
+      - {name: proxy, image: envoyproxy/envoy:v1.31.0}
+",
+    ));
+    let pod = node_pod(&rt);
+    let node = &pod["containers"][0];
+    assert_eq!(node["name"], "node");
+    let env: Vec<&str> = node["env"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(env, ["JAX_PLATFORMS", "CKPT"], "the generated env keeps its place, the fragment's is added, an equal one is not repeated");
+    let mounts: Vec<&str> = node["volumeMounts"].as_array().unwrap().iter().map(|m| m["mountPath"].as_str().unwrap()).collect();
+    assert_eq!(mounts, ["/dev/shm", "/ckpt"]);
+    let volumes: Vec<&str> = pod["volumes"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+    assert_eq!(volumes, ["dshm", "ckpt"]);
+    assert_eq!(pod["containers"][1]["name"], "proxy");
+    assert_eq!(node["resources"]["limits"]["google.com/tpu"], "4", "the accelerator stays the generator's");
+}
+
+#[test]
+fn tolerations_and_pull_secrets_are_appended_without_duplicates_and_maps_merge() {
+    let rt = rendered(&tpu(
+        "    metadata:
+      labels: {team: ml}
+      annotations: {example.com/cost-center: research}
+    spec:
+      priorityClassName: high
+      imagePullSecrets: [{name: a}]
+      tolerations:
+      - {key: google.com/tpu, operator: Exists, effect: NoSchedule}
+      - {key: cloud.google.com/gke-spot, operator: Equal, value: 'true', effect: NoSchedule}
+      nodeSelector: {cloud.google.com/gke-spot: 'true', cloud.google.com/gke-tpu-topology: 4x4}
+",
+    ));
+    let pod = node_pod(&rt);
+    assert_eq!(pod["tolerations"].as_array().unwrap().len(), 2, "{}", pod["tolerations"]);
+    assert_eq!(pod["imagePullSecrets"].as_array().unwrap().len(), 1);
+    assert_eq!(pod["priorityClassName"], "high");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-spot"], "true");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"], "tpu-v5-lite-podslice");
+    let meta = &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"];
+    assert_eq!(meta["labels"]["team"], "ml");
+    assert_eq!(meta["annotations"]["example.com/cost-center"], "research");
+}
+
+#[test]
+fn the_runtimes_fragment_wins_over_the_defaults_fragment() {
+    let defaults = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec:\n  podTemplate:\n    spec:\n      priorityClassName: low\n      imagePullSecrets: [{name: shared}]\n---\n";
+    let rt = rendered(&format!("{defaults}{}", cpu("    spec:\n      priorityClassName: high\n      imagePullSecrets: [{name: shared}, {name: own}]\n")));
+    let pod = node_pod(&rt);
+    assert_eq!(pod["priorityClassName"], "high");
+    assert_eq!(pod["imagePullSecrets"], serde_json::json!([{"name": "shared"}, {"name": "own"}]));
+}
+
+/// The run fails with `catalog/pod-template-conflict` at `line` (in the catalog file), and the
+/// message names the generated side.
+fn conflict(text: &str, line: usize, generated: &str) -> String {
+    let (r, _dir) = render_text(text);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("error[catalog/pod-template-conflict]"), "{}", r.all());
+    assert!(r.stderr.contains(&format!("catalog.yaml:{line}:")), "line {line}:\n{}", r.all());
+    assert!(r.stderr.contains(generated), "`{generated}` in:\n{}", r.all());
+    assert!(r.stdout.is_empty(), "nothing is written");
+    r.stderr
+}
+
+#[test]
+fn another_tpu_count_is_an_error_naming_both_places() {
+    let err = conflict(
+        &tpu("    spec:\n      containers:\n      - name: node\n        resources: {limits: {google.com/tpu: 8}}\n"),
+        10,
+        "from `spec.accelerator` (tpu v5e 4x4",
+    );
+    assert!(err.contains("spec.podTemplate.spec.containers[0].resources.limits.google.com/tpu"), "{err}");
+    assert!(err.contains("spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.limits.google.com/tpu"), "{err}");
+    // The same count in another spelling agrees.
+    rendered(&tpu("    spec:\n      containers:\n      - name: node\n        resources: {limits: {google.com/tpu: 4}}\n"));
+}
+
+#[test]
+fn a_different_tpu_topology_selector_is_an_error_naming_both_places() {
+    let err = conflict(&tpu("    spec:\n      nodeSelector: {cloud.google.com/gke-tpu-topology: 2x2}\n"), 8, "the TPU topology of `spec.accelerator.tpu`");
+    assert!(err.contains("sets `2x2` where the generator sets `4x4`"), "{err}");
+}
+
+#[test]
+fn the_jax_plugins_env_is_an_error_naming_both_places() {
+    let err = conflict(
+        &cpu("    spec:\n      containers:\n      - name: node\n        env: [{name: JAX_COORDINATOR_ADDRESS, value: 'x:1'}]\n"),
+        11,
+        "Trainer's JAX plugin (`mlPolicy.jax`)",
+    );
+    assert!(err.contains("spec.podTemplate.spec.containers[0].env[0].name"), "{err}");
+}
+
+#[test]
+fn the_tpu_webhooks_env_is_an_error() {
+    conflict(
+        &tpu("    spec:\n      containers:\n      - name: node\n        env: [{name: TPU_WORKER_ID, value: '0'}]\n"),
+        10,
+        "GKE's TPU webhook",
+    );
+}
+
+#[test]
+fn an_accelerator_the_generator_did_not_choose_is_an_error() {
+    conflict(
+        &cpu("    spec:\n      containers:\n      - name: node\n        resources: {limits: {nvidia.com/gpu: 1}}\n"),
+        11,
+        "from `spec.accelerator` only",
+    );
+}
+
+#[test]
+fn the_image_command_shared_memory_and_service_account_are_the_generators() {
+    conflict(&cpu("    spec:\n      containers:\n      - {name: node, image: other:1}\n"), 10, "from `spec.image`");
+    conflict(
+        &format!("{HEAD}  accelerator: {{cpu: {{}}}}\n  serviceAccountName: a\n  podTemplate:\n    spec: {{serviceAccountName: b}}\n"),
+        8,
+        "from `spec.serviceAccountName`",
+    );
+    // Another volume at /dev/shm: volume mounts are keyed by their path.
+    conflict(
+        &tpu("    spec:\n      containers:\n      - name: node\n        volumeMounts: [{name: other, mountPath: /dev/shm}]\n"),
+        10,
+        "from `spec.sharedMemory`",
+    );
+}
+
+#[test]
+fn a_misspelt_fragment_field_is_refused_with_did_you_mean() {
+    let (r, _dir) = render_text(&cpu("    spec:\n      priorityClass: high\n"));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("catalog/unknown-field") && r.stderr.contains("priorityClassName"), "{}", r.all());
+}
+
+#[test]
+fn a_pod_template_runtime_passes_validate_with_the_upstream_crds() {
+    let Some(crds) = reference_crd_files() else { return };
+    let text = rendered(&tpu(
+        "    metadata: {annotations: {example.com/cost-center: research}}
+    spec:
+      priorityClassName: high
+      volumes: [{name: ckpt, persistentVolumeClaim: {claimName: ckpt}}]
+      containers:
+      - {name: node, volumeMounts: [{name: ckpt, mountPath: /ckpt}]}
+      - {name: sync, image: busybox:1.36, volumeMounts: [{name: ckpt, mountPath: /ckpt, readOnly: true}]}
+",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rt.yaml");
+    std::fs::write(&file, serde_json::to_string_pretty(&text).unwrap()).unwrap();
+    let crd = crds[0].display().to_string();
+    let r = run(&["validate", "--crd", &crd, file.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+#[test]
+fn the_merged_pod_goes_through_the_kubernetes_checks() {
+    // A mount of a volume the pod does not have: the kubelet never starts the pod.
+    let (r, _dir) = render_text(&cpu("    spec:\n      containers:\n      - name: node\n        volumeMounts: [{name: nope, mountPath: /x}]\n"));
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("nope"), "{}", r.all());
+}
