@@ -36,8 +36,7 @@ fn cpu(pod_template: &str) -> String {
 
 #[test]
 fn containers_volumes_mounts_and_env_merge_by_name_and_sidecars_are_added_whole() {
-    let rt = rendered(&tpu(
-        "    spec:
+    let rt = rendered(&tpu("    spec:
       volumes:
       - {name: ckpt, persistentVolumeClaim: {claimName: ckpt}}
       containers:
@@ -45,8 +44,7 @@ fn containers_volumes_mounts_and_env_merge_by_name_and_sidecars_are_added_whole(
         env: [{name: CKPT, value: /ckpt}, {name: JAX_PLATFORMS, value: 'tpu,cpu'}]
         volumeMounts: [{name: ckpt, mountPath: /ckpt}]
       - {name: proxy, image: envoyproxy/envoy:v1.31.0}
-",
-    ));
+"));
     let pod = node_pod(&rt);
     let node = &pod["containers"][0];
     assert_eq!(node["name"], "node");
@@ -62,8 +60,7 @@ fn containers_volumes_mounts_and_env_merge_by_name_and_sidecars_are_added_whole(
 
 #[test]
 fn tolerations_and_pull_secrets_are_appended_without_duplicates_and_maps_merge() {
-    let rt = rendered(&tpu(
-        "    metadata:
+    let rt = rendered(&tpu("    metadata:
       labels: {team: ml}
       annotations: {example.com/cost-center: research}
     spec:
@@ -73,8 +70,7 @@ fn tolerations_and_pull_secrets_are_appended_without_duplicates_and_maps_merge()
       - {key: google.com/tpu, operator: Exists, effect: NoSchedule}
       - {key: cloud.google.com/gke-spot, operator: Equal, value: 'true', effect: NoSchedule}
       nodeSelector: {cloud.google.com/gke-spot: 'true', cloud.google.com/gke-tpu-topology: 4x4}
-",
-    ));
+"));
     let pod = node_pod(&rt);
     assert_eq!(pod["tolerations"].as_array().unwrap().len(), 2, "{}", pod["tolerations"]);
     assert_eq!(pod["imagePullSecrets"].as_array().unwrap().len(), 1);
@@ -89,7 +85,10 @@ fn tolerations_and_pull_secrets_are_appended_without_duplicates_and_maps_merge()
 #[test]
 fn the_runtimes_fragment_wins_over_the_defaults_fragment() {
     let defaults = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec:\n  podTemplate:\n    spec:\n      priorityClassName: low\n      imagePullSecrets: [{name: shared}]\n---\n";
-    let rt = rendered(&format!("{defaults}{}", cpu("    spec:\n      priorityClassName: high\n      imagePullSecrets: [{name: shared}, {name: own}]\n")));
+    let rt = rendered(&format!(
+        "{defaults}{}",
+        cpu("    spec:\n      priorityClassName: high\n      imagePullSecrets: [{name: shared}, {name: own}]\n")
+    ));
     let pod = node_pod(&rt);
     assert_eq!(pod["priorityClassName"], "high");
     assert_eq!(pod["imagePullSecrets"], serde_json::json!([{"name": "shared"}, {"name": "own"}]));
@@ -115,14 +114,21 @@ fn another_tpu_count_is_an_error_naming_both_places() {
         "from `spec.accelerator` (tpu v5e 4x4",
     );
     assert!(err.contains("spec.podTemplate.spec.containers[0].resources.limits.google.com/tpu"), "{err}");
-    assert!(err.contains("spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.limits.google.com/tpu"), "{err}");
+    assert!(
+        err.contains("spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.limits.google.com/tpu"),
+        "{err}"
+    );
     // The same count in another spelling agrees.
     rendered(&tpu("    spec:\n      containers:\n      - name: node\n        resources: {limits: {google.com/tpu: 4}}\n"));
 }
 
 #[test]
 fn a_different_tpu_topology_selector_is_an_error_naming_both_places() {
-    let err = conflict(&tpu("    spec:\n      nodeSelector: {cloud.google.com/gke-tpu-topology: 2x2}\n"), 8, "the TPU topology of `spec.accelerator.tpu`");
+    let err = conflict(
+        &tpu("    spec:\n      nodeSelector: {cloud.google.com/gke-tpu-topology: 2x2}\n"),
+        8,
+        "the TPU topology of `spec.accelerator.tpu`",
+    );
     assert!(err.contains("sets `2x2` where the generator sets `4x4`"), "{err}");
 }
 
@@ -180,16 +186,14 @@ fn a_misspelt_fragment_field_is_refused_with_did_you_mean() {
 #[test]
 fn a_pod_template_runtime_passes_validate_with_the_upstream_crds() {
     let Some(crds) = reference_crd_files() else { return };
-    let text = rendered(&tpu(
-        "    metadata: {annotations: {example.com/cost-center: research}}
+    let text = rendered(&tpu("    metadata: {annotations: {example.com/cost-center: research}}
     spec:
       priorityClassName: high
       volumes: [{name: ckpt, persistentVolumeClaim: {claimName: ckpt}}]
       containers:
       - {name: node, volumeMounts: [{name: ckpt, mountPath: /ckpt}]}
       - {name: sync, image: busybox:1.36, volumeMounts: [{name: ckpt, mountPath: /ckpt, readOnly: true}]}
-",
-    ));
+"));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rt.yaml");
     std::fs::write(&file, serde_json::to_string_pretty(&text).unwrap()).unwrap();
@@ -201,7 +205,94 @@ fn a_pod_template_runtime_passes_validate_with_the_upstream_crds() {
 #[test]
 fn the_merged_pod_goes_through_the_kubernetes_checks() {
     // A mount of a volume the pod does not have: the kubelet never starts the pod.
-    let (r, _dir) = render_text(&cpu("    spec:\n      containers:\n      - name: node\n        volumeMounts: [{name: nope, mountPath: /x}]\n"));
+    let (r, _dir) =
+        render_text(&cpu("    spec:\n      containers:\n      - name: node\n        volumeMounts: [{name: nope, mountPath: /x}]\n"));
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("nope"), "{}", r.all());
+}
+
+// ---------------------------------------------------------------------------------------------
+// GKE's TPU webhook: what preview adds, what validate flags
+
+/// A TrainJob on the built-in runtime `runtime`, with `trainer` as its `spec.trainer` (flow YAML).
+fn trainjob(runtime: &str, trainer: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tj.yaml");
+    std::fs::write(
+        &file,
+        format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: llama, namespace: ml}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n"),
+    )
+    .unwrap();
+    let path = file.to_str().unwrap().to_string();
+    (dir, path)
+}
+
+fn env_of(pod: &Value, name: &str) -> Option<String> {
+    pod["spec"]["containers"][0]["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .map(|e| e["value"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn preview_adds_the_tpu_webhooks_env_to_multi_host_tpu_pods_marked_as_gkes() {
+    let (_dir, tj) = trainjob("jax-tpu-v5e-4x4", "{}");
+    let r = run(&["preview", &tj, "--runtimes", "catalog/runtimes", "--process", "2"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let pod = documents(&r.stdout).remove(0);
+    assert_eq!(env_of(&pod, "TPU_WORKER_ID").as_deref(), Some("2"));
+    // 4 hosts: the pods' hostnames under the JobSet's subdomain, by index.
+    assert_eq!(
+        env_of(&pod, "TPU_WORKER_HOSTNAMES").as_deref(),
+        Some("llama-node-0-0.llama,llama-node-0-1.llama,llama-node-0-2.llama,llama-node-0-3.llama")
+    );
+    assert!(r.stdout.contains("# From GKE's TPU webhook"), "{}", r.stdout);
+}
+
+#[test]
+fn preview_adds_nothing_to_single_host_tpu_pods_or_cpu_pods() {
+    for runtime in ["jax-tpu-v5e-2x2", "jax-cpu-multinode"] {
+        let (_dir, tj) = trainjob(runtime, "{}");
+        let r = run(&["preview", &tj, "--runtimes", "catalog/runtimes"], None);
+        assert_eq!(r.code, 0, "{}", r.all());
+        let pod = documents(&r.stdout).remove(0);
+        assert_eq!(env_of(&pod, "TPU_WORKER_ID"), None, "{runtime}");
+        assert!(!r.stdout.contains("TPU webhook"), "{runtime}");
+    }
+}
+
+#[test]
+fn validate_flags_a_trainjob_that_sets_the_webhooks_env() {
+    let (_dir, tj) = trainjob("jax-tpu-v5e-4x4", "{env: [{name: TPU_WORKER_HOSTNAMES, value: a,b}]}");
+    let r = run(&["validate", &tj, "--runtimes", "catalog/runtimes", "--format", "json"], None);
+    assert!(r.stdout.contains("tpu/webhook-env"), "{}", r.all());
+}
+
+#[test]
+fn validate_flags_a_runtime_that_sets_the_webhooks_env_and_a_single_host_pod_that_relies_on_it() {
+    let rt = |name: &str, tpu: &str| {
+        let mut v =
+            rendered(&format!("{HEAD}  accelerator: {{tpu: {tpu}}}\n  command: [sh, -c, 'python train.py --worker $(TPU_WORKER_ID)']\n"));
+        v["metadata"]["name"] = Value::from(name);
+        v
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut multi = rt("multi", "{type: v5e, topology: 4x4}");
+    let node = &mut multi["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0];
+    node["env"].as_array_mut().unwrap().push(serde_json::json!({"name": "TPU_WORKER_ID", "value": "0"}));
+    let single = rt("single", "{type: v5e, topology: 2x2}");
+    for (name, doc, rule) in [("multi", &multi, "tpu/webhook-env"), ("single", &single, "tpu/webhook-single-host")] {
+        let file = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&file, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+        let r = run(&["validate", file.to_str().unwrap(), "--format", "json"], None);
+        assert!(r.stdout.contains(rule), "{name}: {}", r.all());
+    }
+    // The multi-host runtime's own reference is fine: the webhook sets the variable there.
+    let clean = rt("clean", "{type: v5e, topology: 4x4}");
+    let file = dir.path().join("clean.yaml");
+    std::fs::write(&file, serde_json::to_string_pretty(&clean).unwrap()).unwrap();
+    let r = run(&["validate", file.to_str().unwrap(), "--format", "json"], None);
+    assert!(!r.stdout.contains("tpu/webhook"), "{}", r.all());
 }
