@@ -18,6 +18,7 @@ use crate::keys;
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::*;
 
+mod initializers;
 mod pod_template;
 
 /// Name of the memory-backed volume mounted at `/dev/shm`.
@@ -81,6 +82,10 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
     if let Some(f) = fabric {
         volumes.extend(f.volumes.iter().cloned());
         mounts.extend(f.node_mounts.iter().cloned());
+    }
+    if let Some(i) = &r.initializers {
+        volumes.extend(initializers::volume(i));
+        mounts.push(initializers::mount());
     }
     let security_context = fabric.filter(|f| !f.capabilities.is_empty()).map(|f| SecurityContext {
         capabilities: Some(Capabilities { add: Some(f.capabilities.clone()), drop: None }),
@@ -157,12 +162,19 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
                     Some(TemplateMetadata { annotations: r.jobset_annotations.clone(), ..Default::default() })
                 },
                 spec: JobSetSpec {
-                    replicated_jobs: vec![ReplicatedJob {
-                        name: trainer.node.clone(),
-                        replicas: Some(1),
-                        template: job,
-                        ..Default::default()
-                    }],
+                    replicated_jobs: r
+                        .initializers
+                        .iter()
+                        .flat_map(initializers::jobs)
+                        .chain([ReplicatedJob {
+                            name: trainer.node.clone(),
+                            replicas: Some(1),
+                            depends_on: r.initializers.as_ref().and_then(initializers::depends_on),
+                            template: job,
+                            ..Default::default()
+                        }])
+                        .collect(),
+                    volume_claim_policies: r.initializers.as_ref().and_then(initializers::claim_policies),
                     ..Default::default()
                 },
             },

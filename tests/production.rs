@@ -296,3 +296,103 @@ fn validate_flags_a_runtime_that_sets_the_webhooks_env_and_a_single_host_pod_tha
     let r = run(&["validate", file.to_str().unwrap(), "--format", "json"], None);
     assert!(!r.stdout.contains("tpu/webhook"), "{}", r.all());
 }
+
+// ---------------------------------------------------------------------------------------------
+// spec.initializers: Trainer's dataset and model initializer jobs
+
+const INIT: &str = "  initializers:\n    dataset: {storageUri: 'hf://tatsu-lab/alpaca'}\n    model:\n      storageUri: 'hf://google/gemma-2b'\n      env: [{name: HF_TOKEN, valueFrom: {secretKeyRef: {name: hf, key: token}}}]\n";
+
+fn with_initializers(accelerator: &str, extra: &str) -> Value {
+    rendered(&format!("{HEAD}  accelerator: {accelerator}\n{INIT}{extra}"))
+}
+
+fn job<'a>(rt: &'a Value, name: &str) -> &'a Value {
+    rt["spec"]["template"]["spec"]["replicatedJobs"].as_array().unwrap().iter().find(|j| j["name"] == name).unwrap()
+}
+
+#[test]
+fn initializers_render_as_trainer_expects_them() {
+    let rt = with_initializers("{tpu: {type: v5e, topology: 2x2}}", "");
+    let jobs: Vec<&str> =
+        rt["spec"]["template"]["spec"]["replicatedJobs"].as_array().unwrap().iter().map(|j| j["name"].as_str().unwrap()).collect();
+    assert_eq!(jobs, ["dataset-initializer", "model-initializer", "node"], "JobSet needs a job's dependencies listed before it");
+    for step in ["dataset-initializer", "model-initializer"] {
+        let j = job(&rt, step);
+        assert_eq!(j["template"]["metadata"]["labels"]["trainer.kubeflow.org/trainjob-ancestor-step"], step);
+        let c = &j["template"]["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["name"], step);
+        assert_eq!(c["image"], format!("ghcr.io/kubeflow/trainer/{step}:v2.3.0"));
+        assert_eq!(c["volumeMounts"], serde_json::json!([{"name": "initializer", "mountPath": "/workspace"}]));
+        assert_eq!(c["env"][0]["name"], "STORAGE_URI");
+    }
+    assert_eq!(job(&rt, "model-initializer")["template"]["spec"]["template"]["spec"]["containers"][0]["env"][1]["name"], "HF_TOKEN");
+    let node = job(&rt, "node");
+    assert_eq!(
+        node["dependsOn"],
+        serde_json::json!([{"name": "dataset-initializer", "status": "Complete"}, {"name": "model-initializer", "status": "Complete"}])
+    );
+    let mounts = &node["template"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"];
+    assert!(mounts.as_array().unwrap().iter().any(|m| m["name"] == "initializer" && m["mountPath"] == "/workspace"), "{mounts}");
+    let claim = &rt["spec"]["template"]["spec"]["volumeClaimPolicies"][0]["templates"][0];
+    assert_eq!(claim["metadata"]["name"], "initializer");
+    assert_eq!(claim["spec"]["accessModes"], serde_json::json!(["ReadWriteOnce"]));
+    assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "20Gi");
+}
+
+#[test]
+fn a_multi_node_runtime_shares_the_claim_and_an_existing_claim_is_mounted_everywhere() {
+    let rt = with_initializers("{cpu: {}}\n  numNodes: 2", "");
+    let claim = &rt["spec"]["template"]["spec"]["volumeClaimPolicies"][0]["templates"][0];
+    assert_eq!(claim["spec"]["accessModes"], serde_json::json!(["ReadWriteMany"]), "every trainer pod mounts it");
+    let rt = with_initializers("{cpu: {}}", "    volume: {persistentVolumeClaim: models}\n");
+    assert!(rt["spec"]["template"]["spec"]["volumeClaimPolicies"].is_null());
+    for step in ["dataset-initializer", "model-initializer", "node"] {
+        let vols = &job(&rt, step)["template"]["spec"]["template"]["spec"]["volumes"];
+        assert!(
+            vols.as_array().unwrap().iter().any(|v| v["name"] == "initializer" && v["persistentVolumeClaim"]["claimName"] == "models"),
+            "{step}: {vols}"
+        );
+    }
+}
+
+#[test]
+fn initializer_mistakes_are_errors_at_their_field() {
+    let bad = |init: &str, field: &str| {
+        let (r, _dir) = render_text(&format!("{HEAD}  accelerator: {{cpu: {{}}}}\n  numNodes: 2\n  initializers:\n{init}"));
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(r.stderr.contains("error[catalog/initializer]") && r.stderr.contains(field), "`{field}`:\n{}", r.all());
+    };
+    bad("    model: {storageUri: 'gs://bucket/model'}\n", "spec.initializers.model.storageUri");
+    bad("    volume: {size: 5Gi}\n", "spec.initializers`");
+    bad("    dataset: {storageUri: 'hf://a/b'}\n    volume: {accessModes: [ReadWriteOnce]}\n", "spec.initializers.volume.accessModes");
+    bad(
+        "    dataset: {storageUri: 'hf://a/b'}\n    volume: {persistentVolumeClaim: Models_1}\n",
+        "spec.initializers.volume.persistentVolumeClaim",
+    );
+    bad("    dataset: {env: [{name: STORAGE_URI, value: 'hf://a/b'}]}\n", "spec.initializers.dataset.env[0].name");
+}
+
+#[test]
+fn an_initializer_runtime_passes_the_upstream_crds_and_preview_shows_the_jobs_with_the_trainjobs_source() {
+    let rt = with_initializers("{tpu: {type: v5e, topology: 2x2}}", "");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rt.yaml");
+    std::fs::write(&file, serde_json::to_string_pretty(&rt).unwrap()).unwrap();
+    if let Some(crds) = reference_crd_files() {
+        let r = run(&["validate", "--crd", &crds[0].display().to_string(), file.to_str().unwrap()], None);
+        assert_eq!(r.code, 0, "{}", r.all());
+    }
+    let tj = dir.path().join("tj.yaml");
+    std::fs::write(
+        &tj,
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: ft, namespace: ml}\nspec:\n  runtimeRef: {name: prod}\n  initializer:\n    dataset: {storageUri: 'hf://other/data'}\n  trainer: {}\n",
+    )
+    .unwrap();
+    let r = run(&["validate", tj.to_str().unwrap(), "--runtimes", file.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let r = run(&["preview", tj.to_str().unwrap(), "--runtimes", file.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("starts once these jobs are: dataset-initializer (Complete), model-initializer (Complete)"), "{}", r.stdout);
+    assert!(r.stdout.contains("STORAGE_URI=hf://other/data"), "the TrainJob's source replaces the runtime's:\n{}", r.stdout);
+    assert!(r.stdout.contains("STORAGE_URI=hf://google/gemma-2b"), "{}", r.stdout);
+}

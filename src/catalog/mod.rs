@@ -127,6 +127,10 @@ pub struct JaxRuntimeSpec {
     /// `PodTemplateFragment`. Over the defaults' fragment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateFragment>,
+    /// Kubeflow Trainer's dataset and model initializers: jobs that download into a volume the
+    /// trainer pods mount at `/workspace` and that complete before the trainer starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initializers: Option<Initializers>,
 }
 
 /// Where Kueue's Topology Aware Scheduling places the trainer pods: at most one of `required`,

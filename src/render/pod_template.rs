@@ -14,8 +14,11 @@ use crate::resolve::Resolved;
 use crate::rules::catalog::{CATALOG_POD_TEMPLATE_CONFLICT, CATALOG_WRONG_TYPE};
 use crate::trainer::facts;
 
-/// Where the trainer pod template is in a rendered runtime.
-pub const POD_TEMPLATE_PATH: &str = "spec.template.spec.replicatedJobs[0].template.spec.template";
+/// Where the trainer pod template is in a rendered runtime (after the initializer jobs).
+fn pod_template_path(r: &Resolved) -> String {
+    let index = r.initializers.as_ref().map_or(0, |i| i.jobs.len());
+    format!("spec.template.spec.replicatedJobs[{index}].template.spec.template")
+}
 
 /// The generated template with the fragment merged in.
 pub(super) fn merge(r: &Resolved, template: PodTemplateSpec, fragment: &PodTemplate) -> Result<PodTemplateSpec, Vec<Diagnostic>> {
@@ -46,7 +49,7 @@ fn place(path: &KeyedPath, fragment: &PodTemplate) -> (Option<String>, String) {
 
 fn conflict(r: &Resolved, c: &Conflict, fragment: &PodTemplate, generated: &Value) -> Diagnostic {
     let (field, words) = place(&c.path, fragment);
-    let at = c.path.indexed_in(generated).map(|p| format!("{POD_TEMPLATE_PATH}.{p}")).unwrap_or_else(|| c.path.describe());
+    let at = c.path.indexed_in(generated).map(|p| format!("{}.{p}", pod_template_path(r))).unwrap_or_else(|| c.path.describe());
     let d = Diagnostic::new(
         &CATALOG_POD_TEMPLATE_CONFLICT,
         format!(

@@ -71,6 +71,13 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
     if let Some(t) = &spec.pod_template {
         f.errors.extend(super::pod_template::check(t, "spec.podTemplate", false));
     }
+    let initializers = spec.initializers.as_ref().and_then(|i| match super::initializers::resolve(i, &trainer, plan.num_nodes) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            f.errors.extend(e);
+            None
+        }
+    });
     if !f.errors.is_empty() {
         return Err(f.errors);
     }
@@ -101,6 +108,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             jobset_annotations: plan.jobset_annotations,
             pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
             pod_template: super::pod_template::resolve(defaults.pod_template.as_ref(), spec.pod_template.as_ref()),
+            initializers,
         },
         f.warnings,
     ))

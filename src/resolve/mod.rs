@@ -16,6 +16,7 @@ mod defaults;
 pub mod entry;
 pub mod fabric;
 pub mod gpu;
+pub mod initializers;
 pub mod kubernetes;
 pub mod matrix;
 pub mod pod_template;

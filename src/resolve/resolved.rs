@@ -104,6 +104,8 @@ pub struct Resolved {
     pub pod_annotations: BTreeMap<String, String>,
     /// `spec.podTemplate` over the defaults' one, for `render` to merge into the generated pod.
     pub pod_template: Option<super::pod_template::PodTemplate>,
+    /// Trainer's dataset and model initializers (`spec.initializers`).
+    pub initializers: Option<super::initializers::ResolvedInitializers>,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.

@@ -89,6 +89,9 @@ define_rules! {
     CATALOG_POD_TEMPLATE_CONFLICT = "catalog/pod-template-conflict", Error, Catalog,
         "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env Trainer's JAX plugin (`JAX_COORDINATOR_ADDRESS`, `JAX_PROCESS_ID`, `JAX_NUM_PROCESSES`) or GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects. The fragment never overwrites a generated value silently: the message names both places.",
         "Remove the value from `spec.podTemplate`, or change the catalog field that generates it (`spec.accelerator`, `spec.image`, `spec.env`, ...).";
+    CATALOG_INITIALIZER = "catalog/initializer", Error, Catalog,
+        "`spec.initializers` that Trainer's initializers cannot run: no `dataset` or `model`, a `storageUri` whose scheme the initializer does not read (dataset: `hf://`, `s3://`, `cache://`; model: `hf://`, `s3://`), `STORAGE_URI` in `env`, a claim name that is not a Kubernetes name, or a claim per TrainJob that only one node can mount while several trainer pods mount it.",
+        "Fix the field the message names; `docs/production.md` shows a dataset initializer.";
     CATALOG_IMAGE = "catalog/image", Error, Catalog,
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";

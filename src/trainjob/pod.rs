@@ -352,6 +352,22 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
             "Exclusive placement per `{topology}`: JobSet's pod webhook adds pod affinity and anti-affinity at creation, not shown here."
         ));
     }
+    let waits: Vec<String> =
+        eff.trainer().and_then(|t| t.depends_on.as_ref()).into_iter().flatten().map(|d| format!("{} ({})", d.name, d.status)).collect();
+    if !waits.is_empty() {
+        out.push(format!("The trainer job starts once these jobs are: {} (JobSet `dependsOn`).", waits.join(", ")));
+    }
+    let storage_uri = &facts().initializers.storage_uri_env;
+    for job in eff.template.spec.replicated_jobs.iter().filter(|j| j.ancestor_step().is_some_and(|s| facts().is_initializer(s))) {
+        for c in job.pod_spec().map(|p| p.containers.as_slice()).unwrap_or_default() {
+            let uri = c.env.iter().flatten().find(|e| &e.name == storage_uri);
+            let what = match uri.and_then(|e| e.value.as_deref()) {
+                Some(v) => format!("{storage_uri}={v}"),
+                None => format!("no {storage_uri}: the initializer fails at start"),
+            };
+            out.push(format!("Initializer job {}: container {} (image {}), {what}.", job.name, c.name, c.image.as_deref().unwrap_or("?")));
+        }
+    }
     if eff.template.spec.volume_claim_policies.as_ref().is_some_and(|v| !v.is_empty()) {
         out.push("volumeClaimPolicies: JobSet adds their claims as volumes of the Job, not shown here.".to_string());
     }

@@ -241,9 +241,9 @@ fn trainjob_command(image: &str, script: &str) -> Vec<String> {
 }
 
 fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<Page, PagesError> {
-    let pod =
-        object.spec.template.spec.replicated_jobs.first().and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
-    let container = pod.and_then(|p| p.containers.first());
+    let trainer = object.spec.template.spec.replicated_jobs.iter().find(|j| j.is_trainer());
+    let pod = trainer.and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
+    let container = pod.and_then(|p| p.containers.iter().find(|c| c.name == crate::trainer::facts().node));
     let resources = container.and_then(|c| c.resources.as_ref());
     let requests = quantity_map(resources.and_then(|r| r.requests.as_ref()));
     let limits = quantity_map(resources.and_then(|r| r.limits.as_ref()));
