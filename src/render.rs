@@ -87,6 +87,8 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
         volumes.extend(initializers::volume(i));
         mounts.push(initializers::mount());
     }
+    volumes.extend(r.storage.volumes.iter().cloned());
+    mounts.extend(r.storage.mounts.iter().cloned());
     let security_context = fabric.filter(|f| !f.capabilities.is_empty()).map(|f| SecurityContext {
         capabilities: Some(Capabilities { add: Some(f.capabilities.clone()), drop: None }),
         ..Default::default()
@@ -187,6 +189,7 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
 fn pod_metadata(r: &Resolved, fabric: Option<&BTreeMap<String, String>>) -> Option<ObjectMeta> {
     let mut annotations = fabric.cloned().unwrap_or_default();
     annotations.extend(r.pod_annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+    annotations.extend(r.storage.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
     (!annotations.is_empty()).then(|| ObjectMeta { annotations: Some(annotations), ..Default::default() })
 }
 

@@ -396,3 +396,90 @@ fn an_initializer_runtime_passes_the_upstream_crds_and_preview_shows_the_jobs_wi
     assert!(r.stdout.contains("STORAGE_URI=hf://other/data"), "the TrainJob's source replaces the runtime's:\n{}", r.stdout);
     assert!(r.stdout.contains("STORAGE_URI=hf://google/gemma-2b"), "{}", r.stdout);
 }
+
+// ---------------------------------------------------------------------------------------------
+// spec.storage: PVCs and Cloud Storage FUSE
+
+#[test]
+fn a_gcs_bucket_gets_the_drivers_annotation_csi_attributes_and_sidecar_annotations() {
+    let rt = rendered(&format!(
+        "{HEAD}  accelerator: {{tpu: {{type: v5e, topology: 4x4}}}}
+  storage:
+  - name: data
+    mountPath: /data
+    use: data
+    gcs: {{bucket: 'gs://my-data', onlyDir: imagenet, mountOptions: [implicit-dirs], sidecarResources: {{limits: {{memory: '0'}}, requests: {{cpu: 500m}}}}}}
+  - {{name: checkpoints, mountPath: /checkpoints, persistentVolumeClaim: ckpt}}
+"
+    ));
+    let tmpl = &rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+    let a = &tmpl["metadata"]["annotations"];
+    assert_eq!(a["gke-gcsfuse/volumes"], "true");
+    assert_eq!(a["gke-gcsfuse/memory-limit"], "0");
+    assert_eq!(a["gke-gcsfuse/cpu-request"], "500m");
+    let vols = tmpl["spec"]["volumes"].as_array().unwrap();
+    let data = vols.iter().find(|v| v["name"] == "data").unwrap();
+    assert_eq!(data["csi"]["driver"], "gcsfuse.csi.storage.gke.io");
+    assert_eq!(data["csi"]["readOnly"], true, "data is mounted read-only");
+    assert_eq!(
+        data["csi"]["volumeAttributes"],
+        serde_json::json!({"bucketName": "my-data", "mountOptions": "only-dir=imagenet,implicit-dirs"})
+    );
+    let ckpt = vols.iter().find(|v| v["name"] == "checkpoints").unwrap();
+    assert_eq!(ckpt["persistentVolumeClaim"], serde_json::json!({"claimName": "ckpt"}), "checkpoints are read-write");
+    let mounts = tmpl["spec"]["containers"][0]["volumeMounts"].as_array().unwrap();
+    assert!(mounts.iter().any(|m| m["name"] == "data" && m["mountPath"] == "/data" && m["readOnly"] == true));
+    assert!(mounts.iter().any(|m| m["name"] == "checkpoints" && m["mountPath"] == "/checkpoints" && m["readOnly"].is_null()));
+}
+
+#[test]
+fn storage_mistakes_are_errors_at_their_field() {
+    let bad = |accelerator: &str, storage: &str, rule: &str, field: &str| {
+        let (r, _dir) = render_text(&format!("{HEAD}  accelerator: {accelerator}\n  storage:\n{storage}"));
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(r.stderr.contains(&format!("error[{rule}]")) && r.stderr.contains(field), "{rule} at `{field}`:\n{}", r.all());
+    };
+    let gpu = "{gpu: {model: h100-80gb, count: 8}}\n  platform: eks";
+    bad(gpu, "  - {name: d, mountPath: /d, gcs: {bucket: b}}\n", "catalog/storage-gcs-off-gke", "spec.storage[0].gcs");
+    let tpu = "{tpu: {type: v5e, topology: 2x2}}";
+    bad(tpu, "  - {name: d, mountPath: /dev/shm, persistentVolumeClaim: c}\n", "catalog/storage-mount-path", "spec.storage[0].mountPath");
+    bad(tpu, "  - {name: d, mountPath: /dev/shm/x, persistentVolumeClaim: c}\n", "catalog/storage-mount-path", "spec.storage[0].mountPath");
+    bad(tpu, "  - {name: d, mountPath: data, persistentVolumeClaim: c}\n", "catalog/storage-mount-path", "spec.storage[0].mountPath");
+    bad(tpu, "  - {name: d, mountPath: /d, persistentVolumeClaim: My_Claim}\n", "catalog/storage", "spec.storage[0].persistentVolumeClaim");
+    bad(tpu, "  - {name: Data.Vol, mountPath: /d, persistentVolumeClaim: c}\n", "catalog/storage", "spec.storage[0].name");
+    bad(tpu, "  - {name: dshm, mountPath: /d, persistentVolumeClaim: c}\n", "catalog/storage", "spec.storage[0].name");
+    bad(
+        tpu,
+        "  - {name: a, mountPath: /d, persistentVolumeClaim: c}\n  - {name: b, mountPath: /d/, persistentVolumeClaim: c}\n",
+        "catalog/storage-mount-path",
+        "spec.storage[1].mountPath",
+    );
+    bad(tpu, "  - {name: a, mountPath: /d}\n", "catalog/storage", "spec.storage[0]");
+    bad(tpu, "  - {name: a, mountPath: /d, gcs: {bucket: 'b/path'}}\n", "catalog/storage", "spec.storage[0].gcs.bucket");
+    bad(
+        tpu,
+        "  - {name: a, mountPath: /d, gcs: {bucket: b, sidecarResources: {limits: {nvidia.com/gpu: 1}}}}\n",
+        "catalog/storage",
+        "spec.storage[0].gcs.sidecarResources.limits.nvidia.com/gpu",
+    );
+    // The initializers' volume is at /workspace.
+    bad(
+        "{cpu: {}}\n  initializers: {model: {storageUri: 'hf://a/b'}}",
+        "  - {name: w, mountPath: /workspace/out, persistentVolumeClaim: c}\n",
+        "catalog/storage-mount-path",
+        "spec.storage[0].mountPath",
+    );
+}
+
+#[test]
+fn a_storage_runtime_passes_the_upstream_crds() {
+    let Some(crds) = reference_crd_files() else { return };
+    let rt = rendered(&format!(
+        "{HEAD}  accelerator: {{tpu: {{type: v5e, topology: 4x4}}}}\n  storage:\n  - {{name: ckpt, mountPath: /ckpt, gcs: {{bucket: b}}}}\n  - {{name: data, mountPath: /data, use: data, persistentVolumeClaim: d}}\n"
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rt.yaml");
+    std::fs::write(&file, serde_json::to_string_pretty(&rt).unwrap()).unwrap();
+    let r = run(&["validate", "--crd", &crds[0].display().to_string(), file.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+}

@@ -127,6 +127,10 @@ pub struct JaxRuntimeSpec {
     /// `PodTemplateFragment`. Over the defaults' fragment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateFragment>,
+    /// Volumes for checkpoints and data mounted into the `node` container: PersistentVolumeClaims,
+    /// or Cloud Storage buckets through Cloud Storage FUSE (GKE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<StorageVolume>,
     /// Kubeflow Trainer's dataset and model initializers: jobs that download into a volume the
     /// trainer pods mount at `/workspace` and that complete before the trainer starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]

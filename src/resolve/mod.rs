@@ -25,6 +25,7 @@ mod release;
 mod resolved;
 mod rows;
 mod shape;
+pub mod storage;
 pub mod tpu;
 
 pub use defaults::generator_labels;

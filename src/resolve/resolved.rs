@@ -106,6 +106,8 @@ pub struct Resolved {
     pub pod_template: Option<super::pod_template::PodTemplate>,
     /// Trainer's dataset and model initializers (`spec.initializers`).
     pub initializers: Option<super::initializers::ResolvedInitializers>,
+    /// The volumes, mounts and pod annotations of `spec.storage`.
+    pub storage: super::storage::ResolvedStorage,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.

@@ -92,6 +92,15 @@ define_rules! {
     CATALOG_INITIALIZER = "catalog/initializer", Error, Catalog,
         "`spec.initializers` that Trainer's initializers cannot run: no `dataset` or `model`, a `storageUri` whose scheme the initializer does not read (dataset: `hf://`, `s3://`, `cache://`; model: `hf://`, `s3://`), `STORAGE_URI` in `env`, a claim name that is not a Kubernetes name, or a claim per TrainJob that only one node can mount while several trainer pods mount it.",
         "Fix the field the message names; `docs/production.md` shows a dataset initializer.";
+    CATALOG_STORAGE = "catalog/storage", Error, Catalog,
+        "A `spec.storage` volume Kubernetes refuses or that says too little: a volume name that is not a DNS-1123 label (or is the generator's own, or another volume's), a PersistentVolumeClaim name that is not a Kubernetes name, a bucket name with a path, neither or both of `persistentVolumeClaim` and `gcs`, a sidecar resource the Cloud Storage FUSE driver has no setting for.",
+        "Fix the field the message names.";
+    CATALOG_STORAGE_MOUNT_PATH = "catalog/storage-mount-path", Error, Catalog,
+        "A `spec.storage` mount path that is not absolute, collides with `/dev/shm` (the memory-backed shared memory the generator mounts) or another path the generator mounts (the initializers' `/workspace`), or that another volume uses: the kubelet refuses two mounts at one path.",
+        "Mount the volume at its own absolute path (`/checkpoints`, `/data`).";
+    CATALOG_STORAGE_GCS_OFF_GKE = "catalog/storage-gcs-off-gke", Error, Catalog,
+        "A Cloud Storage bucket (`spec.storage[].gcs`) on a runtime for a platform other than GKE: the Cloud Storage FUSE CSI driver is a GKE add-on, so elsewhere the pod never starts (its volume's driver is not registered).",
+        "Use a PersistentVolumeClaim of a driver the cluster has, or `spec.platform: gke`.";
     CATALOG_IMAGE = "catalog/image", Error, Catalog,
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";
