@@ -84,10 +84,10 @@ const BUILTIN: &[Expect] = &[
     e("jax-tpu-v6e-16x16", 64, "tpu", "4"),
     // production.yaml: storage, initializers and the pod template change neither the nodes nor the
     // device (the model initializer's job is not the trainer's).
-    e("jax-tpu-v5e-4x4-production", 4, "tpu", "4"),
-    e("jax-gpu-gke-h100-2nodes-production", 2, "gpu", "8"),
-    e("jax-gpu-eks-p5-2nodes-production", 2, "gpu", "8"),
-    e("jax-gpu-aks-ndh100v5-2nodes-production", 2, "gpu", "8"),
+    e("jax-prod-tpu-v5e-4x4", 4, "tpu", "4"),
+    e("jax-prod-gpu-gke-h100-2nodes", 2, "gpu", "8"),
+    e("jax-prod-gpu-eks-p5-2nodes", 2, "gpu", "8"),
+    e("jax-prod-gpu-aks-ndh100v5-2nodes", 2, "gpu", "8"),
 ];
 
 fn expectations(table: &[Expect]) -> Value {
