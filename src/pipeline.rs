@@ -164,7 +164,13 @@ pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (G
     let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new() };
     // By value: each resolved entry is freed once its runtime is kept.
     for (i, resolved) in runtimes.into_iter().enumerate() {
-        let runtime = render::render(&resolved);
+        let runtime = match render::render(&resolved) {
+            Ok(runtime) => runtime,
+            Err(errors) => {
+                out.diagnostics.extend(errors.into_iter().map(|d| resolved.origin.locate(d)));
+                continue;
+            }
+        };
         let object = match serde_json::to_value(&runtime) {
             Ok(v) => v,
             Err(e) => {

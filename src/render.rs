@@ -13,9 +13,13 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::diag::Diagnostic;
 use crate::keys;
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::*;
+
+mod initializers;
+mod pod_template;
 
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
@@ -37,8 +41,9 @@ pub fn accelerator_summary(r: &Resolved) -> String {
     }
 }
 
-/// Builds the runtime object.
-pub fn render(r: &Resolved) -> TrainingRuntime {
+/// Builds the runtime object, with the runtime's `spec.podTemplate` merged into the trainer pod;
+/// `Err` holds every value of the fragment that contradicts a generated one.
+pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
     let mut labels = r.labels.clone();
     let trainer = facts();
     labels.insert(trainer.labels.framework.clone(), "jax".into());
@@ -81,6 +86,12 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         volumes.extend(f.volumes.iter().cloned());
         mounts.extend(f.node_mounts.iter().cloned());
     }
+    if let Some(i) = &r.initializers {
+        volumes.extend(initializers::volume(i));
+        mounts.push(initializers::mount());
+    }
+    volumes.extend(r.storage.volumes.iter().cloned());
+    mounts.extend(r.storage.mounts.iter().cloned());
     let security_context = fabric.filter(|f| !f.capabilities.is_empty()).map(|f| SecurityContext {
         capabilities: Some(Capabilities { add: Some(f.capabilities.clone()), drop: None }),
         ..Default::default()
@@ -125,17 +136,18 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
         service_account_name: r.service_account_name.clone(),
         ..Default::default()
     };
+    let mut template = PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) };
+    if let Some(fragment) = &r.pod_template {
+        template = pod_template::merge(r, template, fragment)?;
+    }
     let job = JobTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: Some(BTreeMap::from([(trainer.ancestor_label.clone(), trainer.trainer_step.clone())])),
             ..Default::default()
         }),
-        spec: Some(JobSpec {
-            template: PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) },
-            ..Default::default()
-        }),
+        spec: Some(JobSpec { template, ..Default::default() }),
     };
-    TrainingRuntime {
+    Ok(TrainingRuntime {
         api_version: API_VERSION.into(),
         kind: if r.namespace.is_some() { KIND_NAMESPACED } else { KIND_CLUSTER }.into(),
         metadata: ObjectMeta {
@@ -155,17 +167,24 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
                     Some(TemplateMetadata { annotations: r.jobset_annotations.clone(), ..Default::default() })
                 },
                 spec: JobSetSpec {
-                    replicated_jobs: vec![ReplicatedJob {
-                        name: trainer.node.clone(),
-                        replicas: Some(1),
-                        template: job,
-                        ..Default::default()
-                    }],
+                    replicated_jobs: r
+                        .initializers
+                        .iter()
+                        .flat_map(initializers::jobs)
+                        .chain([ReplicatedJob {
+                            name: trainer.node.clone(),
+                            replicas: Some(1),
+                            depends_on: r.initializers.as_ref().and_then(initializers::depends_on),
+                            template: job,
+                            ..Default::default()
+                        }])
+                        .collect(),
+                    volume_claim_policies: r.initializers.as_ref().and_then(initializers::claim_policies),
                     ..Default::default()
                 },
             },
         },
-    }
+    })
 }
 
 /// The trainer pod template's metadata: the fabric's annotations and the resolved ones (Kueue's
@@ -173,6 +192,7 @@ pub fn render(r: &Resolved) -> TrainingRuntime {
 fn pod_metadata(r: &Resolved, fabric: Option<&BTreeMap<String, String>>) -> Option<ObjectMeta> {
     let mut annotations = fabric.cloned().unwrap_or_default();
     annotations.extend(r.pod_annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+    annotations.extend(r.storage.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
     (!annotations.is_empty()).then(|| ObjectMeta { annotations: Some(annotations), ..Default::default() })
 }
 

@@ -65,6 +65,23 @@ fn cpu_runtime_runs_a_three_process_jax_job() {
 }
 
 #[test]
+fn a_runtime_with_a_pod_template_runs_a_two_process_jax_job() {
+    // e2e-production merges a PVC mount, a priority class, a pull secret, an annotation and a
+    // sidecar into the pod: the trainer container's launch is unchanged.
+    let py = python();
+    let (_dir, file) = rendered_fixture();
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    let runtime = documents(&yaml).into_iter().find(|d| name_of(d) == "e2e-production").unwrap();
+    let pod = &runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"];
+    assert_eq!(pod["spec"]["priorityClassName"], "training-high");
+    assert_eq!(pod["spec"]["containers"][1]["name"], "checkpoint-sync");
+    assert_eq!(node_container(&runtime)["volumeMounts"][0]["mountPath"], "/checkpoints");
+    let (ok, out) = launch(&py, &file, "e2e-production", &[]);
+    assert_passed(ok, &out, "e2e-production");
+    assert_all_processes(&out, 2, 1);
+}
+
+#[test]
 fn gpu_runtime_env_runs_with_cpu_standing_in_for_the_gpus() {
     let py = python();
     let (_dir, file) = rendered_fixture();

@@ -41,6 +41,9 @@ const FIXTURE: &[Expect] = &[
     // v5e 4x4: 16 chips, 4 per host.
     e("e2e-tpu", 4, "tpu", "4"),
     e("e2e-command", 2, "cpu", "1"),
+    // spec.podTemplate adds a PVC, a priority class, an annotation and a sidecar: the SDK still
+    // reads the `node` container's cpu limit.
+    e("e2e-production", 2, "cpu", "1"),
 ];
 
 /// The built-in catalog (catalog/runtimes/), one entry per generated runtime, worked out from the
@@ -82,6 +85,12 @@ const BUILTIN: &[Expect] = &[
     e("jax-tpu-v6e-2x4-2hosts", 2, "tpu", "4"),
     e("jax-tpu-v6e-4x4", 4, "tpu", "4"),
     e("jax-tpu-v6e-16x16", 64, "tpu", "4"),
+    // production.yaml: storage, initializers and the pod template change neither the nodes nor the
+    // device (the model initializer's job is not the trainer's).
+    e("jax-prod-tpu-v5e-4x4", 4, "tpu", "4"),
+    e("jax-prod-gpu-gke-h100-2nodes", 2, "gpu", "8"),
+    e("jax-prod-gpu-eks-p5-2nodes", 2, "gpu", "8"),
+    e("jax-prod-gpu-aks-ndh100v5-2nodes", 2, "gpu", "8"),
 ];
 
 fn expectations(table: &[Expect]) -> Value {

@@ -25,10 +25,27 @@ pub struct TpuData {
     /// Annotations on the JobSet template of multi-host slices.
     pub multi_host_annotations: BTreeMap<String, String>,
     pub env: Vec<EnvVar>,
+    /// The env GKE's TPU webhook injects into multi-host TPU pods.
+    pub webhook: TpuWebhook,
     /// From `images.yaml` (key `tpu`).
     #[serde(default, skip_deserializing)]
     pub default_image: String,
     pub generations: Vec<TpuGeneration>,
+}
+
+/// What GKE's TPU webhook injects: the variables' names.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TpuWebhook {
+    pub worker_id: String,
+    pub worker_hostnames: String,
+}
+
+impl TpuWebhook {
+    /// Both names.
+    pub fn env(&self) -> [&str; 2] {
+        [&self.worker_id, &self.worker_hostnames]
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -16,10 +16,15 @@ use crate::accelerators::NetworkInterface;
 use crate::trainer::PodGroupPolicy;
 
 pub mod kinds;
+pub mod production;
 pub mod releases;
 pub mod schema;
 
 pub use kinds::{identify, Identity, Kind, API_VERSION, GROUP};
+pub use production::{
+    FragmentMetadata, GcsBucket, InitializerSpec, InitializerVolume, Initializers, PodTemplateFragment, SidecarResources, StorageUse,
+    StorageVolume,
+};
 pub use releases::{trainer_default, trainer_releases};
 
 /// Object metadata of a catalog object.
@@ -123,6 +128,19 @@ pub struct JaxRuntimeSpec {
     /// (`false` turns a default off). Default: none, the platform's standing node pools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
+    /// A fragment of the trainer pod template merged into the generated one (volumes, sidecars,
+    /// priority class, pull secrets, security context, labels, annotations, ...): see
+    /// `PodTemplateFragment`. Over the defaults' fragment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateFragment>,
+    /// Volumes for checkpoints and data mounted into the `node` container: PersistentVolumeClaims,
+    /// or Cloud Storage buckets through Cloud Storage FUSE (GKE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<StorageVolume>,
+    /// Kubeflow Trainer's dataset and model initializers: jobs that download into a volume the
+    /// trainer pods mount at `/workspace` and that complete before the trainer starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initializers: Option<Initializers>,
 }
 
 /// How a runtime's nodes are bought: capacity kind -> `true`/`false`, or a name (a ComputeClass, a
@@ -422,6 +440,10 @@ pub struct DefaultsSpec {
     /// catalog of GKE Autopilot runtimes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
+    /// A pod template fragment under every runtime's own `spec.podTemplate` (the runtime's values
+    /// win): a priority class, pull secrets, labels for cost reporting, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateFragment>,
 }
 
 /// Which runtimes a `JaxRuntimeDefaults` applies to: those that meet every condition given (an

@@ -237,6 +237,12 @@ fn refine(defs: &mut Map<String, Value>) {
         replace(defs, def, "trainer", optional(json!({"type": "string", "enum": releases})));
     }
 
+    // `spec.podTemplate.spec` is a fragment: the generator makes the containers, so none is
+    // required (a container in it still needs its `name`).
+    if let Some(Value::Object(spec)) = defs.get_mut("io.k8s.api.core.v1.PodSpec") {
+        spec.remove("required");
+    }
+
     // Runtimes' metadata: what the API server checks of a runtime's name, namespace and labels.
     if let Some(Value::Object(meta)) = defs.get("Metadata").cloned() {
         let mut rm = meta;

@@ -11,6 +11,7 @@ pub mod facts;
 pub mod finding;
 pub mod image;
 pub mod job;
+pub mod merge;
 pub mod meta;
 pub mod names;
 pub mod pod;

@@ -340,6 +340,7 @@ fn over(base: &DefaultsSpec, over: &DefaultsSpec) -> DefaultsSpec {
             (Some(b), Some(o)) => Some(crate::catalog::Capacity(b.0.iter().chain(&o.0).map(|(k, v)| (k.clone(), v.clone())).collect())),
             (b, o) => o.clone().or_else(|| b.clone()),
         },
+        pod_template: super::pod_template::over(base.pod_template.as_ref(), over.pod_template.as_ref()),
     }
 }
 

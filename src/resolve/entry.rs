@@ -77,6 +77,20 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
         f.errors.push(Diagnostic::new(&CATALOG_IMAGE, "the image is empty").with_field("spec.image"));
     }
     let shared_memory = shared_memory(entry, &plan.accel);
+    if let Some(t) = &defaults.pod_template {
+        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", true));
+    }
+    if let Some(t) = &spec.pod_template {
+        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", false));
+    }
+    let initializers = spec.initializers.as_ref().and_then(|i| match super::initializers::resolve(i, &trainer, plan.num_nodes) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            f.errors.extend(e);
+            None
+        }
+    });
+    let storage = storage(spec, &platform, shared_memory.is_some(), initializers.is_some(), &plan, &mut f);
     if !f.errors.is_empty() {
         return Err(f.errors);
     }
@@ -107,9 +121,48 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             jobset_annotations: plan.jobset_annotations,
             pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
             capacity,
+            pod_template: super::pod_template::resolve(defaults.pod_template.as_ref(), spec.pod_template.as_ref()),
+            initializers,
+            storage,
         },
         f.warnings,
     ))
+}
+
+/// `spec.storage` against what the generator mounts itself: `/dev/shm`, the initializers'
+/// volume, the fabric's volumes.
+fn storage(
+    spec: &catalog::JaxRuntimeSpec,
+    platform: &Platform,
+    shm: bool,
+    initializers: bool,
+    plan: &AcceleratorPlan,
+    f: &mut Findings,
+) -> super::storage::ResolvedStorage {
+    if spec.storage.is_empty() {
+        return super::storage::ResolvedStorage::default();
+    }
+    let init = &facts().initializers;
+    let mut taken: Vec<(&str, &str, &str)> = Vec::new();
+    if shm {
+        taken.push(("/dev/shm", crate::render::SHM_VOLUME, "`spec.sharedMemory`"));
+    }
+    if initializers {
+        taken.push((init.mount_path.as_str(), init.volume.as_str(), "`spec.initializers`"));
+    }
+    if let Accel::Gpu(g) = &plan.accel {
+        if let Some(fabric) = &g.fabric {
+            taken.extend(fabric.node_mounts.iter().map(|m| (m.mount_path.as_str(), m.name.as_str(), "the GPU fabric")));
+            taken.extend(fabric.volumes.iter().map(|v| ("", v.name.as_str(), "the GPU fabric")));
+        }
+    }
+    match super::storage::resolve(&spec.storage, platform, &taken) {
+        Ok(s) => s,
+        Err(e) => {
+            f.errors.extend(e);
+            super::storage::ResolvedStorage::default()
+        }
+    }
 }
 
 /// `spec.topology` as Kueue's podset annotations (the validator checks them on the rendered runtime).

@@ -17,13 +17,16 @@ mod defaults;
 pub mod entry;
 pub mod fabric;
 pub mod gpu;
+pub mod initializers;
 pub mod kubernetes;
 pub mod matrix;
+pub mod pod_template;
 pub mod queue;
 mod release;
 mod resolved;
 mod rows;
 mod shape;
+pub mod storage;
 pub mod tpu;
 
 pub use defaults::generator_labels;

@@ -110,6 +110,12 @@ pub struct Resolved {
     /// How the nodes are bought (`spec.capacity`, checked; its selectors and tolerations are in
     /// `node_selector` and `tolerations` already). Empty: the platform's standing node pools.
     pub capacity: Vec<crate::capacity::Choice>,
+    /// `spec.podTemplate` over the defaults' one, for `render` to merge into the generated pod.
+    pub pod_template: Option<super::pod_template::PodTemplate>,
+    /// Trainer's dataset and model initializers (`spec.initializers`).
+    pub initializers: Option<super::initializers::ResolvedInitializers>,
+    /// The volumes, mounts and pod annotations of `spec.storage`.
+    pub storage: super::storage::ResolvedStorage,
 }
 
 /// What resolve produced: runtimes (sorted by namespace and name) and findings.

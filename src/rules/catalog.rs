@@ -86,6 +86,21 @@ define_rules! {
     CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
         "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
         "Remove it; Trainer sets all three for every pod.";
+    CATALOG_POD_TEMPLATE_CONFLICT = "catalog/pod-template-conflict", Error, Catalog,
+        "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env Trainer's JAX plugin (`JAX_COORDINATOR_ADDRESS`, `JAX_PROCESS_ID`, `JAX_NUM_PROCESSES`) or GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects. The fragment never overwrites a generated value silently: the message names both places.",
+        "Remove the value from `spec.podTemplate`, or change the catalog field that generates it (`spec.accelerator`, `spec.image`, `spec.env`, ...).";
+    CATALOG_INITIALIZER = "catalog/initializer", Error, Catalog,
+        "`spec.initializers` that Trainer's initializers cannot run: no `dataset` or `model`, a `storageUri` whose scheme the initializer does not read (dataset: `hf://`, `s3://`, `cache://`; model: `hf://`, `s3://`), `STORAGE_URI` in `env`, a claim name that is not a Kubernetes name, or a claim per TrainJob that only one node can mount while several trainer pods mount it.",
+        "Fix the field the message names; `docs/production.md` shows a dataset initializer.";
+    CATALOG_STORAGE = "catalog/storage", Error, Catalog,
+        "A `spec.storage` volume Kubernetes refuses or that says too little: a volume name that is not a DNS-1123 label (or is the generator's own, or another volume's), a PersistentVolumeClaim name that is not a Kubernetes name, a bucket name with a path, neither or both of `persistentVolumeClaim` and `gcs`, a sidecar resource the Cloud Storage FUSE driver has no setting for.",
+        "Fix the field the message names.";
+    CATALOG_STORAGE_MOUNT_PATH = "catalog/storage-mount-path", Error, Catalog,
+        "A `spec.storage` mount path that is not absolute, collides with `/dev/shm` (the memory-backed shared memory the generator mounts) or another path the generator mounts (the initializers' `/workspace`), or that another volume uses: the kubelet refuses two mounts at one path.",
+        "Mount the volume at its own absolute path (`/checkpoints`, `/data`).";
+    CATALOG_STORAGE_GCS_OFF_GKE = "catalog/storage-gcs-off-gke", Error, Catalog,
+        "A Cloud Storage bucket (`spec.storage[].gcs`) on a runtime for a platform other than GKE: the Cloud Storage FUSE CSI driver is a GKE add-on, so elsewhere the pod never starts (its volume's driver is not registered).",
+        "Use a PersistentVolumeClaim of a driver the cluster has, or `spec.platform: gke`.";
     CATALOG_IMAGE = "catalog/image", Error, Catalog,
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";

@@ -118,6 +118,12 @@ define_rules! {
     TPU_HOSTS = "tpu/hosts", Error, Accelerators,
         "`spec.mlPolicy.numNodes` is not the number of hosts in the TPU slice (chips in the topology / chips per host); the slice never fills or pods stay Pending.",
         "Set `numNodes` to the host count the message gives.";
+    TPU_WEBHOOK_ENV = "tpu/webhook-env", Warning, Accelerators,
+        "A container of a TPU pod (runtime or TrainJob env) sets `TPU_WORKER_ID` or `TPU_WORKER_HOSTNAMES`, which GKE's TPU webhook injects into every pod of a multi-host slice (Indexed Job, a subdomain, parallelism > 1, a `google.com/tpu` request) from the pod's index and its peers' hostnames: a hand-set value fights the webhook and is wrong on every pod but one.",
+        "Remove the variable; `jax-runtimes preview` shows the values GKE gives each pod.";
+    TPU_WEBHOOK_SINGLE_HOST = "tpu/webhook-single-host", Warning, Accelerators,
+        "A container of a single-host TPU pod refers to `$(TPU_WORKER_ID)` or `$(TPU_WORKER_HOSTNAMES)` in its command, args or env: GKE's TPU webhook sets them only in multi-host slices, so they are empty here.",
+        "Do not rely on them on one host (the worker is 0, its hostname the pod's own), or use a multi-host topology.";
     GPU_COUNT = "gpu/count", Error, Accelerators,
         "The GPU count per pod is above what one node of the selected GPU model or machine type has; the pod stays Pending.",
         "Lower the GPU limit to the machine's GPU count, or select a bigger machine.";

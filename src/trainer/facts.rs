@@ -33,6 +33,28 @@ pub struct TrainerFacts {
     pub jax: JaxPlugin,
     pub labels: Labels,
     pub pod_name_suffix: String,
+    pub initializers: InitializerFacts,
+}
+
+/// How Trainer's dataset and model initializers are wired (`catalog/trainer.yaml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InitializerFacts {
+    /// The volume (and claim template) the initializers write and the trainer reads.
+    pub volume: String,
+    pub mount_path: String,
+    /// The env the initializer reads its source from.
+    pub storage_uri_env: String,
+    /// Size of the claim per TrainJob of the upstream runtimes.
+    pub claim_size: String,
+    /// The status the trainer job waits for (`dependsOn`).
+    pub depends_on_status: String,
+    /// Step (= job and container name) -> image, without a tag.
+    pub images: BTreeMap<String, String>,
+    /// Release -> the images' tag.
+    pub image_tags: BTreeMap<String, String>,
+    /// Step -> the `STORAGE_URI` schemes it reads.
+    pub schemes: BTreeMap<String, Vec<String>>,
 }
 
 /// A value of the ancestor label, and the container its job must have.

@@ -26,7 +26,9 @@
 //!    its PodSet's count (`SyncParallelCount` in v2.3, inside `Build` in v2.2); `Build` upserts
 //!    each PodSet container's env and ports into the template (so the plugin's changes land).
 //! 4. `plugins/jobset/builder.go`, in this order: `Initializer` (initializer jobs get
-//!    `replicas: 1`), `Trainer` (jobs labelled ancestor `trainer` get `replicas: 1`; their `node`
+//!    `replicas: 1`; the container named after the step gets the TrainJob's
+//!    `initializer.<dataset|model>.storageUri` as `STORAGE_URI` and its env upserted, its
+//!    `secretRef` as an `envFrom`), `Trainer` (jobs labelled ancestor `trainer` get `replicas: 1`; their `node`
 //!    container gets `trainer.image`, `trainer.command` and `trainer.args` when set, each
 //!    replacing the runtime's; v2.2 replaces the container's resources with `resourcesPerNode`
 //!    when it has limits or requests; then the TrainJob's env is upserted by name, so a TrainJob
@@ -226,6 +228,31 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
         let step = step.as_deref();
         if step.is_some_and(|s| f.is_initializer(s)) {
             job.replicas = Some(1);
+            let source = tj.spec.initializer.as_ref().and_then(|i| match step {
+                Some("dataset-initializer") => i.dataset.as_ref(),
+                Some("model-initializer") => i.model.as_ref(),
+                _ => None,
+            });
+            if let (Some(src), Some(step)) = (source, step) {
+                for c in containers_mut(job).into_iter().flatten().filter(|c| c.name == step) {
+                    let env = c.env.get_or_insert_with(Vec::new);
+                    if let Some(uri) = &src.storage_uri {
+                        upsert_env(
+                            env,
+                            EnvVar { name: f.initializers.storage_uri_env.clone(), value: Some(uri.clone()), value_from: None },
+                        );
+                    }
+                    for e in src.env.iter().flatten() {
+                        upsert_env(env, apply_env(e));
+                    }
+                    if let Some(secret) = &src.secret_ref {
+                        c.env_from.get_or_insert_with(Vec::new).push(k8s_openapi::api::core::v1::EnvFromSource {
+                            secret_ref: Some(k8s_openapi::api::core::v1::SecretEnvSource { name: secret.name.clone(), optional: None }),
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
         }
         if step == Some(f.trainer_step.as_str()) {
             job.replicas = Some(1);

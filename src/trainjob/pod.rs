@@ -66,6 +66,8 @@ pub struct Predicted {
     pub process: i32,
     pub job_name: String,
     pub resolved: Vec<ResolvedEnv>,
+    /// What GKE's TPU webhook adds to this pod (container, variable, value): multi-host TPU pods.
+    pub gke: Vec<(String, String, String)>,
 }
 
 /// The pod of process `process` of the trainer job.
@@ -140,11 +142,47 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
         add_completion_index(c);
         resolve(c, process, &mut resolved);
     }
+    let job_spec = rjob.template.spec.as_ref();
+    let indexed = job_spec.and_then(|j| j.completion_mode.as_deref()).is_none_or(|m| m == "Indexed");
+    let parallelism = job_spec.and_then(|j| j.parallelism).unwrap_or(1);
+    let gke = if indexed && parallelism > 1 { tpu_webhook(&mut spec, &job_name, process, parallelism) } else { Vec::new() };
     meta.generate_name = Some(format!("{job_name}-{process}-"));
     meta.name = None;
     meta.namespace.clone_from(&eff.namespace);
     let pod = Pod { metadata: meta, spec: Some(spec), status: None };
-    Ok(Predicted { pod, process, job_name, resolved })
+    Ok(Predicted { pod, process, job_name, resolved, gke })
+}
+
+/// GKE's TPU webhook (`catalog/accelerators/tpu.yaml`, `webhook`): in a pod of an Indexed Job
+/// with a subdomain and more than one pod (JobSet defaults the completion mode to Indexed,
+/// `jobset_webhook.go` `Default`), each container that requests `google.com/tpu` gets the pod's
+/// index as `TPU_WORKER_ID` and every pod's `<hostname>.<subdomain>`, by index, as
+/// `TPU_WORKER_HOSTNAMES`. A container that sets one itself keeps its value (`validate` flags it).
+fn tpu_webhook(spec: &mut k8s_openapi::api::core::v1::PodSpec, job_name: &str, process: i32, pods: i32) -> Vec<(String, String, String)> {
+    let Some(sub) = spec.subdomain.clone() else { return Vec::new() };
+    let tpu = crate::accelerators::data();
+    let tpu = &tpu.tpu;
+    let hosts: Vec<String> = (0..pods).map(|i| format!("{job_name}-{i}.{sub}")).collect();
+    let values = [(tpu.webhook.worker_id.clone(), process.to_string()), (tpu.webhook.worker_hostnames.clone(), hosts.join(","))];
+    let mut out = Vec::new();
+    for c in &mut spec.containers {
+        let asks = c
+            .resources
+            .as_ref()
+            .is_some_and(|r| [&r.limits, &r.requests].iter().any(|m| m.as_ref().is_some_and(|m| m.contains_key(&tpu.resource))));
+        if !asks {
+            continue;
+        }
+        let env = c.env.get_or_insert_with(Vec::new);
+        for (name, value) in &values {
+            if env.iter().any(|e| &e.name == name) {
+                continue;
+            }
+            env.push(EnvVar { name: name.clone(), value: Some(value.clone()), value_from: None });
+            out.push((c.name.clone(), name.clone(), value.clone()));
+        }
+    }
+    out
 }
 
 fn label_path() -> String {
@@ -293,6 +331,13 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
             r.name, r.value, r.field_path, r.container
         ));
     }
+    if !p.gke.is_empty() {
+        let vars: Vec<String> = p.gke.iter().map(|(c, n, v)| format!("{n}={v} (container {c})")).collect();
+        out.push(format!(
+            "From GKE's TPU webhook (a multi-host slice: Indexed Job, subdomain, parallelism > 1, `google.com/tpu`), added when the pod is created: {}.",
+            vars.join(", ")
+        ));
+    }
     for (i, job) in &eff.unknown_jobs {
         out.push(match eff.version {
             TrainerVersion::V2_2 => format!("runtimePatches[{i}] names replicated job `{job}`, which the runtime lacks: v2.2 skips it."),
@@ -306,6 +351,22 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
         out.push(format!(
             "Exclusive placement per `{topology}`: JobSet's pod webhook adds pod affinity and anti-affinity at creation, not shown here."
         ));
+    }
+    let waits: Vec<String> =
+        eff.trainer().and_then(|t| t.depends_on.as_ref()).into_iter().flatten().map(|d| format!("{} ({})", d.name, d.status)).collect();
+    if !waits.is_empty() {
+        out.push(format!("The trainer job starts once these jobs are: {} (JobSet `dependsOn`).", waits.join(", ")));
+    }
+    let storage_uri = &facts().initializers.storage_uri_env;
+    for job in eff.template.spec.replicated_jobs.iter().filter(|j| j.ancestor_step().is_some_and(|s| facts().is_initializer(s))) {
+        for c in job.pod_spec().map(|p| p.containers.as_slice()).unwrap_or_default() {
+            let uri = c.env.iter().flatten().find(|e| &e.name == storage_uri);
+            let what = match uri.and_then(|e| e.value.as_deref()) {
+                Some(v) => format!("{storage_uri}={v}"),
+                None => format!("no {storage_uri}: the initializer fails at start"),
+            };
+            out.push(format!("Initializer job {}: container {} (image {}), {what}.", job.name, c.name, c.image.as_deref().unwrap_or("?")));
+        }
     }
     if eff.template.spec.volume_claim_policies.as_ref().is_some_and(|v| !v.is_empty()) {
         out.push("volumeClaimPolicies: JobSet adds their claims as volumes of the Job, not shown here.".to_string());

@@ -24,7 +24,7 @@ use crate::accelerators::{data, TpuGeneration};
 use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
-    TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR,
+    TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR, TPU_WEBHOOK_ENV, TPU_WEBHOOK_SINGLE_HOST,
 };
 use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
@@ -40,6 +40,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let tpu = &data().tpu;
         if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
             tpu_checks(&pod_path, &request, pod, &labels, is_trainer.then_some(num_nodes), &mut out);
+            let pods = if is_trainer { num_nodes } else { job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1) };
+            webhook_env(&pod_path, pod, pods, &mut out);
         }
         for vendor in &data().gpu.vendors {
             if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
@@ -55,6 +57,57 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// GKE's TPU webhook injects `TPU_WORKER_ID` and `TPU_WORKER_HOSTNAMES` into the pods of a
+/// multi-host slice (`catalog/accelerators/tpu.yaml`, `webhook`): a container that sets them
+/// fights it; in a single-host pod (one pod per Job) the webhook injects nothing, so a container
+/// whose env, command or args refer to them (`$(TPU_WORKER_ID)`) gets no value.
+fn webhook_env(pod_path: &FieldPath, pod: &PodSpec, pods: i32, out: &mut Vec<Diagnostic>) {
+    let names = data().tpu.webhook.env();
+    for (c, container) in pod.containers.iter().enumerate() {
+        for (e, env) in container.env.iter().flatten().enumerate() {
+            if names.contains(&env.name.as_str()) {
+                let why = if pods > 1 {
+                    "GKE's TPU webhook injects it into every pod of a multi-host slice, from the pod's index and its peers' hostnames"
+                } else {
+                    "GKE's TPU webhook injects it only into multi-host slices (more than one pod per Job): a hand-set value here is one more thing to keep true"
+                };
+                out.push(Diagnostic::finding(
+                    &TPU_WEBHOOK_ENV,
+                    pod_path.container(c).field("env").index(e).field("name"),
+                    format!("container `{}` sets `{}`; {why}", container.name, env.name),
+                ));
+            }
+        }
+        if pods > 1 {
+            continue;
+        }
+        let refs = |text: &str| {
+            names
+                .iter()
+                .find(|n| text.contains(&format!("$({n})")) || text.contains(&format!("${n}")) || text.contains(&format!("${{{n}}}")))
+        };
+        let texts = container
+            .command
+            .iter()
+            .flatten()
+            .chain(container.args.iter().flatten())
+            .chain(container.env.iter().flatten().filter_map(|e| e.value.as_ref()));
+        if let Some(name) = texts.filter_map(|t| refs(t)).next() {
+            if container.env.iter().flatten().any(|e| e.name == *name) {
+                continue;
+            }
+            out.push(Diagnostic::finding(
+                &TPU_WEBHOOK_SINGLE_HOST,
+                pod_path.container(c),
+                format!(
+                    "container `{}` refers to `{name}`, which GKE's TPU webhook sets only in multi-host slices; in this single-host pod it is empty",
+                    container.name
+                ),
+            ));
+        }
+    }
 }
 
 /// What a pod asks of one extended resource: the count the scheduler sees and where it is set.

@@ -105,6 +105,8 @@ struct Page {
     labels: Vec<KeyValue>,
     env: Vec<KeyValue>,
     shared_memory: Option<String>,
+    /// What `spec.storage`, `spec.initializers` and `spec.podTemplate` add, one line each.
+    production: Vec<String>,
     host_network: bool,
     pod_group_policy: Option<String>,
     service_account_name: Option<String>,
@@ -241,9 +243,9 @@ fn trainjob_command(image: &str, script: &str) -> Vec<String> {
 }
 
 fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<Page, PagesError> {
-    let pod =
-        object.spec.template.spec.replicated_jobs.first().and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
-    let container = pod.and_then(|p| p.containers.first());
+    let trainer = object.spec.template.spec.replicated_jobs.iter().find(|j| j.is_trainer());
+    let pod = trainer.and_then(|j| j.template.spec.as_ref()).and_then(|s| s.template.spec.as_ref());
+    let container = pod.and_then(|p| p.containers.iter().find(|c| c.name == crate::trainer::facts().node));
     let resources = container.and_then(|c| c.resources.as_ref());
     let requests = quantity_map(resources.and_then(|r| r.requests.as_ref()));
     let limits = quantity_map(resources.and_then(|r| r.limits.as_ref()));
@@ -343,6 +345,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
             Some(limit) => format!("memory-backed `/dev/shm`, size limit {limit}"),
             None => "memory-backed `/dev/shm`, no size limit (counts against the pod's memory)".into(),
         }),
+        production: production(r),
         host_network: r.host_network,
         pod_group_policy: r.pod_group_policy.as_ref().map(serde_json::to_string).transpose()?,
         service_account_name: r.service_account_name.clone(),
@@ -359,6 +362,94 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         trainjob_last_pod: last_pod,
         trainjob_fewer_at: fewer_at,
     })
+}
+
+/// What `spec.storage`, `spec.initializers` and `spec.podTemplate` add to the runtime, in words.
+fn production(r: &Resolved) -> Vec<String> {
+    let mut out = Vec::new();
+    for (v, m) in r.storage.volumes.iter().zip(&r.storage.mounts) {
+        let access = if m.read_only == Some(true) { "read-only" } else { "read-write" };
+        let what = match (&v.persistent_volume_claim, &v.csi) {
+            (Some(c), _) => format!("the PersistentVolumeClaim `{}`", c.claim_name),
+            (_, Some(csi)) => {
+                let bucket = csi.volume_attributes.as_ref().and_then(|a| a.get("bucketName")).cloned().unwrap_or_default();
+                format!("the Cloud Storage bucket `{bucket}` through Cloud Storage FUSE (GKE adds the driver's sidecar to the pod)")
+            }
+            _ => format!("volume `{}`", v.name),
+        };
+        out.push(format!("`{}` in container `node`: {what}, {access}.", m.mount_path, access = access));
+    }
+    if let Some(i) = &r.initializers {
+        let f = &trainer::facts().initializers;
+        let jobs: Vec<String> = i
+            .jobs
+            .iter()
+            .map(|j| {
+                let uri = j.env.iter().find(|e| e.name == f.storage_uri_env).and_then(|e| e.value.clone());
+                match uri {
+                    Some(u) => format!("`{}` (image `{}`, `{u}` unless the TrainJob names another)", j.step, j.image),
+                    None => format!("`{}` (image `{}`; each TrainJob names the source in `spec.initializer`)", j.step, j.image),
+                }
+            })
+            .collect();
+        let volume = match &i.volume {
+            crate::resolve::initializers::InitVolume::Claim { size, access_modes, .. } => {
+                format!("a {} {} claim per TrainJob", size.0, access_modes.join(", "))
+            }
+            crate::resolve::initializers::InitVolume::Existing(c) => format!("the PersistentVolumeClaim `{c}`"),
+        };
+        out.push(format!(
+            "Before the trainer starts: {}, writing to `{}` ({volume}), which container `node` mounts too.",
+            jobs.join(" and "),
+            f.mount_path
+        ));
+    }
+    if let Some(t) = &r.pod_template {
+        let m = &t.merged;
+        let names = |v: &Value| -> Vec<String> {
+            v.as_array().into_iter().flatten().filter_map(|x| x.get("name").and_then(Value::as_str)).map(|n| format!("`{n}`")).collect()
+        };
+        let node = &trainer::facts().node;
+        let sidecars: Vec<String> = names(&m["spec"]["containers"]).into_iter().filter(|n| n != &format!("`{node}`")).collect();
+        if !sidecars.is_empty() {
+            out.push(format!("Sidecar containers (`spec.podTemplate`): {}.", sidecars.join(", ")));
+        }
+        let init = names(&m["spec"]["initContainers"]);
+        if !init.is_empty() {
+            out.push(format!("Init containers (`spec.podTemplate`): {}.", init.join(", ")));
+        }
+        if let Some(p) = m["spec"]["priorityClassName"].as_str() {
+            out.push(format!("Priority class: `{p}` (it must exist in the cluster, or the API server refuses the pods)."));
+        }
+        let secrets = names(&m["spec"]["imagePullSecrets"]);
+        if !secrets.is_empty() {
+            out.push(format!("Image pull secrets: {} (in the TrainJob's namespace).", secrets.join(", ")));
+        }
+        for (what, key) in [("Pod labels", "labels"), ("Pod annotations", "annotations")] {
+            let kv: Vec<String> = m["metadata"][key]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| format!("`{k}: {}`", crate::k8s::merge::scalar(v)))
+                .collect();
+            if !kv.is_empty() {
+                out.push(format!("{what} (`spec.podTemplate`): {}.", kv.join(", ")));
+            }
+        }
+        let shown = ["containers", "initContainers", "priorityClassName", "imagePullSecrets"];
+        let other: Vec<String> = m["spec"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .filter(|k| !shown.contains(&k.as_str()))
+            .map(|k| format!("`{k}`"))
+            .collect();
+        if !other.is_empty() {
+            out.push(format!("Other pod fields from `spec.podTemplate`: {} (in the manifest).", other.join(", ")));
+        }
+    }
+    out
 }
 
 /// What a wired fabric adds, for the page: its pieces by kind, and the node pool's part.
