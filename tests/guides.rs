@@ -316,6 +316,38 @@ fn files_are_named_by_a_visible_caption_not_a_comment() {
     }
 }
 
+/// The anchors of a Markdown page: explicit `<a id="...">`s and the ids GitHub gives headings
+/// (lower case, punctuation dropped, spaces made `-`).
+fn anchors(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("<a id=\"") {
+            if let Some((id, _)) = rest.split_once('"') {
+                out.insert(id.to_string());
+            }
+        }
+        if line.starts_with('#') {
+            let title = line.trim_start_matches('#').trim();
+            let slug: String = title
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect();
+            out.insert(slug);
+        }
+    }
+    out
+}
+
 #[test]
 fn relative_links_in_the_guides_resolve() {
     let mut broken = Vec::new();
@@ -330,9 +362,15 @@ fn relative_links_in_the_guides_resolve() {
             if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
                 continue;
             }
-            let file = target.split('#').next().unwrap();
-            if !file.is_empty() && !g.parent().unwrap().join(file).exists() {
+            let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let linked = if file.is_empty() { g.clone() } else { g.parent().unwrap().join(file) };
+            if !linked.exists() {
                 broken.push(format!("{}: ({target})", g.file_name().unwrap().to_string_lossy()));
+            } else if !fragment.is_empty()
+                && linked.extension().is_some_and(|e| e == "md")
+                && !anchors(&fs::read_to_string(&linked).unwrap()).contains(fragment)
+            {
+                broken.push(format!("{}: ({target}): no such anchor", g.file_name().unwrap().to_string_lossy()));
             }
         }
     }
@@ -367,4 +405,6 @@ fn the_step_parser_follows_the_convention() {
     assert_eq!(moves_to("mkdir -p guide && cd guide"), Some("guide"));
     assert_eq!(moves_to("cd guide"), Some("guide"));
     assert_eq!(moves_to("ls | cd x"), None);
+    let a = anchors("<a id=\"sdk-unknown-device\"></a>\n## What `fit` says, briefly\n```text\n# not a heading\n```\n");
+    assert!(a.contains("sdk-unknown-device") && a.contains("what-fit-says-briefly") && !a.contains("not-a-heading"), "{a:?}");
 }

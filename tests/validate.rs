@@ -592,18 +592,119 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 #[test]
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
-    let want = rules::markdown();
+    let examples = rule_examples();
+    let want = rules::markdown_with(&|id| examples.get(id).cloned());
     if support::bless() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate` (or `jax-runtimes validate --list-rules --format markdown > docs/rules.md`)");
+    assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate docs_rules`");
     for r in rules::all() {
-        assert!(have.contains(&format!("`{}`", r.id)), "{} is not on docs/rules.md", r.id);
+        let anchor: String = r.id.chars().map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' { c } else { '-' }).collect();
+        assert!(
+            have.contains(&format!("<a id=\"{anchor}\"></a>\n\n### `{}`", r.id)),
+            "{} has no heading and anchor on docs/rules.md",
+            r.id
+        );
     }
-    // The CLI prints the same page.
+    // Every validator rule with a case that needs no upstream data and no generated value has
+    // an example, produced by the binary.
+    let mut cases = corpus();
+    cases.extend(kubernetes_corpus());
+    let runnable: BTreeSet<&str> = cases
+        .iter()
+        .filter(|c| c.crd.as_deref() != Some("reference") && describe_ops(&c.ops).is_some())
+        .filter_map(|c| c.expect.as_ref().map(|e| e.rule.as_str()))
+        .collect();
+    let missing: Vec<&&str> = runnable.iter().filter(|id| !examples.contains_key(**id)).collect();
+    assert!(missing.is_empty(), "validator rules without an example on docs/rules.md: {missing:?}");
+    assert!(examples.len() >= 70, "only {} rules have an example", examples.len());
+    // The CLI prints the same page, without the examples.
     let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), rules::markdown());
+    // `--list-rules` is in `validate --help`.
+    let help = support::cli(&["validate", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--list-rules"), "validate --help does not show --list-rules");
+}
+
+/// The change a case makes to its base runtime, in words.
+fn describe_ops(ops: &[Op]) -> Option<String> {
+    let mut parts = Vec::new();
+    for op in ops {
+        parts.push(match op {
+            Op::Set { path, value } => format!("`{path}` set to `{value}`"),
+            Op::Remove(path) => format!("`{path}` removed"),
+            Op::Rename { path, to } => format!("`{path}` renamed to `{to}`"),
+            Op::Fill { .. } => return None,
+        });
+    }
+    Some(parts.join(", "))
+}
+
+/// The findings of `rule` in the text output of `validate`: each from its `severity[rule]:` line
+/// to the next finding or the summary.
+fn finding_blocks(output: &str, rule: &str) -> String {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in output.lines() {
+        let starts = ["error[", "warning[", "info["].iter().any(|p| line.starts_with(p));
+        if starts || line.starts_with("jax-runtimes: ") {
+            inside = starts && line.contains(&format!("[{rule}]:"));
+        }
+        if inside {
+            out.push(line.trim_end());
+        }
+    }
+    out.join("\n")
+}
+
+/// An example for each validator rule on docs/rules.md: the first case of tests/validate/ that
+/// expects it (without `--crd`, so that it needs no upstream data), written to `runtime.yaml` and
+/// run through `jax-runtimes validate`, and the findings of that rule it printed.
+fn rule_examples() -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = corpus();
+    cases.extend(kubernetes_corpus());
+    let mut out = BTreeMap::new();
+    for case in &cases {
+        let Some(e) = &case.expect else { continue };
+        if case.crd.as_deref() == Some("reference") || out.contains_key(&e.rule) {
+            continue;
+        }
+        let Some(change) = describe_ops(&case.ops) else { continue };
+        let mut v = base(&case.base);
+        for op in &case.ops {
+            apply(&mut v, op);
+        }
+        std::fs::write(dir.path().join("runtime.yaml"), jax_runtimes::yaml::to_string(&v).unwrap()).unwrap();
+        let mut args = vec!["validate"];
+        if let Some(crd) = &case.crd {
+            std::fs::copy(root().join(crd), dir.path().join("crd.yaml")).unwrap();
+            args.extend(["--crd", "crd.yaml"]);
+        }
+        args.push("runtime.yaml");
+        let command = args.join(" ");
+        let o = support::cli(&args)
+            .current_dir(dir.path())
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .unwrap();
+        let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let block = finding_blocks(&all, &e.rule);
+        if block.is_empty() || block.lines().count() > 40 || block.lines().any(|l| l.chars().count() > 1000) {
+            continue;
+        }
+        out.insert(
+            e.rule.clone(),
+            format!(
+                "Example ({}): a correct `{}` runtime with {change}.\n\n```text\n$ jax-runtimes {command}\n{block}\n```",
+                case.name, case.base
+            ),
+        );
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,8 +52,9 @@ pub struct ValidateArgs {
     /// How to print the findings (on stdout).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Print every rule (id, severity, what it checks) instead of validating.
-    #[arg(long, hide = true)]
+    /// Print every rule (id, severity, what it checks) instead of validating; `--format json` or
+    /// `markdown` for tools and docs.
+    #[arg(long)]
     pub list_rules: bool,
 }
 

@@ -428,6 +428,20 @@ fn environment() -> Result<Environment<'static>, PagesError> {
     Ok(env)
 }
 
+/// Where a page goes in the index: by accelerator kind, namespace, TPU generation or GPU model,
+/// then by size (chips or GPUs in all, then nodes) as numbers, so `8x8x8` comes before
+/// `8x16x16`; the name breaks ties.
+fn shape_key(p: &Page) -> (String, Option<String>, String, u64, i32, String) {
+    let num = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_u64).unwrap_or(0);
+    let text = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_str).unwrap_or("").to_string();
+    let (family, size) = match (&p.tpu, &p.gpu) {
+        (Some(t), _) => (text(Some(t), "generation"), num(Some(t), "chips")),
+        (_, Some(g)) => (text(Some(g), "model"), num(Some(g), "count") * u64::try_from(p.num_nodes).unwrap_or(0)),
+        _ => (String::new(), 0),
+    };
+    (p.accelerator_kind.clone(), p.namespace.clone(), family, size, p.num_nodes, p.name.clone())
+}
+
 /// The pages for generated runtimes (each resolved and rendered): file name -> Markdown (each
 /// starting with [`write::MARKDOWN_HEADER`]), `README.md` the index. Sorted; deterministic.
 pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingRuntime)>) -> Result<BTreeMap<String, String>, PagesError> {
@@ -436,7 +450,7 @@ pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingR
     for (r, object) in runtimes {
         pages.push(page(r, object, &crate::pipeline::file_name(r.namespace.as_deref(), &r.name))?);
     }
-    pages.sort_by(|a, b| (a.accelerator_kind.as_str(), &a.namespace, &a.name).cmp(&(b.accelerator_kind.as_str(), &b.namespace, &b.name)));
+    pages.sort_by_cached_key(shape_key);
     let mut out = BTreeMap::new();
     let runtime = env.get_template("runtime.md").map_err(|e| template_error("runtime.md", e))?;
     for p in &pages {
