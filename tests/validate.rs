@@ -592,7 +592,10 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 #[test]
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
-    let examples = rule_examples();
+    let mut examples = rule_examples();
+    for (id, e) in trainjob_examples() {
+        examples.entry(id).or_insert(e);
+    }
     let want = rules::markdown_with(&|id| examples.get(id).cloned());
     if support::bless() {
         std::fs::write(&path, &want).unwrap();
@@ -618,7 +621,10 @@ fn docs_rules_md_is_generated_from_the_rule_registry() {
         .collect();
     let missing: Vec<&&str> = runnable.iter().filter(|id| !examples.contains_key(**id)).collect();
     assert!(missing.is_empty(), "validator rules without an example on docs/rules.md: {missing:?}");
-    assert!(examples.len() >= 70, "only {} rules have an example", examples.len());
+    let trainjob_rules: Vec<&str> =
+        rules::all().filter(|r| r.id.starts_with("trainjob/")).map(|r| r.id).filter(|id| !examples.contains_key(*id)).collect();
+    assert!(trainjob_rules.is_empty(), "trainjob rules without an example on docs/rules.md: {trainjob_rules:?}");
+    assert!(examples.len() >= 90, "only {} rules have an example", examples.len());
     // The CLI prints the same page, without the examples.
     let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), rules::markdown());
@@ -658,6 +664,84 @@ fn finding_blocks(output: &str, rule: &str) -> String {
     out.join("\n")
 }
 
+/// A case of tests/trainjob/corpus.yaml, as far as an example needs it.
+#[derive(Deserialize)]
+struct TrainJobCase {
+    name: String,
+    runtime: String,
+    #[serde(default)]
+    runtime_set: serde_json::Map<String, Value>,
+    #[serde(default)]
+    version: Option<String>,
+    trainjob: Value,
+    expect: Value,
+}
+
+/// Runs `jax-runtimes ARGS` in `dir` as a terminal user would see it (box-drawing frames, no
+/// color) and returns stdout and stderr together.
+fn run_in(dir: &Path, args: &[&str]) -> String {
+    let o = support::cli(args)
+        .current_dir(dir)
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The example of each trainjob rule: the first case of tests/trainjob/corpus.yaml that expects
+/// it, the runtime and the TrainJob written to files and checked with `validate --runtimes`.
+fn trainjob_examples() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root().join("tests/trainjob/corpus.yaml")).unwrap();
+    let cases: Vec<TrainJobCase> = serde_saphyr::from_str(&text).expect("tests/trainjob/corpus.yaml parses");
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = BTreeMap::new();
+    for case in cases {
+        let Some(rule) = case.expect.get("rule").and_then(Value::as_str).map(str::to_string) else { continue };
+        if out.contains_key(&rule) {
+            continue;
+        }
+        let mut rt = base(&case.runtime);
+        for (pointer, value) in &case.runtime_set {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            rt.pointer_mut(parent).unwrap()[key.replace("~1", "/")] = value.clone();
+        }
+        let mut tj = json!({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"});
+        for (k, x) in case.trainjob.as_object().unwrap() {
+            tj[k] = x.clone();
+        }
+        let tj_text = jax_runtimes::yaml::to_string(&tj).unwrap();
+        std::fs::write(dir.path().join("runtime.yaml"), jax_runtimes::yaml::to_string(&rt).unwrap()).unwrap();
+        std::fs::write(dir.path().join("trainjob.yaml"), &tj_text).unwrap();
+        let mut args = vec!["validate", "--runtimes", "runtime.yaml"];
+        if let Some(v) = &case.version {
+            args.extend(["--trainer-version", v]);
+        }
+        args.push("trainjob.yaml");
+        let block = finding_blocks(&run_in(dir.path(), &args), &rule);
+        if block.is_empty() || block.lines().count() > 40 {
+            continue;
+        }
+        let changed = if case.runtime_set.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", case.runtime_set.iter().map(|(p, v)| format!("`{p}` set to `{v}`")).collect::<Vec<_>>().join(", "))
+        };
+        out.insert(
+            rule,
+            format!(
+                "Example ({}): this TrainJob on the `{}` test runtime{changed}.\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes {}\n{block}\n```",
+                case.name,
+                case.runtime,
+                tj_text,
+                args.join(" ")
+            ),
+        );
+    }
+    out
+}
+
 /// An example for each validator rule on docs/rules.md: the first case of tests/validate/ that
 /// expects it (without `--crd`, so that it needs no upstream data), written to `runtime.yaml` and
 /// run through `jax-runtimes validate`, and the findings of that rule it printed.
@@ -684,15 +768,7 @@ fn rule_examples() -> BTreeMap<String, String> {
         }
         args.push("runtime.yaml");
         let command = args.join(" ");
-        let o = support::cli(&args)
-            .current_dir(dir.path())
-            .env("TERM", "xterm-256color")
-            .env_remove("NO_COLOR")
-            .env_remove("CLICOLOR_FORCE")
-            .output()
-            .unwrap();
-        let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        let block = finding_blocks(&all, &e.rule);
+        let block = finding_blocks(&run_in(dir.path(), &args), &e.rule);
         if block.is_empty() || block.lines().count() > 40 || block.lines().any(|l| l.chars().count() > 1000) {
             continue;
         }
