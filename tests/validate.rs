@@ -593,7 +593,7 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
     let mut examples = rule_examples();
-    for (id, e) in trainjob_examples() {
+    for (id, e) in trainjob_examples().into_iter().chain(catalog_examples()) {
         examples.entry(id).or_insert(e);
     }
     let want = rules::markdown_with(&|id| examples.get(id).cloned());
@@ -624,7 +624,7 @@ fn docs_rules_md_is_generated_from_the_rule_registry() {
     let trainjob_rules: Vec<&str> =
         rules::all().filter(|r| r.id.starts_with("trainjob/")).map(|r| r.id).filter(|id| !examples.contains_key(*id)).collect();
     assert!(trainjob_rules.is_empty(), "trainjob rules without an example on docs/rules.md: {trainjob_rules:?}");
-    assert!(examples.len() >= 90, "only {} rules have an example", examples.len());
+    assert!(examples.len() >= 110, "only {} rules have an example", examples.len());
     // The CLI prints the same page, without the examples.
     let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), rules::markdown());
@@ -662,6 +662,38 @@ fn finding_blocks(output: &str, rule: &str) -> String {
         }
     }
     out.join("\n")
+}
+
+/// A minimal catalog of tests/rules/catalog.yaml and the rule it makes `render` report.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogExample {
+    rule: String,
+    catalog: String,
+}
+
+/// The examples of catalog rules: each catalog of tests/rules/catalog.yaml rendered by the
+/// binary, which must report its rule.
+fn catalog_examples() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root().join("tests/rules/catalog.yaml")).unwrap();
+    let cases: Vec<CatalogExample> = serde_saphyr::from_str(&text).expect("tests/rules/catalog.yaml parses");
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = BTreeMap::new();
+    let mut failures = Vec::new();
+    for case in cases {
+        assert!(rules::by_id(&case.rule).is_some(), "tests/rules/catalog.yaml: no rule {}", case.rule);
+        std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
+        let all = run_in(dir.path(), &["render", "catalog.yaml"]);
+        let block = finding_blocks(&all, &case.rule);
+        if block.is_empty() {
+            failures.push(format!("the catalog for {} does not report it:\n{all}", case.rule));
+            continue;
+        }
+        let example = format!("Example:\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes render catalog.yaml\n{block}\n```", case.catalog);
+        assert!(out.insert(case.rule.clone(), example).is_none(), "tests/rules/catalog.yaml: {} twice", case.rule);
+    }
+    assert!(failures.is_empty(), "tests/rules/catalog.yaml:\n{}", failures.join("\n"));
+    out
 }
 
 /// A case of tests/trainjob/corpus.yaml, as far as an example needs it.
