@@ -413,3 +413,31 @@ fn the_step_parser_follows_the_convention() {
     let a = anchors("<a id=\"sdk-unknown-device\"></a>\n## What `fit` says, briefly\n```text\n# not a heading\n```\n");
     assert!(a.contains("sdk-unknown-device") && a.contains("what-fit-says-briefly") && !a.contains("not-a-heading"), "{a:?}");
 }
+
+/// The text of the first ```` ```text ```` block after `heading` in `page`.
+fn block_after(page: &str, heading: &str) -> String {
+    let rest = &page[page.find(heading).unwrap_or_else(|| panic!("no `{heading}`"))..];
+    let start = rest.find("```text\n").expect("a text block") + "```text\n".len();
+    rest[start..start + rest[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn one_install_story_in_the_readme_and_getting_started() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let started = fs::read_to_string(root().join("docs/getting-started.md")).unwrap();
+    let install = block_after(&readme, "## Install");
+    assert_eq!(install, block_after(&started, "## Install jax-runtimes"), "README and getting-started tell different install stories");
+    // The clone is this repository, and `cargo install --locked --path .` builds what `cargo
+    // package --locked` (CI) proves buildable from the packaged crate.
+    let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let repo = install.lines().find_map(|l| l.strip_prefix("git clone ")).expect("a git clone line");
+    assert!(manifest.contains(&format!("repository = \"{repo}\"")), "the clone URL is not Cargo.toml's repository");
+    assert!(install.contains("cargo install --locked --path .\n"), "{install}");
+    // Nothing else on the two pages tells another story.
+    for page in [&readme, &started] {
+        assert_eq!(page.matches("cargo install").count(), 1, "one `cargo install` per page");
+    }
+    // The two commands at the top of the README stay where .ci/run and newcomers look for them.
+    assert!(readme.starts_with("# jax-runtimes\n\n```sh\ncargo run --release -- render "), "the README's first block moved");
+    assert!(readme.contains("\ntests/run                         # the whole test suite"), "the README's test command moved");
+}

@@ -141,10 +141,22 @@ mod tests {
             assert!(r.fails.is_some() && r.source.is_some_and(|s| !s.is_empty()), "`{}` needs a moment and a source", r.id);
         }
         let page = markdown();
-        let row = page.lines().find(|l| l.starts_with("| `k8s/label-value`")).expect("k8s/label-value is on the page");
-        assert!(row.contains("at apply") && row.contains("IsValidLabelValue"), "{row}");
-        let plain = page.lines().find(|l| l.starts_with("| `catalog/unknown-field`")).expect("catalog rules are on the page");
-        assert_eq!(plain.matches(" | ").count(), 3, "rules without a source keep four columns: {plain}");
+        let entry = page.split("<a id=\"k8s-label-value\"></a>").nth(1).expect("k8s/label-value has an anchor on the page");
+        let entry = entry.split("<a id=").next().unwrap_or_default();
+        assert!(entry.contains("### `k8s/label-value`") && entry.contains("at apply") && entry.contains("IsValidLabelValue"), "{entry}");
+        let plain = page.split("<a id=\"catalog-unknown-field\"></a>").nth(1).expect("catalog rules are on the page");
+        let plain = plain.split("<a id=").next().unwrap_or_default();
+        assert!(!plain.contains("Source:") && !plain.contains("When it would fail"), "rules without a source say none: {plain}");
+    }
+
+    #[test]
+    fn anchors_are_the_id_with_every_other_character_a_dash() {
+        assert_eq!(doc_anchor("sdk/unknown-device"), "sdk-unknown-device");
+        assert_eq!(doc_anchor("k8s/env-name"), "k8s-env-name");
+        let page = markdown();
+        for r in all() {
+            assert!(page.contains(&format!("](#{})", doc_anchor(r.id))), "the table of {} does not link its entry", r.id);
+        }
     }
 
     #[test]

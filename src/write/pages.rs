@@ -500,7 +500,16 @@ mod tests {
             assert!(p.starts_with(write::MARKDOWN_HEADER));
             assert!(p.contains(&format!("runtime=\"{}\"", r.name)), "{}: SDK usage", r.name);
             assert!(index.contains(&format!("]({})", page_name(r))), "{}: index link", r.name);
+            assert!(!p.contains(".\n## "), "{}: a heading glued to the line before it", r.name);
+            if matches!(r.accelerator, Accel::Tpu(_)) {
+                assert!(!p.contains("A TrainJob that sets `numNodes` to"), "{}: a TPU page forbids changing numNodes", r.name);
+            }
         }
+        // By shape, as numbers: 4x4 (16 chips) before 16x16 (256), v5p-8 (2x2x1) before 2x2x2.
+        let at = |name: &str| index.find(&format!("[{name}]")).unwrap_or_else(|| panic!("{name} in the index"));
+        assert!(at("jax-tpu-v6e-4x4") < at("jax-tpu-v6e-16x16"));
+        assert!(at("jax-tpu-v5p-8") < at("jax-tpu-v5p-2x2x2"));
+        assert!(at("jax-tpu-v6e-1x1") < at("jax-tpu-v6e-2x2"));
     }
 
     #[test]
