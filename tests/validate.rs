@@ -669,7 +669,15 @@ fn finding_blocks(output: &str, rule: &str) -> String {
 #[serde(deny_unknown_fields)]
 struct CatalogExample {
     rule: String,
+    /// `catalog.yaml`; none for a command that reads no file.
+    #[serde(default)]
     catalog: String,
+    /// The command's arguments; default: `render catalog.yaml`.
+    #[serde(default)]
+    args: Vec<String>,
+    /// Other files the command reads (a node list for `fit`), by name.
+    #[serde(default)]
+    files: BTreeMap<String, String>,
 }
 
 /// The examples of catalog rules: each catalog of tests/rules/catalog.yaml rendered by the
@@ -683,13 +691,23 @@ fn catalog_examples() -> BTreeMap<String, String> {
     for case in cases {
         assert!(rules::by_id(&case.rule).is_some(), "tests/rules/catalog.yaml: no rule {}", case.rule);
         std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
-        let all = run_in(dir.path(), &["render", "catalog.yaml"]);
+        for (name, text) in &case.files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let args: Vec<&str> =
+            if case.args.is_empty() { vec!["render", "catalog.yaml"] } else { case.args.iter().map(String::as_str).collect() };
+        let all = run_in(dir.path(), &args);
         let block = finding_blocks(&all, &case.rule);
         if block.is_empty() {
             failures.push(format!("the catalog for {} does not report it:\n{all}", case.rule));
             continue;
         }
-        let example = format!("Example:\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes render catalog.yaml\n{block}\n```", case.catalog);
+        let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```yaml\n{text}```")).collect();
+        let example = format!(
+            "Example{}{others}\n\n```text\n$ jax-runtimes {}\n{block}\n```",
+            if case.catalog.is_empty() { ":".to_string() } else { format!(", `catalog.yaml`:\n\n```yaml\n{}```", case.catalog) },
+            args.join(" ")
+        );
         assert!(out.insert(case.rule.clone(), example).is_none(), "tests/rules/catalog.yaml: {} twice", case.rule);
     }
     assert!(failures.is_empty(), "tests/rules/catalog.yaml:\n{}", failures.join("\n"));
