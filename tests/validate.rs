@@ -705,13 +705,27 @@ fn catalog_examples() -> BTreeMap<String, String> {
         let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```yaml\n{text}```")).collect();
         let example = format!(
             "Example{}{others}\n\n```text\n$ jax-runtimes {}\n{block}\n```",
-            if case.catalog.is_empty() { ":".to_string() } else { format!(", `catalog.yaml`:\n\n```yaml\n{}```", case.catalog) },
+            if case.catalog.is_empty() {
+                ":".to_string()
+            } else {
+                format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
+            },
             args.join(" ")
         );
         assert!(out.insert(case.rule.clone(), example).is_none(), "tests/rules/catalog.yaml: {} twice", case.rule);
     }
     assert!(failures.is_empty(), "tests/rules/catalog.yaml:\n{}", failures.join("\n"));
     out
+}
+
+/// The language of a block showing `text`: `yaml`, or `text` for input that is meant not to parse
+/// (docs/ YAML blocks must parse).
+fn fence(text: &str) -> &'static str {
+    if jax_runtimes::yaml::parse_stream(text).is_ok() {
+        "yaml"
+    } else {
+        "text"
+    }
 }
 
 /// A case of tests/trainjob/corpus.yaml, as far as an example needs it.
