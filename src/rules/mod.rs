@@ -68,7 +68,7 @@ pub fn markdown_with(example: &dyn Fn(&str) -> Option<String>) -> String {
     s.push_str("Every finding jax-runtimes reports (`render`, `docs`, `validate` and the KRM function) carries one of these rule ids. ");
     s.push_str("Ids are stable. Severity `error` makes the command exit 1; `warning` and `info` do not. ");
     s.push_str("Each rule has an entry below, at `rules.md#` and its id with `/` made `-` (`sdk/unknown-device`: `#sdk-unknown-device`), ");
-    s.push_str("with what it finds, how to fix it and, where a test case exists, an example: the change to a correct runtime and the message `jax-runtimes validate` prints.\n\n");
+    s.push_str("with what it finds and how to fix it; most have an example: an input and what the command prints for it (the tests run each one).\n\n");
     s.push_str(
         "Runtimes labelled `trainer.kubeflow.org/webhook-validation: disabled` skip the Trainer admission webhook, as upstream does: ",
     );
