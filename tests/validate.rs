@@ -598,18 +598,259 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 #[test]
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
-    let want = rules::markdown();
+    let mut examples = rule_examples();
+    for (id, e) in trainjob_examples().into_iter().chain(catalog_examples()) {
+        examples.entry(id).or_insert(e);
+    }
+    let want = rules::markdown_with(&|id| examples.get(id).cloned());
     if support::bless() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate` (or `jax-runtimes validate --list-rules --format markdown > docs/rules.md`)");
+    assert!(have == want, "docs/rules.md is stale; run `UPDATE_DOCS=1 cargo test --test validate docs_rules`");
     for r in rules::all() {
-        assert!(have.contains(&format!("`{}`", r.id)), "{} is not on docs/rules.md", r.id);
+        let anchor: String = r.id.chars().map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' { c } else { '-' }).collect();
+        assert!(
+            have.contains(&format!("<a id=\"{anchor}\"></a>\n\n### `{}`", r.id)),
+            "{} has no heading and anchor on docs/rules.md",
+            r.id
+        );
     }
-    // The CLI prints the same page.
+    // Every validator rule with a case that needs no upstream data and no generated value has
+    // an example, produced by the binary.
+    let mut cases = corpus();
+    cases.extend(kubernetes_corpus());
+    let runnable: BTreeSet<&str> = cases
+        .iter()
+        .filter(|c| c.crd.as_deref() != Some("reference") && describe_ops(&c.ops).is_some())
+        .filter_map(|c| c.expect.as_ref().map(|e| e.rule.as_str()))
+        .collect();
+    let missing: Vec<&&str> = runnable.iter().filter(|id| !examples.contains_key(**id)).collect();
+    assert!(missing.is_empty(), "validator rules without an example on docs/rules.md: {missing:?}");
+    let trainjob_rules: Vec<&str> =
+        rules::all().filter(|r| r.id.starts_with("trainjob/")).map(|r| r.id).filter(|id| !examples.contains_key(*id)).collect();
+    assert!(trainjob_rules.is_empty(), "trainjob rules without an example on docs/rules.md: {trainjob_rules:?}");
+    assert!(examples.len() >= 160, "only {} rules have an example", examples.len());
+    // The CLI prints the same page, without the examples.
     let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), rules::markdown());
+    // `--list-rules` is in `validate --help`.
+    let help = support::cli(&["validate", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--list-rules"), "validate --help does not show --list-rules");
+}
+
+/// The change a case makes to its base runtime, in words.
+fn describe_ops(ops: &[Op]) -> Option<String> {
+    let mut parts = Vec::new();
+    for op in ops {
+        parts.push(match op {
+            Op::Set { path, value } => format!("`{path}` set to `{value}`"),
+            Op::Remove(path) => format!("`{path}` removed"),
+            Op::Rename { path, to } => format!("`{path}` renamed to `{to}`"),
+            Op::Fill { .. } => return None,
+        });
+    }
+    Some(parts.join(", "))
+}
+
+/// The findings of `rule` in the text output of `validate`: each from its `severity[rule]:` line
+/// to the next finding or the summary.
+fn finding_blocks(output: &str, rule: &str) -> String {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in output.lines() {
+        let starts = ["error[", "warning[", "info["].iter().any(|p| line.starts_with(p));
+        if starts || line.starts_with("jax-runtimes: ") {
+            inside = starts && line.contains(&format!("[{rule}]:"));
+        }
+        if inside {
+            out.push(line.trim_end());
+        }
+    }
+    out.join("\n")
+}
+
+/// A minimal catalog of tests/rules/catalog.yaml and the rule it makes `render` report.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogExample {
+    rule: String,
+    /// `catalog.yaml`; none for a command that reads no file.
+    #[serde(default)]
+    catalog: String,
+    /// The command's arguments; default: `render catalog.yaml`.
+    #[serde(default)]
+    args: Vec<String>,
+    /// Other files the command reads (a node list for `fit`), by name.
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+}
+
+/// The examples of catalog rules: each catalog of tests/rules/catalog.yaml rendered by the
+/// binary, which must report its rule.
+fn catalog_examples() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root().join("tests/rules/catalog.yaml")).unwrap();
+    let cases: Vec<CatalogExample> = serde_saphyr::from_str(&text).expect("tests/rules/catalog.yaml parses");
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = BTreeMap::new();
+    let mut failures = Vec::new();
+    for case in cases {
+        assert!(rules::by_id(&case.rule).is_some(), "tests/rules/catalog.yaml: no rule {}", case.rule);
+        std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
+        for (name, text) in &case.files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let args: Vec<&str> =
+            if case.args.is_empty() { vec!["render", "catalog.yaml"] } else { case.args.iter().map(String::as_str).collect() };
+        let all = run_in(dir.path(), &args);
+        let block = finding_blocks(&all, &case.rule);
+        if block.is_empty() {
+            failures.push(format!("the catalog for {} does not report it:\n{all}", case.rule));
+            continue;
+        }
+        let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```yaml\n{text}```")).collect();
+        let example = format!(
+            "Example{}{others}\n\n```text\n$ jax-runtimes {}\n{block}\n```",
+            if case.catalog.is_empty() {
+                ":".to_string()
+            } else {
+                format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
+            },
+            args.join(" ")
+        );
+        assert!(out.insert(case.rule.clone(), example).is_none(), "tests/rules/catalog.yaml: {} twice", case.rule);
+    }
+    assert!(failures.is_empty(), "tests/rules/catalog.yaml:\n{}", failures.join("\n"));
+    out
+}
+
+/// The language of a block showing `text`: `yaml`, or `text` for input that is meant not to parse
+/// (docs/ YAML blocks must parse).
+fn fence(text: &str) -> &'static str {
+    if jax_runtimes::yaml::parse_stream(text).is_ok() {
+        "yaml"
+    } else {
+        "text"
+    }
+}
+
+/// A case of tests/trainjob/corpus.yaml, as far as an example needs it.
+#[derive(Deserialize)]
+struct TrainJobCase {
+    name: String,
+    runtime: String,
+    #[serde(default)]
+    runtime_set: serde_json::Map<String, Value>,
+    #[serde(default)]
+    version: Option<String>,
+    trainjob: Value,
+    expect: Value,
+}
+
+/// Runs `jax-runtimes ARGS` in `dir` as a terminal user would see it (box-drawing frames, no
+/// color) and returns stdout and stderr together.
+fn run_in(dir: &Path, args: &[&str]) -> String {
+    let o = support::cli(args)
+        .current_dir(dir)
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The example of each trainjob rule: the first case of tests/trainjob/corpus.yaml that expects
+/// it, the runtime and the TrainJob written to files and checked with `validate --runtimes`.
+fn trainjob_examples() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root().join("tests/trainjob/corpus.yaml")).unwrap();
+    let cases: Vec<TrainJobCase> = serde_saphyr::from_str(&text).expect("tests/trainjob/corpus.yaml parses");
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = BTreeMap::new();
+    for case in cases {
+        let Some(rule) = case.expect.get("rule").and_then(Value::as_str).map(str::to_string) else { continue };
+        if out.contains_key(&rule) {
+            continue;
+        }
+        let mut rt = base(&case.runtime);
+        for (pointer, value) in &case.runtime_set {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            rt.pointer_mut(parent).unwrap()[key.replace("~1", "/")] = value.clone();
+        }
+        let mut tj = json!({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"});
+        for (k, x) in case.trainjob.as_object().unwrap() {
+            tj[k] = x.clone();
+        }
+        let tj_text = jax_runtimes::yaml::to_string(&tj).unwrap();
+        std::fs::write(dir.path().join("runtime.yaml"), jax_runtimes::yaml::to_string(&rt).unwrap()).unwrap();
+        std::fs::write(dir.path().join("trainjob.yaml"), &tj_text).unwrap();
+        let mut args = vec!["validate", "--runtimes", "runtime.yaml"];
+        if let Some(v) = &case.version {
+            args.extend(["--trainer-version", v]);
+        }
+        args.push("trainjob.yaml");
+        let block = finding_blocks(&run_in(dir.path(), &args), &rule);
+        if block.is_empty() || block.lines().count() > 40 {
+            continue;
+        }
+        let changed = if case.runtime_set.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", case.runtime_set.iter().map(|(p, v)| format!("`{p}` set to `{v}`")).collect::<Vec<_>>().join(", "))
+        };
+        out.insert(
+            rule,
+            format!(
+                "Example ({}): this TrainJob on the `{}` test runtime{changed}.\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes {}\n{block}\n```",
+                case.name,
+                case.runtime,
+                tj_text,
+                args.join(" ")
+            ),
+        );
+    }
+    out
+}
+
+/// An example for each validator rule on docs/rules.md: the first case of tests/validate/ that
+/// expects it (without `--crd`, so that it needs no upstream data), written to `runtime.yaml` and
+/// run through `jax-runtimes validate`, and the findings of that rule it printed.
+fn rule_examples() -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = corpus();
+    cases.extend(kubernetes_corpus());
+    let mut out = BTreeMap::new();
+    for case in &cases {
+        let Some(e) = &case.expect else { continue };
+        if case.crd.as_deref() == Some("reference") || out.contains_key(&e.rule) {
+            continue;
+        }
+        let Some(change) = describe_ops(&case.ops) else { continue };
+        let mut v = base(&case.base);
+        for op in &case.ops {
+            apply(&mut v, op);
+        }
+        std::fs::write(dir.path().join("runtime.yaml"), jax_runtimes::yaml::to_string(&v).unwrap()).unwrap();
+        let mut args = vec!["validate"];
+        if let Some(crd) = &case.crd {
+            std::fs::copy(root().join(crd), dir.path().join("crd.yaml")).unwrap();
+            args.extend(["--crd", "crd.yaml"]);
+        }
+        args.push("runtime.yaml");
+        let command = args.join(" ");
+        let block = finding_blocks(&run_in(dir.path(), &args), &e.rule);
+        if block.is_empty() || block.lines().count() > 40 || block.lines().any(|l| l.chars().count() > 1000) {
+            continue;
+        }
+        out.insert(
+            e.rule.clone(),
+            format!(
+                "Example ({}): a correct `{}` runtime with {change}.\n\n```text\n$ jax-runtimes {command}\n{block}\n```",
+                case.name, case.base
+            ),
+        );
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ pub enum Command {
     Docs(docs::DocsArgs),
     /// Check ClusterTrainingRuntime / TrainingRuntime / TrainJob files: schema (or --crd), CEL, admission, SDK, accelerator and Kubernetes rules; TrainJobs against their runtimes.
     #[command(
-        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n  jax-runtimes validate jobs/ --runtimes catalog/     # TrainJobs against the catalog's runtimes\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule: docs/rules.md"
+        after_help = "Examples:\n  jax-runtimes validate runtimes/\n  jax-runtimes validate --crd trainer.kubeflow.org_clustertrainingruntimes.yaml runtimes/\n  kubectl get clustertrainingruntimes -o yaml | jax-runtimes validate - --format json\n  jax-runtimes validate jobs/ --runtimes catalog/     # TrainJobs against the catalog's runtimes\n  jax-runtimes validate --list-rules                  # every rule id, its severity and what it finds\n\nExit codes: 0 no error (warnings allowed), 1 errors found, 2 usage or I/O problem.\nEvery rule, with an example and the fix: docs/rules.md"
     )]
     Validate(validate::ValidateArgs),
     /// Print the pod Kubeflow Trainer will create for a TrainJob's process (a prediction, as YAML).

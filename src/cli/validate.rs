@@ -60,8 +60,9 @@ pub struct ValidateArgs {
     pub format: Format,
     #[command(flatten)]
     pub gate: Gate,
-    /// Print every rule (id, severity, what it checks) instead of validating.
-    #[arg(long, hide = true)]
+    /// Print every rule (id, severity, what it checks) instead of validating; `--format json` or
+    /// `markdown` for tools and docs.
+    #[arg(long)]
     pub list_rules: bool,
 }
 

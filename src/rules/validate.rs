@@ -111,7 +111,7 @@ define_rules! {
         "Use a known value (`jax-runtimes accelerators --kind tpu`), or ignore this if the generation is newer than jax-runtimes.";
     TPU_TOPOLOGY = "tpu/topology", Error, Accelerators,
         "The TPU topology label names a topology that the selected TPU generation does not have.",
-        "Use one of the topologies the message suggests (`jax-runtimes accelerators --kind tpu --generation GEN` lists all).";
+        "Use one of the topologies the message suggests (`jax-runtimes accelerators --type GEN --all` lists all).";
     TPU_CHIPS_PER_HOST = "tpu/chips-per-host", Error, Accelerators,
         "The `google.com/tpu` count per pod is not the number of chips one host of that slice has; the pod stays Pending or leaves chips idle.",
         "Set the `google.com/tpu` limit to the chips per host the message gives.";

@@ -519,6 +519,20 @@ fn environment() -> Result<Environment<'static>, PagesError> {
     Ok(env)
 }
 
+/// Where a page goes in the index: by accelerator kind, namespace, TPU generation or GPU model,
+/// then by size (chips or GPUs in all, then nodes) as numbers, so `8x8x8` comes before
+/// `8x16x16`; the name breaks ties.
+fn shape_key(p: &Page) -> (String, Option<String>, String, u64, i32, String) {
+    let num = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_u64).unwrap_or(0);
+    let text = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_str).unwrap_or("").to_string();
+    let (family, size) = match (&p.tpu, &p.gpu) {
+        (Some(t), _) => (text(Some(t), "generation"), num(Some(t), "chips")),
+        (_, Some(g)) => (text(Some(g), "model"), num(Some(g), "count") * u64::try_from(p.num_nodes).unwrap_or(0)),
+        _ => (String::new(), 0),
+    };
+    (p.accelerator_kind.clone(), p.namespace.clone(), family, size, p.num_nodes, p.name.clone())
+}
+
 /// The pages for generated runtimes (each resolved and rendered): file name -> Markdown (each
 /// starting with [`write::MARKDOWN_HEADER`]), `README.md` the index. Sorted; deterministic.
 pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingRuntime)>) -> Result<BTreeMap<String, String>, PagesError> {
@@ -527,7 +541,7 @@ pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingR
     for (r, object) in runtimes {
         pages.push(page(r, object, &crate::pipeline::file_name(r.namespace.as_deref(), &r.name))?);
     }
-    pages.sort_by(|a, b| (a.accelerator_kind.as_str(), &a.namespace, &a.name).cmp(&(b.accelerator_kind.as_str(), &b.namespace, &b.name)));
+    pages.sort_by_cached_key(shape_key);
     let mut out = BTreeMap::new();
     let runtime = env.get_template("runtime.md").map_err(|e| template_error("runtime.md", e))?;
     for p in &pages {
@@ -577,7 +591,16 @@ mod tests {
             assert!(p.starts_with(write::MARKDOWN_HEADER));
             assert!(p.contains(&format!("runtime=\"{}\"", r.name)), "{}: SDK usage", r.name);
             assert!(index.contains(&format!("]({})", page_name(r))), "{}: index link", r.name);
+            assert!(!p.contains(".\n## "), "{}: a heading glued to the line before it", r.name);
+            if matches!(r.accelerator, Accel::Tpu(_)) {
+                assert!(!p.contains("A TrainJob that sets `numNodes` to"), "{}: a TPU page forbids changing numNodes", r.name);
+            }
         }
+        // By shape, as numbers: 4x4 (16 chips) before 16x16 (256), v5p-8 (2x2x1) before 2x2x2.
+        let at = |name: &str| index.find(&format!("[{name}]")).unwrap_or_else(|| panic!("{name} in the index"));
+        assert!(at("jax-tpu-v6e-4x4") < at("jax-tpu-v6e-16x16"));
+        assert!(at("jax-tpu-v5p-8") < at("jax-tpu-v5p-2x2x2"));
+        assert!(at("jax-tpu-v6e-1x1") < at("jax-tpu-v6e-2x2"));
     }
 
     #[test]
