@@ -364,7 +364,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for bad in ["../x.yaml", "a/b.yaml", "/etc/x.yaml", ".hidden.yaml"] {
             let err = plan(dir.path(), &wanted(&[(bad, "x")])).unwrap_err();
-            assert!(err.0.contains("not a plain file name"), "{bad}: {err}");
+            assert!(err.message.contains("not a plain file name"), "{bad}: {err}");
         }
     }
 
@@ -373,7 +373,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("Kustomization"), "resources: []\n").unwrap();
         let err = plan(dir.path(), &wanted(&[("kustomization.yaml", "k")])).unwrap_err();
-        assert!(err.0.contains("second kustomization file"), "{err}");
+        assert!(err.conflict && err.message.contains("second kustomization file"), "{err}");
     }
 
     #[test]
@@ -387,7 +387,7 @@ mod tests {
         fs::create_dir(dir.path().join("b.yaml")).unwrap();
         fs::write(dir.path().join("b.yaml/keep"), "x").unwrap();
         let err = apply(dir.path(), &p).unwrap_err();
-        assert!(err.0.contains("changes undone"), "{err}");
+        assert!(err.message.contains("changes undone"), "{err}");
         assert_eq!(fs::read_to_string(dir.path().join("a.yaml")).unwrap(), old);
         let mut names: Vec<String> =
             fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
@@ -404,7 +404,7 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         fs::create_dir(dir.join(format!(".1.{}.jax-runtimes.tmp", std::process::id()))).unwrap();
         let err = apply(&dir, &p).unwrap_err();
-        assert!(err.0.contains("nothing changed"), "{err}");
+        assert!(err.message.contains("nothing changed"), "{err}");
         assert!(!dir.join("a.yaml").exists());
     }
 
