@@ -21,26 +21,6 @@ use crate::trainer::*;
 mod initializers;
 mod pod_template;
 
-/// Name of the memory-backed volume mounted at `/dev/shm`.
-pub const SHM_VOLUME: &str = "dshm";
-
-/// A one-line description of the accelerator, for the annotation and for humans.
-pub fn accelerator_summary(r: &Resolved) -> String {
-    match &r.accelerator {
-        Accel::Cpu => "cpu".to_string(),
-        Accel::Gpu(g) if g.machine_types.is_empty() => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
-        Accel::Gpu(g) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, g.machine_types.join(" | ")),
-        Accel::Tpu(t) => format!(
-            "tpu {} {} ({} x {}, {})",
-            t.generation,
-            t.topology,
-            crate::words::count(t.hosts, "host"),
-            crate::words::count(t.chips_per_host, "chip"),
-            t.machine_type
-        ),
-    }
-}
-
 /// Builds the runtime object, with the runtime's `spec.podTemplate` merged into the trainer pod;
 /// `Err` holds every value of the fragment that contradicts a generated one.
 pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
@@ -50,7 +30,7 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
     labels.insert(keys::MANAGED_BY.into(), keys::MANAGED_BY_VALUE.into());
     let mut annotations = r.annotations.clone();
     annotations.insert(keys::SOURCE.into(), r.origin.object.to_string());
-    annotations.insert(keys::ACCELERATOR.into(), accelerator_summary(r));
+    annotations.insert(keys::ACCELERATOR.into(), r.accelerator_summary());
     annotations.insert(keys::TRAINER_VERSION.into(), r.trainer.clone());
     if let Some(d) = &r.description {
         annotations.insert(keys::DESCRIPTION.into(), d.clone());
@@ -76,11 +56,11 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
     let mut mounts = Vec::new();
     if let Some(size) = &r.shared_memory {
         volumes.push(Volume {
-            name: SHM_VOLUME.into(),
+            name: crate::accelerators::SHM_VOLUME.into(),
             empty_dir: Some(EmptyDirVolumeSource { medium: Some("Memory".into()), size_limit: size.clone().map(Quantity) }),
             ..Default::default()
         });
-        mounts.push(VolumeMount { name: SHM_VOLUME.into(), mount_path: "/dev/shm".into(), ..Default::default() });
+        mounts.push(VolumeMount { name: crate::accelerators::SHM_VOLUME.into(), mount_path: "/dev/shm".into(), ..Default::default() });
     }
     if let Some(f) = fabric {
         volumes.extend(f.volumes.iter().cloned());

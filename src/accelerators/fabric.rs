@@ -329,10 +329,10 @@ mod tests {
             let volumes: BTreeSet<&str> = f.volumes.iter().map(|v| v.name.as_str()).collect();
             assert_eq!(volumes.len(), f.volumes.len(), "{}: a volume name twice", f.name);
             assert!(
-                !volumes.contains(crate::render::SHM_VOLUME),
+                !volumes.contains(crate::accelerators::SHM_VOLUME),
                 "{}: `{}` is the shared-memory volume",
                 f.name,
-                crate::render::SHM_VOLUME
+                crate::accelerators::SHM_VOLUME
             );
             let mounts = f.node.volume_mounts.iter().chain(f.sidecars.iter().flat_map(|s| s.volume_mounts.iter().flatten()));
             for m in mounts {

@@ -324,3 +324,7 @@ mod tests {
         }
     }
 }
+
+/// The name jax-runtimes gives the memory-backed volume it mounts at `/dev/shm` (`spec.sharedMemory`);
+/// the fabric data's checks and the storage rules refer to it.
+pub const SHM_VOLUME: &str = "dshm";

@@ -77,10 +77,10 @@ fn owner(r: &Resolved, path: &KeyedPath) -> String {
     let items = path.item_names();
     let last = fields.last().copied().unwrap_or_default();
     let d = data();
-    let shm = items.iter().any(|i| i == crate::render::SHM_VOLUME || i == "/dev/shm");
+    let shm = items.iter().any(|i| i == crate::accelerators::SHM_VOLUME || i == "/dev/shm");
     match fields.as_slice() {
         ["spec", "containers", "resources", _, key] if d.accelerator_resources().any(|k| k == *key) => {
-            format!("`spec.accelerator` ({})", crate::render::accelerator_summary(r))
+            format!("`spec.accelerator` ({})", r.accelerator_summary())
         }
         ["spec", "containers", "resources", ..] => "`spec.resources`".into(),
         ["spec", "containers", "image"] => "`spec.image` (or the defaults' image for the accelerator)".into(),

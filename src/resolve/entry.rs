@@ -145,7 +145,7 @@ fn storage(
     let init = &facts().initializers;
     let mut taken: Vec<(&str, &str, &str)> = Vec::new();
     if shm {
-        taken.push(("/dev/shm", crate::render::SHM_VOLUME, "`spec.sharedMemory`"));
+        taken.push(("/dev/shm", crate::accelerators::SHM_VOLUME, "`spec.sharedMemory`"));
     }
     if initializers {
         taken.push((init.mount_path.as_str(), init.volume.as_str(), "`spec.initializers`"));

@@ -148,3 +148,23 @@ pub struct AcceleratorPlan {
     pub image_key: String,
     pub default_image: String,
 }
+
+impl Resolved {
+    /// A one-line description of the accelerator, for the annotation and for humans.
+    pub fn accelerator_summary(&self) -> String {
+        let r = self;
+        match &r.accelerator {
+            Accel::Cpu => "cpu".to_string(),
+            Accel::Gpu(g) if g.machine_types.is_empty() => format!("gpu {} x{} per node ({})", g.model, g.count, r.platform),
+            Accel::Gpu(g) => format!("gpu {} x{} per node ({}, {})", g.model, g.count, r.platform, g.machine_types.join(" | ")),
+            Accel::Tpu(t) => format!(
+                "tpu {} {} ({} x {}, {})",
+                t.generation,
+                t.topology,
+                crate::words::count(t.hosts, "host"),
+                crate::words::count(t.chips_per_host, "chip"),
+                t.machine_type
+            ),
+        }
+    }
+}

@@ -32,12 +32,17 @@ pub fn item_at(body: &str, line: usize) -> Option<ItemPlace> {
     if !dash.trim_start().starts_with("- ") && dash.trim() != "-" {
         return None;
     }
-    let is_start =
-        |l: &str| l.len() > indent && l[..indent].trim().is_empty() && (l[indent..].starts_with("- ") || l[indent..].trim_end() == "-");
+    // By `get`: a line with a wide character before the column is not a start (and no panic).
+    let is_start = |l: &str| match (l.get(..indent), l.get(indent..)) {
+        (Some(lead), Some(rest)) => lead.trim().is_empty() && (rest.starts_with("- ") || rest.trim_end() == "-"),
+        _ => false,
+    };
     let ends_list = |l: &str| !l.trim().is_empty() && !l.starts_with(' ') && !l.starts_with('-') && !l.starts_with('#');
     let mut starts = Vec::new();
+    let mut list_end = lines.len();
     for (i, l) in lines.iter().enumerate().skip(items_at + 1) {
         if ends_list(l) {
+            list_end = i;
             break;
         }
         if is_start(l) {
@@ -46,7 +51,7 @@ pub fn item_at(body: &str, line: usize) -> Option<ItemPlace> {
     }
     let target = line.checked_sub(1)?;
     let item = starts.iter().rposition(|&s| s <= target)?;
-    let end = starts.get(item + 1).copied().unwrap_or(lines.len());
+    let end = starts.get(item + 1).copied().unwrap_or(list_end);
     if target >= end {
         return None;
     }
@@ -105,6 +110,8 @@ functionConfig:
         assert_eq!(item_at(LIST, 17).map(|p| (p.file, p.item)), Some(("dir/b.yaml".to_string(), 1)));
         assert_eq!(item_at(LIST, 2), None, "before the items");
         assert_eq!(item_at(LIST, 19), None, "the functionConfig");
+        assert_eq!(item_at(&LIST.replace("name: a", "name: é"), 5).map(|p| p.item), Some(0), "a wide character");
+        assert_eq!(item_at("items:\n  - a: 1\n é: 2\n", 3), None, "a wide character at the column");
     }
 
     #[test]

@@ -341,8 +341,7 @@ fn gpu_checks(pod_path: &FieldPath, request: &PodRequest, choices: &BTreeMap<Str
             }
         }
     }
-    let selects_something =
-        gpu.platforms.iter().any(|p| {
+    let selects_something = gpu.platforms.iter().any(|p| {
             p.model_label.as_ref().is_some_and(|k| choices.contains_key(k))
                 || p.machine_type_label.as_ref().is_some_and(|k| choices.contains_key(k))
         }) || gpu.models.iter().flat_map(|m| m.platforms.values()).any(|on| on.node_labels.keys().any(|k| choices.contains_key(k)))

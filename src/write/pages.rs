@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use crate::accelerators::{data, sdk::Device};
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::{self, RuntimeRef, TrainJob, TrainJobSpec, TrainingRuntime};
-use crate::{render, words, write, yaml};
+use crate::{words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
 const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.j2");
@@ -327,7 +327,7 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         image: r.image.clone(),
         num_nodes: r.num_nodes,
         accelerator_kind: r.accelerator.kind().to_string(),
-        accelerator: render::accelerator_summary(r),
+        accelerator: r.accelerator_summary(),
         tpu,
         gpu,
         totals,
