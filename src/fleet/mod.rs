@@ -4,7 +4,7 @@
 //! with `fit`'s own code ([`crate::fit::fit`], on empty nodes): one that can never be placed there
 //! is an error for that cluster, with fit's reason (a warning when the cluster autoscales). A
 //! runtime no cluster serves is a warning. `render -o` writes a folder per cluster from
-//! [`Assignment`]s ([`crate::write::owned::plan_cluster`]).
+//! [`Assignment`]s ([`crate::write::fleet::plan`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
