@@ -73,7 +73,7 @@ pub struct Fleet {
 }
 
 /// `name` joined to the folder of `file`, `.` and `..` resolved by name, `/`-separated.
-fn beside(file: &str, name: &str) -> String {
+pub fn beside(file: &str, name: &str) -> String {
     let joined = if Path::new(name).is_absolute() { PathBuf::from(name) } else { Path::new(file).parent().unwrap_or(Path::new("")).join(name) };
     let mut parts: Vec<String> = Vec::new();
     for c in joined.components() {

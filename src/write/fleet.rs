@@ -58,20 +58,27 @@ impl Shared {
     }
 }
 
+/// A cluster's kustomization, as written to `clusters/<name>/kustomization.yaml`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Kustomization<'a> {
+pub struct Kustomization {
     api_version: &'static str,
     kind: &'static str,
-    metadata: Meta<'a>,
+    metadata: Meta,
     resources: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     patches: Vec<Patch>,
 }
 
-#[derive(Debug, Serialize)]
-struct Meta<'a> {
-    annotations: BTreeMap<&'static str, &'a str>,
+/// The kustomization's metadata: a name and labels in a kpt package (where it is an item), and
+/// the records.
+#[derive(Debug, Default, Serialize)]
+pub struct Meta {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -97,10 +104,10 @@ struct DeleteMeta<'a> {
     namespace: Option<&'a str>,
 }
 
-/// The generated kustomization of cluster `a`: `resources` the user's manifests in the folder and
-/// the shared folder (`shared`, relative to the cluster folder), a delete patch per shared object
-/// the cluster does not get; the header lists the files it gets.
-pub fn cluster_kustomization(identity: &Identity, a: &Assignment, shared: &[Shared], shared_dir: &str, manifests: &[&str]) -> Result<String, yaml::YamlError> {
+/// The kustomization of cluster `a`: `resources` (the user's manifests in the folder, then the
+/// shared folders, relative to the cluster folder), and a delete patch per shared object the
+/// cluster does not get. Also the shared objects it gets, sorted by file name.
+pub fn cluster_object<'s>(a: &Assignment, shared: &'s [Shared], resources: Vec<String>, metadata: Meta) -> Result<(Kustomization, Vec<&'s Shared>), yaml::YamlError> {
     let mut sorted: Vec<&Shared> = shared.iter().collect();
     sorted.sort_by(|x, y| x.file_name.cmp(&y.file_name));
     let (kept, dropped): (Vec<&Shared>, Vec<&Shared>) = sorted.into_iter().partition(|s| s.for_cluster(a));
@@ -116,13 +123,19 @@ pub fn cluster_kustomization(identity: &Identity, a: &Assignment, shared: &[Shar
             yaml::to_string(&d).map(|patch| Patch { patch })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let k = Kustomization {
-        api_version: "kustomize.config.k8s.io/v1beta1",
-        kind: "Kustomization",
-        metadata: Meta { annotations: BTreeMap::from([(CATALOG, identity.0.as_str()), (CLUSTER, a.name.as_str())]) },
-        resources: manifests.iter().map(|m| m.to_string()).chain([shared_dir.to_string()]).collect(),
-        patches,
+    let k = Kustomization { api_version: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", metadata, resources, patches };
+    Ok((k, kept))
+}
+
+/// The generated `kustomization.yaml` of cluster `a` in a `render -o` folder: [`cluster_object`]
+/// over the shared folder `shared_dir` with the records, its header listing the files it gets.
+pub fn cluster_kustomization(identity: &Identity, a: &Assignment, shared: &[Shared], shared_dir: &str, manifests: &[&str]) -> Result<String, yaml::YamlError> {
+    let metadata = Meta {
+        annotations: BTreeMap::from([(CATALOG.to_string(), identity.0.clone()), (CLUSTER.to_string(), a.name.clone())]),
+        ..Meta::default()
     };
+    let resources = manifests.iter().map(|m| m.to_string()).chain([shared_dir.to_string()]).collect();
+    let (k, kept) = cluster_object(a, shared, resources, metadata)?;
     let mut out = format!("{HEADER}\n# Cluster `{}` ({}): {} of the fleet's shared files; the patches remove the others.\n", a.name, a.platform, kept.len());
     for s in &kept {
         out.push_str(&format!("#   {shared_dir}/{}\n", s.file_name));
