@@ -227,3 +227,89 @@ fn argocd_applicationset_and_flux_kustomizations_point_at_a_folder_per_cluster()
         assert_eq!(root.join(p), dir, "Flux's path for {cluster}");
     }
 }
+
+/// The example fleet as a kpt package: the catalog marked local, a Kptfile running the function.
+fn kpt_package() -> tempfile::TempDir {
+    let tmp = copy_fleet();
+    for f in ["catalog/clusters.yaml", "catalog/runtimes.yaml"] {
+        let p = tmp.path().join(f);
+        let s = fs::read_to_string(&p).unwrap();
+        let s = s
+            .replace("\nmetadata:\n", "\nmetadata:\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n")
+            .replace("metadata: {name: tpu}", "metadata: {name: tpu, annotations: {config.kubernetes.io/local-config: \"true\"}}");
+        fs::write(&p, s).unwrap();
+    }
+    fs::write(
+        tmp.path().join("Kptfile"),
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: fleet\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: jax-runtimes\n",
+    )
+    .unwrap();
+    tmp
+}
+
+fn kpt(pkg: &Path, args: &[&str]) -> std::process::Output {
+    let bin_dir = support::bin().parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap()))).unwrap();
+    Command::new(tool("kpt")).args(args).arg(pkg).env("PATH", path).output().unwrap()
+}
+
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn kpt_renders_the_fleet_into_cluster_folders_that_kustomize_builds_and_prunes_a_removed_cluster() {
+    let pkg = kpt_package();
+    let o = kpt(pkg.path(), &["fn", "render", "--allow-exec"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("jax-tpu-v5e-4x4` does not fit the nodes"), "the autoscaling warning");
+    for (cluster, want) in expected() {
+        let dir = pkg.path().join("clusters").join(cluster);
+        let k = fs::read_to_string(dir.join("kustomization.yaml")).unwrap();
+        assert!(k.contains("config.kubernetes.io/local-config: \"true\""), "kpt live apply must skip it:\n{k}");
+        assert_eq!(build(&dir), want, "cluster {cluster}");
+    }
+    // Twice: nothing changes.
+    let before = snapshot(pkg.path());
+    assert!(kpt(pkg.path(), &["fn", "render", "--allow-exec"]).status.success());
+    assert_eq!(snapshot(pkg.path()), before, "a second kpt fn render changes nothing");
+    // A cluster removed from the catalog: its folder's kustomization is pruned.
+    let clusters = pkg.path().join("catalog/clusters.yaml");
+    let text = fs::read_to_string(&clusters).unwrap();
+    fs::write(&clusters, &text[..text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n  name: aks").unwrap()]).unwrap();
+    let o = kpt(pkg.path(), &["fn", "render", "--allow-exec"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!pkg.path().join("clusters/aks/kustomization.yaml").exists());
+    assert!(pkg.path().join("clusters/eks/kustomization.yaml").exists());
+}
+
+#[test]
+fn the_krm_validator_fits_each_cluster_on_its_own_inventory() {
+    let pkg = kpt_package();
+    assert!(kpt(pkg.path(), &["fn", "render", "--allow-exec"]).status.success());
+    // eks's node now has 4 GPUs allocatable: the 8-GPU runtime does not fit there (and only there).
+    edit(&pkg.path().join("nodes/eks.yaml"), "nvidia.com/gpu: \"8\"", "nvidia.com/gpu: \"4\"");
+    let config = pkg.path().join("validate.yaml");
+    fs::write(&config, "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeValidation\nmetadata:\n  name: validate\n  annotations: {config.kubernetes.io/local-config: \"true\"}\nspec: {}\n").unwrap();
+    let fc = config.display().to_string();
+    let o = kpt(pkg.path(), &["fn", "eval", "--truncate-output=false", "--exec", "jax-runtimes", "--fn-config", &fc]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("[error] trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime/jax-gpu-eks-h100: on cluster `eks`"), "{err}");
+    assert!(err.contains("Insufficient nvidia.com/gpu (4 allocatable, 8 needed)"), "{err}");
+    // gke-tpu autoscales: its 4x4 slice is a warning, not an error.
+    assert!(err.contains("[warning] trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime/jax-tpu-v5e-4x4: on cluster `gke-tpu`"), "{err}");
+    assert_eq!(err.matches("[error]").count(), 1, "{err}");
+}
