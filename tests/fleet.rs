@@ -313,3 +313,29 @@ fn the_krm_validator_fits_each_cluster_on_its_own_inventory() {
     assert!(err.contains("[warning] trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime/jax-tpu-v5e-4x4: on cluster `gke-tpu`"), "{err}");
     assert_eq!(err.matches("[error]").count(), 1, "{err}");
 }
+
+#[test]
+fn docs_writes_a_page_per_cluster_with_its_runtimes_queues_and_what_does_not_fit() {
+    let tmp = copy_fleet();
+    let r = run_in(tmp.path(), &["docs", "catalog", "-o", "docs"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let docs = tmp.path().join("docs");
+    let tpu = fs::read_to_string(docs.join("cluster_gke-tpu.md")).unwrap();
+    assert!(tpu.contains("| [jax-tpu-v5e-4x4](jax-tpu-v5e-4x4.md) | no |"), "{tpu}");
+    assert!(tpu.contains("| [jax-tpu-v5e-2x2](jax-tpu-v5e-2x2.md) | yes |"), "{tpu}");
+    assert!(tpu.contains("The Kueue objects of `tpu`."), "{tpu}");
+    assert!(tpu.contains("## Does not fit") && tpu.contains("cloud.google.com/gke-tpu-topology=4x4"), "{tpu}");
+    let eks = fs::read_to_string(docs.join("cluster_eks.md")).unwrap();
+    assert!(eks.contains("[jax-gpu-eks-h100](jax-gpu-eks-h100.md)") && !eks.contains("jax-gpu-gke-h100"), "{eks}");
+    assert!(eks.contains("No `JaxRuntimeQueue`") && !eks.contains("## Does not fit"), "{eks}");
+    let index = fs::read_to_string(docs.join("README.md")).unwrap();
+    for c in ["gke-tpu", "gke-gpu", "eks", "aks"] {
+        assert!(index.contains(&format!("[{c}](cluster_{c}.md)")), "{index}");
+    }
+    // Pruned with its cluster, like every generated page.
+    let clusters = tmp.path().join("catalog/clusters.yaml");
+    let text = fs::read_to_string(&clusters).unwrap();
+    fs::write(&clusters, &text[..text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  name: aks").unwrap()]).unwrap();
+    assert_eq!(run_in(tmp.path(), &["docs", "catalog", "-o", "docs"], None).code, 0);
+    assert!(!docs.join("cluster_aks.md").exists());
+}

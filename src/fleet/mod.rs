@@ -30,7 +30,7 @@ pub enum Inventories<'a> {
 }
 
 /// A runtime a cluster serves that does not fit its inventory, with fit's reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Misfit {
     pub runtime: String,
     pub reason: String,
