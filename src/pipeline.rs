@@ -181,7 +181,8 @@ pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, mut keep: imp
             Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
         })
         .collect();
-    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new(), clusters: Vec::new() };
+    let mut out =
+        Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new(), clusters: Vec::new() };
     // By value: each resolved entry is freed once its runtime is kept.
     for (i, resolved) in runtimes.into_iter().enumerate() {
         let runtime = render::render(&resolved);

@@ -104,7 +104,8 @@ fn four_clusters_render_to_folders_that_kubectl_builds_into_exactly_their_runtim
     let all = build(&deploy);
     assert_eq!(all.iter().filter(|o| o.starts_with("ClusterTrainingRuntime")).count(), 6, "{all:?}");
     assert_eq!(build(&deploy.join("runtimes")), all);
-    let mut clusters: Vec<String> = fs::read_dir(deploy.join("clusters")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    let mut clusters: Vec<String> =
+        fs::read_dir(deploy.join("clusters")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
     clusters.sort();
     assert_eq!(clusters, ["aks", "eks", "gke-gpu", "gke-tpu"]);
     // A second render changes nothing; --check agrees.
@@ -131,7 +132,12 @@ fn a_runtime_that_does_not_fit_a_cluster_that_does_not_autoscale_is_an_error_wit
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("error[catalog/cluster-does-not-fit]"), "{}", r.all());
     assert!(r.stderr.contains("runtime `jax-tpu-v5e-4x4` does not fit cluster `gke-tpu`"), "{}", r.all());
-    assert!(r.stderr.contains("no node has cloud.google.com/gke-tpu-accelerator=tpu-v5-lite-podslice and cloud.google.com/gke-tpu-topology=4x4"), "{}", r.all());
+    assert!(
+        r.stderr
+            .contains("no node has cloud.google.com/gke-tpu-accelerator=tpu-v5-lite-podslice and cloud.google.com/gke-tpu-topology=4x4"),
+        "{}",
+        r.all()
+    );
     assert!(r.stderr.contains("clusters.yaml:15"), "the finding names the cluster's inventory line:\n{}", r.all());
     assert!(!tmp.path().join("deploy").exists(), "nothing written");
     // Only for that cluster, and only that runtime: the others fit their clusters' nodes.
@@ -142,13 +148,29 @@ fn a_runtime_that_does_not_fit_a_cluster_that_does_not_autoscale_is_an_error_wit
 fn a_runtime_no_cluster_serves_is_a_warning_and_stays_in_the_shared_folder_only() {
     let tmp = copy_fleet();
     let clusters = tmp.path().join("catalog/clusters.yaml");
-    edit(&clusters, "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/eks.yaml", "  inventory:\n    nodes: ../nodes/eks.yaml");
-    edit(&clusters, "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/aks.yaml", "  inventory:\n    nodes: ../nodes/aks.yaml");
-    edit(&clusters, "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/gke-gpu.yaml", "  inventory:\n    nodes: ../nodes/gke-gpu.yaml");
+    edit(
+        &clusters,
+        "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/eks.yaml",
+        "  inventory:\n    nodes: ../nodes/eks.yaml",
+    );
+    edit(
+        &clusters,
+        "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/aks.yaml",
+        "  inventory:\n    nodes: ../nodes/aks.yaml",
+    );
+    edit(
+        &clusters,
+        "    include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/gke-gpu.yaml",
+        "  inventory:\n    nodes: ../nodes/gke-gpu.yaml",
+    );
     edit(&clusters, "    include: [jax-cpu-small]          # widens: the CPU smoke test runs everywhere\n", "");
     let r = render(tmp.path(), &["catalog", "-o", "deploy"]);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(r.stderr.contains("warning[catalog/cluster-unserved]") && r.stderr.contains("runtime `jax-cpu-small` is served by no cluster"), "{}", r.all());
+    assert!(
+        r.stderr.contains("warning[catalog/cluster-unserved]") && r.stderr.contains("runtime `jax-cpu-small` is served by no cluster"),
+        "{}",
+        r.all()
+    );
     let deploy = tmp.path().join("deploy");
     assert!(build(&deploy.join("runtimes")).contains("ClusterTrainingRuntime jax-cpu-small"));
     for c in ["gke-tpu", "gke-gpu", "eks", "aks"] {
@@ -165,7 +187,8 @@ fn a_removed_cluster_folder_is_pruned_and_check_reports_it_first() {
     fs::write(deploy.join("clusters/eks/namespace.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: research\n").unwrap();
     let clusters = tmp.path().join("catalog/clusters.yaml");
     let text = fs::read_to_string(&clusters).unwrap();
-    let (keep, _aks) = text.split_at(text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  name: aks").unwrap());
+    let (keep, _aks) =
+        text.split_at(text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  name: aks").unwrap());
     fs::write(&clusters, keep).unwrap();
     let check = render(tmp.path(), &["catalog", "-o", "deploy", "--check"]);
     assert_eq!(check.code, 1, "{}", check.all());
@@ -188,7 +211,11 @@ fn bad_clusters_are_errors_that_name_the_field() {
     let tmp = copy_fleet();
     let clusters = tmp.path().join("catalog/clusters.yaml");
     edit(&clusters, "queues: [tpu]", "queues: [tpus]");
-    edit(&clusters, "include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/eks.yaml", "include: [jax-cpu-smal]\n  inventory:\n    nodes: ../nodes/eks.yaml");
+    edit(
+        &clusters,
+        "include: [jax-cpu-small]\n  inventory:\n    nodes: ../nodes/eks.yaml",
+        "include: [jax-cpu-smal]\n  inventory:\n    nodes: ../nodes/eks.yaml",
+    );
     edit(&clusters, "platform: aks", "platform: azure");
     edit(&clusters, "nodes: ../nodes/gke-gpu.yaml", "nodes: ../nodes/missing.yaml");
     let r = render(tmp.path(), &["catalog", "-o", "deploy"]);
@@ -335,7 +362,11 @@ fn docs_writes_a_page_per_cluster_with_its_runtimes_queues_and_what_does_not_fit
     // Pruned with its cluster, like every generated page.
     let clusters = tmp.path().join("catalog/clusters.yaml");
     let text = fs::read_to_string(&clusters).unwrap();
-    fs::write(&clusters, &text[..text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  name: aks").unwrap()]).unwrap();
+    fs::write(
+        &clusters,
+        &text[..text.find("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata:\n  name: aks").unwrap()],
+    )
+    .unwrap();
     assert_eq!(run_in(tmp.path(), &["docs", "catalog", "-o", "docs"], None).code, 0);
     assert!(!docs.join("cluster_aks.md").exists());
 }

@@ -74,7 +74,8 @@ pub struct Fleet {
 
 /// `name` joined to the folder of `file`, `.` and `..` resolved by name, `/`-separated.
 pub fn beside(file: &str, name: &str) -> String {
-    let joined = if Path::new(name).is_absolute() { PathBuf::from(name) } else { Path::new(file).parent().unwrap_or(Path::new("")).join(name) };
+    let joined =
+        if Path::new(name).is_absolute() { PathBuf::from(name) } else { Path::new(file).parent().unwrap_or(Path::new("")).join(name) };
     let mut parts: Vec<String> = Vec::new();
     for c in joined.components() {
         match c {
@@ -96,27 +97,47 @@ impl Fleet {
         let platforms: Vec<&str> = crate::accelerators::data().platforms.platforms.iter().map(|p| p.name.as_str()).collect();
         let mut entries: Vec<Entry> = Vec::new();
         for (c, origin) in clusters {
-            let bad = |field: &str, message: String, help: &str| origin.locate(Diagnostic::finding(&CATALOG_CLUSTER, field, message).with_help(help.to_string()));
+            let bad = |field: &str, message: String, help: &str| {
+                origin.locate(Diagnostic::finding(&CATALOG_CLUSTER, field, message).with_help(help.to_string()))
+            };
             let name = c.metadata.name.clone();
             let mut ok = true;
             if let Err(e) = crate::k8s::names::dns1123_label(&name) {
-                diags.push(bad("metadata.name", format!("`{name}` is not a valid cluster name: it {e}"), "a cluster's name names its folder `clusters/<name>/`: lowercase letters, digits and `-`, at most 63"));
+                diags.push(bad(
+                    "metadata.name",
+                    format!("`{name}` is not a valid cluster name: it {e}"),
+                    "a cluster's name names its folder `clusters/<name>/`: lowercase letters, digits and `-`, at most 63",
+                ));
                 ok = false;
             }
             if let Some(first) = entries.iter().find(|e| e.out.name == name) {
-                diags.push(bad("metadata.name", format!("a second cluster named `{name}` (the first: {})", first.out.source), "give each cluster a name of its own"));
+                diags.push(bad(
+                    "metadata.name",
+                    format!("a second cluster named `{name}` (the first: {})", first.out.source),
+                    "give each cluster a name of its own",
+                ));
                 ok = false;
             }
             let platform = c.spec.platform.as_str();
             if !platforms.contains(&platform) {
-                let near = crate::spelling::nearest(platform, platforms.iter().copied(), 2).map(|p| format!("; did you mean `{p}`?")).unwrap_or_default();
-                diags.push(bad("spec.platform", format!("`{platform}` is not a platform{near}"), &format!("the platforms are {}", platforms.join(", "))));
+                let near = crate::spelling::nearest(platform, platforms.iter().copied(), 2)
+                    .map(|p| format!("; did you mean `{p}`?"))
+                    .unwrap_or_default();
+                diags.push(bad(
+                    "spec.platform",
+                    format!("`{platform}` is not a platform{near}"),
+                    &format!("the platforms are {}", platforms.join(", ")),
+                ));
                 ok = false;
             }
             let mut selection = c.spec.runtimes.clone().unwrap_or_default();
             for (i, p) in selection.platforms.iter().enumerate() {
                 if p != ANY_PLATFORM && !platforms.contains(&p.as_str()) {
-                    diags.push(bad(&format!("spec.runtimes.platforms[{i}]"), format!("`{p}` is not a platform"), &format!("the platforms are {}, or `*` for any", platforms.join(", "))));
+                    diags.push(bad(
+                        &format!("spec.runtimes.platforms[{i}]"),
+                        format!("`{p}` is not a platform"),
+                        &format!("the platforms are {}, or `*` for any", platforms.join(", ")),
+                    ));
                     ok = false;
                 }
             }
@@ -125,8 +146,14 @@ impl Fleet {
             }
             for (i, q) in c.spec.queues.iter().enumerate() {
                 if !queues.contains(&q.as_str()) {
-                    let near = crate::spelling::nearest(q, queues.iter().copied(), 2).map(|p| format!("; did you mean `{p}`?")).unwrap_or_default();
-                    diags.push(bad(&format!("spec.queues[{i}]"), format!("the catalog has no JaxRuntimeQueue `{q}`{near}"), "name a `JaxRuntimeQueue` of the catalog by its `metadata.name`"));
+                    let near = crate::spelling::nearest(q, queues.iter().copied(), 2)
+                        .map(|p| format!("; did you mean `{p}`?"))
+                        .unwrap_or_default();
+                    diags.push(bad(
+                        &format!("spec.queues[{i}]"),
+                        format!("the catalog has no JaxRuntimeQueue `{q}`{near}"),
+                        "name a `JaxRuntimeQueue` of the catalog by its `metadata.name`",
+                    ));
                     ok = false;
                 }
             }
@@ -194,9 +221,15 @@ impl Fleet {
             let reason = verdict.outcome.reason.clone();
             let (file, autoscaling) = e.out.inventory.clone().unwrap_or_default();
             let (rule, message) = if autoscaling {
-                (&CATALOG_CLUSTER_SCALE_UP, format!("runtime `{}` does not fit the nodes of `{file}` (the cluster autoscales): {reason}", resolved.name))
+                (
+                    &CATALOG_CLUSTER_SCALE_UP,
+                    format!("runtime `{}` does not fit the nodes of `{file}` (the cluster autoscales): {reason}", resolved.name),
+                )
             } else {
-                (&CATALOG_CLUSTER_DOES_NOT_FIT, format!("runtime `{}` does not fit cluster `{}` (`{file}`): {reason}", resolved.name, e.out.name))
+                (
+                    &CATALOG_CLUSTER_DOES_NOT_FIT,
+                    format!("runtime `{}` does not fit cluster `{}` (`{file}`): {reason}", resolved.name, e.out.name),
+                )
             };
             let mut d = Diagnostic::finding(rule, "spec.inventory.nodes", message);
             d = match verdict.outcome.help {
@@ -228,11 +261,18 @@ impl Fleet {
                     if self.names.contains(n) {
                         continue;
                     }
-                    let near = crate::spelling::nearest(n, names.iter().copied(), 2).map(|p| format!("; did you mean `{p}`?")).unwrap_or_default();
-                    diags.push(e.origin.locate(
-                        Diagnostic::finding(&CATALOG_CLUSTER, format!("spec.runtimes.{field}[{i}]"), format!("the catalog generates no runtime `{n}`{near}"))
+                    let near =
+                        crate::spelling::nearest(n, names.iter().copied(), 2).map(|p| format!("; did you mean `{p}`?")).unwrap_or_default();
+                    diags.push(
+                        e.origin.locate(
+                            Diagnostic::finding(
+                                &CATALOG_CLUSTER,
+                                format!("spec.runtimes.{field}[{i}]"),
+                                format!("the catalog generates no runtime `{n}`{near}"),
+                            )
                             .with_help("name a runtime by the `metadata.name` it is generated with"),
-                    ));
+                        ),
+                    );
                 }
             }
             out.push(e.out);
@@ -265,7 +305,9 @@ fn load(origin: &Origin, nodes: &str, inventories: Inventories<'_>) -> Result<Ve
         )
     };
     match inventories {
-        Inventories::Files => read::read_file(Path::new(&path)).map_err(|e| missing(format!("cannot read the inventory `{path}`: {}", e.message))),
+        Inventories::Files => {
+            read::read_file(Path::new(&path)).map_err(|e| missing(format!("cannot read the inventory `{path}`: {}", e.message)))
+        }
         Inventories::Items(items) => {
             let docs = fit::documents_of(items, &path);
             if docs.is_empty() {

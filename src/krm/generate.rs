@@ -17,14 +17,14 @@ use super::output::Output;
 use crate::catalog::{self, Identity, Kind};
 use crate::diag::{has_errors, Diagnostic, ObjectRef};
 use crate::exit::Exit;
-use crate::keys::{MANAGED_BY, MANAGED_BY_VALUE, SOURCE};
 use crate::fleet::Assignment;
+use crate::keys::{MANAGED_BY, MANAGED_BY_VALUE, SOURCE};
 use crate::pipeline::{self, Inventories};
-use crate::write::fleet::{cluster_object, From, Meta as KustomizationMeta, Shared, CLUSTERS_DIR};
 use crate::read::{Document, Source};
 use crate::resource_list::{Item, Meta, ResourceList};
-use crate::write::owned::KUSTOMIZATION;
 use crate::rules::krm::{KRM_FILE_TAKEN, KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT, KRM_NOT_OWNED, KRM_NO_CATALOG, KRM_PRUNED};
+use crate::write::fleet::{cluster_object, From, Meta as KustomizationMeta, Shared, CLUSTERS_DIR};
+use crate::write::owned::KUSTOMIZATION;
 
 /// The functionConfig key (a ConfigMap's `data`, `kpt fn eval -- allow-prune-all=true`) that lets
 /// a run without any catalog object prune every runtime the function generated.
@@ -375,7 +375,12 @@ fn path_of(change: &Change) -> Option<String> {
 /// holds generated runtimes or Kueue objects (listing those files), and one per cluster,
 /// `clusters/<name>/kustomization.yaml`, over those folders with a delete patch per object the
 /// cluster does not get (as `render -o` writes them, [`crate::write::fleet`]).
-fn fleet_kustomizations(changes: &[Change], shared: &[Shared], clusters: &[Assignment], diagnostics: &mut Vec<Diagnostic>) -> Vec<NewRuntime> {
+fn fleet_kustomizations(
+    changes: &[Change],
+    shared: &[Shared],
+    clusters: &[Assignment],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<NewRuntime> {
     let mut folders: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
     for change in changes {
         let Some(path) = path_of(change) else { continue };
@@ -412,7 +417,14 @@ fn fleet_kustomizations(changes: &[Change], shared: &[Shared], clusters: &[Assig
             resources: files.clone(),
         };
         if let Ok(object) = serde_json::to_value(&k) {
-            out.push(NewRuntime { source: source.clone(), file_name: KUSTOMIZATION.to_string(), object, dir: dir.clone(), from: None, local: true });
+            out.push(NewRuntime {
+                source: source.clone(),
+                file_name: KUSTOMIZATION.to_string(),
+                object,
+                dir: dir.clone(),
+                from: None,
+                local: true,
+            });
         }
     }
     for a in clusters {
@@ -420,7 +432,14 @@ fn fleet_kustomizations(changes: &[Change], shared: &[Shared], clusters: &[Assig
         let metadata = marks(format!("jax-runtimes-cluster-{}", a.name), a.source.to_string(), Some((crate::keys::CLUSTER, &a.name)));
         let object = cluster_object(a, shared, resources, metadata).ok().and_then(|(k, _)| serde_json::to_value(&k).ok());
         if let Some(object) = object {
-            out.push(NewRuntime { source: a.source.clone(), file_name: KUSTOMIZATION.to_string(), object, dir: format!("{CLUSTERS_DIR}/{}", a.name), from: None, local: true });
+            out.push(NewRuntime {
+                source: a.source.clone(),
+                file_name: KUSTOMIZATION.to_string(),
+                object,
+                dir: format!("{CLUSTERS_DIR}/{}", a.name),
+                from: None,
+                local: true,
+            });
         }
     }
     out

@@ -11,10 +11,10 @@ use super::annotations;
 use super::output::Output;
 use crate::catalog::{JaxCluster, JaxRuntimeValidation, Kind, ValidationSpec};
 use crate::diag::ObjectRef;
-use crate::keys::CLUSTER;
 use crate::diag::{has_errors, Diagnostic, Severity};
 use crate::exit::Exit;
 use crate::gvk::Gvk;
+use crate::keys::CLUSTER;
 use crate::read::{Document, Source};
 use crate::resource_list::{Item, ResourceList};
 use crate::rules::krm::{KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT};
@@ -82,8 +82,12 @@ fn clusters(items: &[Item], docs: &[Document]) -> Vec<Diagnostic> {
         let source = Source::named(path.unwrap_or_else(|| format!("<items[{i}]>")));
         Some(Document::new(source, index.unwrap_or(0), annotations::pipeline_copy(item.value().ok()?)))
     };
-    let nodes: Vec<Document> =
-        items.iter().enumerate().filter(|(_, i)| matches!(i.meta.gvk().kind, "Node" | "NodeList" | "List")).filter_map(|(n, i)| item_doc(n, i)).collect();
+    let nodes: Vec<Document> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.meta.gvk().kind, "Node" | "NodeList" | "List"))
+        .filter_map(|(n, i)| item_doc(n, i))
+        .collect();
     let catalog: Vec<(Document, JaxCluster)> = items
         .iter()
         .enumerate()

@@ -107,7 +107,12 @@ struct DeleteMeta<'a> {
 /// The kustomization of cluster `a`: `resources` (the user's manifests in the folder, then the
 /// shared folders, relative to the cluster folder), and a delete patch per shared object the
 /// cluster does not get. Also the shared objects it gets, sorted by file name.
-pub fn cluster_object<'s>(a: &Assignment, shared: &'s [Shared], resources: Vec<String>, metadata: Meta) -> Result<(Kustomization, Vec<&'s Shared>), yaml::YamlError> {
+pub fn cluster_object<'s>(
+    a: &Assignment,
+    shared: &'s [Shared],
+    resources: Vec<String>,
+    metadata: Meta,
+) -> Result<(Kustomization, Vec<&'s Shared>), yaml::YamlError> {
     let mut sorted: Vec<&Shared> = shared.iter().collect();
     sorted.sort_by(|x, y| x.file_name.cmp(&y.file_name));
     let (kept, dropped): (Vec<&Shared>, Vec<&Shared>) = sorted.into_iter().partition(|s| s.for_cluster(a));
@@ -129,14 +134,25 @@ pub fn cluster_object<'s>(a: &Assignment, shared: &'s [Shared], resources: Vec<S
 
 /// The generated `kustomization.yaml` of cluster `a` in a `render -o` folder: [`cluster_object`]
 /// over the shared folder `shared_dir` with the records, its header listing the files it gets.
-pub fn cluster_kustomization(identity: &Identity, a: &Assignment, shared: &[Shared], shared_dir: &str, manifests: &[&str]) -> Result<String, yaml::YamlError> {
+pub fn cluster_kustomization(
+    identity: &Identity,
+    a: &Assignment,
+    shared: &[Shared],
+    shared_dir: &str,
+    manifests: &[&str],
+) -> Result<String, yaml::YamlError> {
     let metadata = Meta {
         annotations: BTreeMap::from([(CATALOG.to_string(), identity.0.clone()), (CLUSTER.to_string(), a.name.clone())]),
         ..Meta::default()
     };
     let resources = manifests.iter().map(|m| m.to_string()).chain([shared_dir.to_string()]).collect();
     let (k, kept) = cluster_object(a, shared, resources, metadata)?;
-    let mut out = format!("{HEADER}\n# Cluster `{}` ({}): {} of the fleet's shared files; the patches remove the others.\n", a.name, a.platform, kept.len());
+    let mut out = format!(
+        "{HEADER}\n# Cluster `{}` ({}): {} of the fleet's shared files; the patches remove the others.\n",
+        a.name,
+        a.platform,
+        kept.len()
+    );
     for s in &kept {
         out.push_str(&format!("#   {shared_dir}/{}\n", s.file_name));
     }
@@ -165,7 +181,13 @@ fn merge(into: &mut Plan, p: Plan) {
 /// `dir/kustomization.yaml` over the shared folder (outside a kpt package); cluster folders of
 /// this catalog whose cluster is gone are pruned. `paths` are the catalog paths (for the
 /// folders' records). Names in the plan are relative to `dir`.
-pub fn plan(dir: &Path, files: &BTreeMap<String, String>, shared: &[Shared], clusters: &[Assignment], paths: &[PathBuf]) -> Result<Plan, DirError> {
+pub fn plan(
+    dir: &Path,
+    files: &BTreeMap<String, String>,
+    shared: &[Shared],
+    clusters: &[Assignment],
+    paths: &[PathBuf],
+) -> Result<Plan, DirError> {
     let shared_dir = dir.join(SHARED_DIR);
     let mut out = owned::plan_with_folders(dir, &BTreeMap::new(), &[SHARED_DIR], &Identity::of(paths, dir))?;
     merge(&mut out, prefixed(SHARED_DIR, owned::plan(&shared_dir, files, &Identity::of(paths, &shared_dir))?));
@@ -248,7 +270,12 @@ mod tests {
 
     fn runtime(name: &str) -> Shared {
         Shared {
-            object: ObjectRef { api_version: "trainer.kubeflow.org/v1alpha1".into(), kind: "ClusterTrainingRuntime".into(), name: name.into(), namespace: None },
+            object: ObjectRef {
+                api_version: "trainer.kubeflow.org/v1alpha1".into(),
+                kind: "ClusterTrainingRuntime".into(),
+                name: name.into(),
+                namespace: None,
+            },
             file_name: format!("clustertrainingruntime_{name}.yaml"),
             from: From::Runtime(None, name.to_string()),
         }
@@ -257,7 +284,8 @@ mod tests {
     #[test]
     fn a_cluster_deletes_what_it_does_not_get_and_lists_what_it_gets() {
         let shared = [runtime("a"), runtime("b")];
-        let k = cluster_kustomization(&Identity("../../cat".into()), &assignment("one", &["a"], &[]), &shared, "../../runtimes", &[]).unwrap();
+        let k =
+            cluster_kustomization(&Identity("../../cat".into()), &assignment("one", &["a"], &[]), &shared, "../../runtimes", &[]).unwrap();
         assert!(k.contains("#   ../../runtimes/clustertrainingruntime_a.yaml\n"), "{k}");
         assert!(!k.contains("#   ../../runtimes/clustertrainingruntime_b.yaml"), "{k}");
         assert!(k.contains("name: b") && !k.contains("name: a\n"), "{k}");

@@ -484,7 +484,9 @@ pub fn fleet_pages<'a>(
             return Err(PagesError::SamePage(p.file.clone()));
         }
     }
-    let page_of = |ns: &Option<String>, name: &str| pages.iter().find(|p| p.namespace.as_deref() == ns.as_deref() && p.name == name).map(|p| p.file.clone());
+    let page_of = |ns: &Option<String>, name: &str| {
+        pages.iter().find(|p| p.namespace.as_deref() == ns.as_deref() && p.name == name).map(|p| p.file.clone())
+    };
     let cluster_pages: Vec<ClusterPage<'_>> = clusters
         .iter()
         .map(|c| ClusterPage {
@@ -528,7 +530,11 @@ pub fn fleet_pages<'a>(
     }
     let index = env
         .get_template("index.md")
-        .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(json!({ "groups": groups, "count": pages.len(), "clusters": cluster_pages })))))
+        .and_then(|t| {
+            t.render(minijinja::Value::from(minijinja::value::Serde(
+                json!({ "groups": groups, "count": pages.len(), "clusters": cluster_pages }),
+            )))
+        })
         .map_err(|e| template_error("index.md", e))?;
     out.insert("README.md".into(), format!("{}\n{index}", write::MARKDOWN_HEADER));
     Ok(out)
