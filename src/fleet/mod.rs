@@ -323,6 +323,65 @@ fn load(origin: &Origin, nodes: &str, inventories: Inventories<'_>) -> Result<Ve
 mod tests {
     use super::*;
 
+    fn generate(yaml: &str) -> crate::pipeline::Generated {
+        let source = std::sync::Arc::new(crate::read::Source::new("fleet.yaml", Some(yaml.to_string())));
+        crate::pipeline::generate(&crate::read::parse_source(source).unwrap())
+    }
+
+    const RUNTIMES: &str = "apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: cpu}
+spec: {accelerator: {cpu: {}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: eks-h100, labels: {tier: big}}
+spec: {platform: eks, accelerator: {gpu: {model: h100-80gb, count: 8}}}
+---
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntime
+metadata: {name: eks-l4}
+spec: {platform: eks, accelerator: {gpu: {model: l4, count: 1}}}
+";
+
+    fn served(cluster_spec: &str) -> Vec<String> {
+        let g = generate(&format!(
+            "{RUNTIMES}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata: {{name: c}}\nspec: {cluster_spec}\n"
+        ));
+        assert!(!g.has_errors(), "{:?}", g.diagnostics);
+        g.clusters[0].runtimes.iter().map(|(_, n)| n.clone()).collect()
+    }
+
+    #[test]
+    fn a_cluster_serves_its_platform_narrowed_and_widened_by_its_selection() {
+        assert_eq!(served("{platform: eks}"), ["eks-h100", "eks-l4"]);
+        assert_eq!(served("{platform: eks, runtimes: {matchLabels: {tier: big}}}"), ["eks-h100"]);
+        assert_eq!(served("{platform: eks, runtimes: {names: [eks-l4]}}"), ["eks-l4"]);
+        assert_eq!(served("{platform: eks, runtimes: {include: [cpu], exclude: [eks-l4]}}"), ["cpu", "eks-h100"]);
+        assert_eq!(served("{platform: gke, runtimes: {platforms: ['*']}}"), ["cpu", "eks-h100", "eks-l4"]);
+        assert_eq!(served("{platform: gke}"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn catalogs_without_clusters_have_no_fleet_findings() {
+        let g = generate(RUNTIMES);
+        assert!(g.clusters.is_empty());
+        assert!(g.diagnostics.iter().all(|d| !d.rule.id.starts_with("catalog/cluster")), "{:?}", g.diagnostics);
+    }
+
+    #[test]
+    fn two_clusters_of_one_name_and_a_bad_name_are_errors() {
+        let c = |name: &str| {
+            format!("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata: {{name: {name}}}\nspec: {{platform: eks}}\n")
+        };
+        let g = generate(&format!("{RUNTIMES}{}{}{}", c("a"), c("a"), c("Not_A_Label")));
+        let messages: Vec<&str> = g.diagnostics.iter().filter(|d| d.rule.id == "catalog/cluster").map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("a second cluster named `a`"), "{messages:?}");
+        assert!(messages[1].contains("`Not_A_Label` is not a valid cluster name"), "{messages:?}");
+        assert!(g.runtimes.is_empty(), "an error renders nothing");
+    }
+
     #[test]
     fn inventory_paths_are_beside_the_cluster_file() {
         assert_eq!(beside("fleet/clusters.yaml", "nodes/eks.yaml"), "fleet/nodes/eks.yaml");

@@ -188,6 +188,12 @@ pub fn plan(
     clusters: &[Assignment],
     paths: &[PathBuf],
 ) -> Result<Plan, DirError> {
+    if owned::in_kpt_package(dir) {
+        return Err(DirError(format!(
+            "{}: is in a kpt package, where `render -o` writes no kustomization.yaml, and a fleet's cluster folders need them; run the KRM function instead (`kpt fn render`), which writes them as local-config items, or render outside the package",
+            dir.display()
+        )));
+    }
     let shared_dir = dir.join(SHARED_DIR);
     let mut out = owned::plan_with_folders(dir, &BTreeMap::new(), &[SHARED_DIR], &Identity::of(paths, dir))?;
     merge(&mut out, prefixed(SHARED_DIR, owned::plan(&shared_dir, files, &Identity::of(paths, &shared_dir))?));
