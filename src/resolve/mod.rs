@@ -149,6 +149,11 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                             res.queues.push((q, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
                         }
                     }
+                    Kind::Cluster => {
+                        if let Some(c) = shape::typed::<crate::catalog::JaxCluster>(doc, Kind::Cluster, &object, &mut res.diagnostics) {
+                            res.clusters.push((c, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
+                        }
+                    }
                     // The KRM function's validator config describes no runtime.
                     Kind::Validation => {}
                 }

@@ -14,6 +14,7 @@ use crate::diag::ObjectRef;
 use crate::yaml::{self, YamlError};
 
 pub mod dir;
+pub mod fleet;
 pub mod owned;
 pub mod pages;
 
