@@ -1190,8 +1190,15 @@ fn kubectl_json_lists_get_the_answer_and_the_errors_their_yaml_gets() {
         );
         assert_eq!((json.code, &json.stdout), (yaml.code, &yaml.stdout), "{}", json.all());
         // The notes and errors name the same object; the lines are the JSON text's own.
-        let words =
-            |s: &str| s.lines().filter(|l| l.contains('[')).map(|l| l.split(".yaml:").next().unwrap_or(l).to_string()).collect::<Vec<_>>();
+        let words = |s: &str| {
+            s.lines()
+                .filter(|l| ["error[", "warning[", "info["].iter().any(|p| l.starts_with(p)))
+                .map(|l| match l.split_once(".yaml:") {
+                    Some((head, rest)) => format!("{head}.yaml: {}", rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':')),
+                    None => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
         assert_eq!(words(&json.stderr), words(&yaml.stderr), "{}\n{}", json.stderr, yaml.stderr);
         json
     };
