@@ -202,7 +202,7 @@ fn read_cluster(a: &FitArgs, sources: &mut Sources) -> Result<(Cluster, Vec<Diag
             Some(n) => (Inventory::Text(source), Some(n)),
             None => (Inventory::Documents(documents(Inventory::Text(source), sources).ok_or(Exit::Usage)?), None),
         },
-        docs => (docs, None),
+        docs @ Inventory::Documents(_) => (docs, None),
     };
     let pods = match &a.pods {
         Some(p) => Some(read_inventory(p, sources).ok_or(Exit::Usage)?),
