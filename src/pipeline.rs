@@ -114,7 +114,19 @@ pub fn generate(docs: &[Document]) -> Generated {
 /// returns. `render` keeps only the YAML text: a runtime's JSON tree is several times its text,
 /// and every runtime is held until the last one has passed its checks.
 pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let (mut out, plan) = plan_with(docs, keep);
+    with_queues(plan_with(docs, keep))
+}
+
+/// [`generate_with`], freeing the documents once they are resolved: only the resolved entries
+/// and what `keep` keeps of each runtime are held while the runtimes are rendered and checked.
+pub fn generate_owned<R>(docs: Vec<Document>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
+    let resolution = resolve::resolve(&docs);
+    drop(docs);
+    with_queues(plan_resolved(resolution, keep))
+}
+
+/// The Kueue objects of the plan's queues added, or nothing kept on any error.
+fn with_queues<R>((mut out, plan): (Generated<R>, QueuePlan)) -> Generated<R> {
     if !plan.queues.is_empty() && !out.has_errors() {
         let (objects, diagnostics) = queue_objects(&plan, None);
         out.queues = objects;
@@ -128,8 +140,13 @@ pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Ge
 }
 
 /// `generate_with`, and the queue plan instead of the queues' objects.
-pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
-    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues } = resolve::resolve(docs);
+pub fn plan_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    plan_resolved(resolve::resolve(docs), keep)
+}
+
+/// [`plan_with`] on what resolve made of the documents.
+fn plan_resolved<R>(resolution: Resolution, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues } = resolution;
     let mut plan = QueuePlan::default();
     for (q, origin) in &queues {
         match queue::resolve_queue(q, origin.clone()) {

@@ -54,7 +54,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
-    let generated = pipeline::generate_with(&docs, |r| Text::new(r.source().clone(), r.file_name.clone(), &r.object));
+    let generated = pipeline::generate_owned(docs, |r| Text::new(r.source().clone(), r.file_name.clone(), &r.object));
     let mut diags = generated.diagnostics.clone();
     for doc in &generated.ignored {
         diags.push(
@@ -84,7 +84,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     let code = match &a.output_dir {
-        None => out::stdout(&write::stream(&texts)),
+        None => out::stdout_stream(texts.into_iter().map(|t| t.yaml)),
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
             match write::files(&texts)
