@@ -125,7 +125,20 @@ pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Ge
 
 /// [`generate_with`], reading the clusters' inventories from `inventories`.
 pub fn generate_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let (mut out, plan) = plan_in(docs, inventories, keep);
+    with_queues(plan_in(docs, inventories, keep))
+}
+
+/// [`generate_with`], freeing the documents once they are resolved: only the resolved entries
+/// and what `keep` keeps of each runtime are held while the runtimes are rendered and checked.
+/// The clusters' inventories are read from files.
+pub fn generate_owned<R>(docs: Vec<Document>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
+    let resolution = resolve::resolve(&docs);
+    drop(docs);
+    with_queues(plan_resolved(resolution, Inventories::Files, keep))
+}
+
+/// The Kueue objects of the plan's queues added, or nothing kept on any error.
+fn with_queues<R>((mut out, plan): (Generated<R>, QueuePlan)) -> Generated<R> {
     if !plan.queues.is_empty() && !out.has_errors() {
         let (objects, diagnostics) = queue_objects(&plan, None);
         out.queues = objects;
@@ -145,8 +158,13 @@ pub fn plan_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> (Gener
 }
 
 /// [`plan_with`], reading the clusters' inventories from `inventories`.
-pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
-    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolve::resolve(docs);
+pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    plan_resolved(resolve::resolve(docs), inventories, keep)
+}
+
+/// [`plan_in`] on what resolve made of the documents.
+fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolution;
     let mut plan = QueuePlan::default();
     for (q, origin) in &queues {
         match queue::resolve_queue(q, origin.clone()) {

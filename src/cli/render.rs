@@ -55,7 +55,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
-    let generated = pipeline::generate_with(&docs, |r| {
+    let generated = pipeline::generate_owned(docs, |r| {
         let shared = Shared {
             object: ObjectRef::of(&r.object),
             file_name: r.file_name.clone(),
@@ -102,7 +102,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     let code = match &a.output_dir {
-        None => out::stdout(&write::stream(&texts)),
+        None => out::stdout_stream(texts.into_iter().map(|t| t.yaml)),
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
             match write::files(&texts).map_err(|e| write::DirError::new(e.to_string())).and_then(|files| {

@@ -24,6 +24,7 @@ use crate::validate::{is_runtime, is_trainjob};
 
 pub mod demand;
 pub mod inventory;
+pub mod kubectl;
 pub mod place;
 pub mod provision;
 pub mod words;

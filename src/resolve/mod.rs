@@ -61,7 +61,9 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         None => findings.push(entry.origin.locate(d)),
     };
     let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
-    for entry in &objects.entries {
+    // By value: each entry's typed object is freed once it is resolved.
+    for entry in std::mem::take(&mut objects.entries) {
+        let entry = &entry;
         let runtime = &entry.runtime;
         let origin = &entry.origin;
         let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
