@@ -589,6 +589,38 @@ fn a_200_runtime_matrix_catalog_with_team_defaults_renders() {
     assert_ne!(r.code, 0, "{}", r.all());
     assert!(r.stderr.contains("name the catalog"), "{}", r.all());
     assert_eq!(count("clustertrainingruntime_"), 176);
+
+    // As a CI gate, in each format: one bad matrix value (a CPU count Kubernetes cannot read)
+    // fails the render with exit 1, names its row, writes nothing, and stderr is one document.
+    let cpu = dir.path().join("catalog/cpu.yaml");
+    let text = std::fs::read_to_string(&cpu).unwrap();
+    std::fs::write(&cpu, text.replace("size: [1, 2,", "size: [1, 2x,")).unwrap();
+    for format in ["text", "json", "github", "sarif", "junit"] {
+        let r = run_in(dir.path(), &["render", "catalog", "-o", "out", "--format", format], None);
+        assert_eq!(r.code, 1, "{format}: {}", r.all());
+        assert_eq!(count("clustertrainingruntime_"), 176, "{format}: nothing written");
+        let errors = match format {
+            "text" => r.stderr.matches("\nerror[").count() + usize::from(r.stderr.starts_with("error[")),
+            "json" => {
+                serde_json::from_str::<Vec<serde_json::Value>>(&r.stderr).unwrap().iter().filter(|f| f["severity"] == "error").count()
+            }
+            "github" => {
+                assert!(r.stderr.lines().all(|l| l.starts_with("::")), "{}", r.stderr);
+                r.stderr.lines().filter(|l| l.starts_with("::error ")).count()
+            }
+            "sarif" => {
+                let log: serde_json::Value = serde_json::from_str(&r.stderr).unwrap();
+                log["runs"][0]["results"].as_array().unwrap().iter().filter(|x| x["level"] == "error").count()
+            }
+            _ => {
+                assert!(r.stderr.trim_end().ends_with("</testsuites>"), "{}", r.stderr);
+                r.stderr.matches("<failure type=\"error\"").count()
+            }
+        };
+        // One finding per field the bad value reaches (cpu and memory), each naming the 8 rows.
+        assert_eq!(errors, 2, "{format}: {errors} errors:\n{}", r.stderr);
+        assert!(r.stderr.contains("2x") && r.stderr.contains("in 8 matrix rows"), "{format}: value and rows named: {}", r.stderr);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
