@@ -14,6 +14,8 @@ pub const SOURCE: &str = "jax-runtimes.dev/source";
 /// On the `kustomization.yaml` of a folder `render -o` writes: the catalog the folder is rendered
 /// from ([`crate::write::owned::Identity`]), so that a second catalog cannot prune the first.
 pub const CATALOG: &str = "jax-runtimes.dev/catalog";
+/// On a cluster folder's generated `kustomization.yaml`: the `JaxCluster` it is rendered for.
+pub const CLUSTER: &str = "jax-runtimes.dev/cluster";
 /// The entry's `spec.description`.
 pub const DESCRIPTION: &str = "jax-runtimes.dev/description";
 /// Summary of the accelerator, e.g. `tpu v5e 4x4 (4 hosts x 4 chips, ct5lp-hightpu-4t)`.

@@ -20,6 +20,7 @@ pub mod cli;
 pub mod diag;
 pub mod exit;
 pub mod fit;
+pub mod fleet;
 pub mod gvk;
 pub mod k8s;
 pub mod keys;

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use crate::diag::{has_errors, Diagnostic, ObjectRef, Rule};
 use crate::fit::inventory::Cluster;
+use crate::fleet::Fleet;
+pub use crate::fleet::Inventories;
 use crate::queues::shape::{Served, Unit};
 use crate::queues::{podsets, Queues};
 use crate::read::Document;
@@ -53,6 +55,8 @@ pub struct Generated<R = Runtime> {
     pub catalog_objects: usize,
     /// The Kueue objects of the `JaxRuntimeQueue`s, in the order `kubectl apply` needs them.
     pub queues: Vec<QueueObject>,
+    /// The catalog's `JaxCluster`s and what each serves (empty without clusters).
+    pub clusters: Vec<crate::fleet::Assignment>,
 }
 
 /// One generated Kueue object: the queue it came from, its file name and its JSON form.
@@ -62,6 +66,8 @@ pub struct QueueObject {
     /// `kueue_<kind>_<name>.yaml`, `kueue_localqueue_<namespace>_<name>.yaml` for a LocalQueue.
     pub file_name: String,
     pub object: Value,
+    /// The other queues that generate the same object (a shared flavor, Topology or priority class).
+    pub also: Vec<ObjectRef>,
 }
 
 /// The queues of a catalog, resolved, and the runtimes each serves: what [`queue_objects`]
@@ -114,7 +120,25 @@ pub fn generate(docs: &[Document]) -> Generated {
 /// returns. `render` keeps only the YAML text: a runtime's JSON tree is several times its text,
 /// and every runtime is held until the last one has passed its checks.
 pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let (mut out, plan) = plan_with(docs, keep);
+    generate_in(docs, Inventories::Files, keep)
+}
+
+/// [`generate_with`], reading the clusters' inventories from `inventories`.
+pub fn generate_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
+    with_queues(plan_in(docs, inventories, keep))
+}
+
+/// [`generate_with`], freeing the documents once they are resolved: only the resolved entries
+/// and what `keep` keeps of each runtime are held while the runtimes are rendered and checked.
+/// The clusters' inventories are read from files.
+pub fn generate_owned<R>(docs: Vec<Document>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
+    let resolution = resolve::resolve(&docs);
+    drop(docs);
+    with_queues(plan_resolved(resolution, Inventories::Files, keep))
+}
+
+/// The Kueue objects of the plan's queues added, or nothing kept on any error.
+fn with_queues<R>((mut out, plan): (Generated<R>, QueuePlan)) -> Generated<R> {
     if !plan.queues.is_empty() && !out.has_errors() {
         let (objects, diagnostics) = queue_objects(&plan, None);
         out.queues = objects;
@@ -123,13 +147,24 @@ pub fn generate_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> Ge
     if out.has_errors() {
         out.runtimes.clear();
         out.queues.clear();
+        out.clusters.clear();
     }
     out
 }
 
 /// `generate_with`, and the queue plan instead of the queues' objects.
-pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
-    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues } = resolve::resolve(docs);
+pub fn plan_with<R>(docs: &[Document], keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    plan_in(docs, Inventories::Files, keep)
+}
+
+/// [`plan_with`], reading the clusters' inventories from `inventories`.
+pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    plan_resolved(resolve::resolve(docs), inventories, keep)
+}
+
+/// [`plan_in`] on what resolve made of the documents.
+fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
+    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolution;
     let mut plan = QueuePlan::default();
     for (q, origin) in &queues {
         match queue::resolve_queue(q, origin.clone()) {
@@ -145,6 +180,9 @@ pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (G
         serving
     };
     plan.served = vec![Vec::new(); plan.queues.len()];
+    let queue_names: Vec<&str> = queues.iter().map(|(q, _)| q.metadata.name.as_str()).collect();
+    let mut fleet = Fleet::new(&clusters, &queue_names, inventories, &mut diagnostics);
+    let mut fleet_findings = Vec::new();
     // Which catalog objects already have a finding that covers a validator rule: looked up once
     // per generated finding, so a catalog with a warning on every entry stays linear. A Kubernetes
     // rule the catalog stage reported covers itself; one reported on the defaults covers every
@@ -161,7 +199,8 @@ pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (G
             Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
         })
         .collect();
-    let mut out = Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new() };
+    let mut out =
+        Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new(), clusters: Vec::new() };
     // By value: each resolved entry is freed once its runtime is kept.
     for (i, resolved) in runtimes.into_iter().enumerate() {
         let runtime = match render::render(&resolved) {
@@ -202,13 +241,17 @@ pub fn plan_with<R>(docs: &[Document], mut keep: impl FnMut(Runtime) -> R) -> (G
                 });
             }
         }
+        fleet.add(&resolved, &runtime, &mut fleet_findings);
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
     let generated = std::mem::replace(&mut out.diagnostics, diagnostics);
     out.diagnostics.extend(generated);
+    out.clusters = fleet.finish(&mut fleet_findings);
+    out.diagnostics.extend(fleet_findings);
     if out.has_errors() {
         out.runtimes.clear();
+        out.clusters.clear();
     }
     (out, plan)
 }
@@ -271,7 +314,11 @@ pub fn queue_objects(plan: &QueuePlan, inventory: Option<&Cluster>) -> (Vec<Queu
             };
             // Two queues may share a flavor, a Topology or a priority class: written once.
             match by_kind[kind].iter().find(|o| ObjectRef::of(&o.object) == object) {
-                Some(first) if same_but_source(&first.object, &value) => {}
+                Some(first) if same_but_source(&first.object, &value) => {
+                    if let Some(first) = by_kind[kind].iter_mut().find(|o| ObjectRef::of(&o.object) == object) {
+                        first.also.push(source.clone());
+                    }
+                }
                 Some(first) => diagnostics.push(
                     q.origin.locate(
                         Diagnostic::new(
@@ -281,7 +328,7 @@ pub fn queue_objects(plan: &QueuePlan, inventory: Option<&Cluster>) -> (Vec<Queu
                         .with_help("give the queues' shapes or priority classes the same settings, or different names"),
                     ),
                 ),
-                None => by_kind[kind].push(QueueObject { source: source.clone(), file_name, object: value }),
+                None => by_kind[kind].push(QueueObject { source: source.clone(), file_name, object: value, also: Vec::new() }),
             }
         }
         generated.push((q, objects));

@@ -11,7 +11,7 @@ use serde_json::Value;
 use support::root;
 
 /// The kinds, in the order the page shows them.
-const KINDS: [&str; 5] = ["JaxRuntime", "JaxRuntimeDefaults", "JaxRuntimeMatrix", "JaxRuntimeQueue", "JaxRuntimeValidation"];
+const KINDS: [&str; 6] = ["JaxRuntime", "JaxRuntimeDefaults", "JaxRuntimeMatrix", "JaxRuntimeQueue", "JaxCluster", "JaxRuntimeValidation"];
 
 struct Row {
     path: String,

@@ -1136,3 +1136,83 @@ fn every_built_in_runtime_fits_the_node_pool_its_accelerator_data_describes() {
     // still does not fit an 8-chip host: its pods would share one.
     assert_eq!(twins, 5, "v5e and v6e 2x4, one host and two hosts, and the Autopilot v5e 2x4");
 }
+
+/// The same YAML list as `kubectl get ... -o json` prints it (one JSON object, 4-space indent).
+fn as_json(yaml: &str) -> String {
+    let v = jax_runtimes::yaml::parse_one(yaml).unwrap();
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b"    "));
+    serde::Serialize::serialize(&v, &mut ser).unwrap();
+    String::from_utf8(out).unwrap() + "\n"
+}
+
+#[test]
+fn kubectl_json_lists_get_the_answer_and_the_errors_their_yaml_gets() {
+    // Every shape of node and pod the reader tells apart: pools of each platform, cordoned and
+    // not-Ready nodes, DaemonSet pods, a JobSet leader, finished, unbound and unlisted-node pods.
+    let mut nodes = gke_v5e_pool("v5e-4x4-a", "4x4", 4, 1);
+    nodes.extend(gke_a3_pool(2, &[1], "8"));
+    nodes.extend(eks_p5(2));
+    nodes.extend(aks_nd_h100(2));
+    nodes.extend(gke_cpu_pool(&["cpu-a", "cpu-b"], &["cpu-b"]));
+    let nodes = list(&nodes);
+    let first = "gke-tpu-c1-v5e-4x4-a-3f1c2a9d-0000";
+    let pods = list(&[
+        pod("kube-system", "fluentbit-0", Some(first), "Running", "{requests: {cpu: 100m, memory: 200Mi}}", &[]),
+        pod("kube-system", "fluentbit-1", Some("cpu-a"), "Running", "{requests: {cpu: 100m}, limits: {memory: 1Gi}}", &[]),
+        pod(
+            "ml",
+            "llama-node-0-0-x7k2p",
+            Some(first),
+            "Running",
+            "{limits: {google.com/tpu: \"4\"}}",
+            &[("jobset.sigs.k8s.io/job-key", "6b3c0f"), ("jobset.sigs.k8s.io/priority", "0")],
+        ),
+        pod("a", "done", Some("cpu-a"), "Succeeded", "{requests: {cpu: \"30\"}}", &[]),
+        pod("a", "queued", None, "Pending", "{requests: {cpu: \"30\"}}", &[]),
+        pod("a", "away", Some("gone-node"), "Running", "{requests: {cpu: \"30\"}}", &[]),
+    ]);
+    let catalog = [
+        entry("tpu", "  accelerator: {tpu: {type: v5e, topology: 4x4}}\n"),
+        entry("gpu", "  platform: gke\n  numNodes: 2\n  accelerator: {gpu: {model: h100-80gb, count: 8}}\n"),
+        entry("eks", "  platform: eks\n  numNodes: 2\n  accelerator: {gpu: {model: h100-80gb, count: 8}}\n"),
+        entry("cpu", "  accelerator: {cpu: {}}\n"),
+    ]
+    .join("---\n");
+    let same = |nodes: &str, pods: &str| {
+        let yaml = fit(
+            &[("nodes.yaml", nodes), ("pods.yaml", pods), ("catalog.yaml", &catalog)],
+            &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "catalog.yaml", "--format", "json"],
+        );
+        let json = fit(
+            &[("nodes.yaml", &as_json(nodes)), ("pods.yaml", &as_json(pods)), ("catalog.yaml", &catalog)],
+            &["--nodes", "nodes.yaml", "--pods", "pods.yaml", "catalog.yaml", "--format", "json"],
+        );
+        assert_eq!((json.code, &json.stdout), (yaml.code, &yaml.stdout), "{}", json.all());
+        // The notes and errors name the same object; the lines are the JSON text's own.
+        let words = |s: &str| {
+            s.lines()
+                .filter(|l| ["error[", "warning[", "info["].iter().any(|p| l.starts_with(p)))
+                .map(|l| match l.split_once(".yaml:") {
+                    Some((head, rest)) => format!("{head}.yaml: {}", rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':')),
+                    None => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words(&json.stderr), words(&yaml.stderr), "{}\n{}", json.stderr, yaml.stderr);
+        json
+    };
+    let r = same(&nodes, &pods);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("info[fit/pod-on-unknown-node]: pods.yaml:"), "{}", r.stderr);
+    assert!(r.stderr.contains("3 pods in use (1 finished, 1 not bound, 1 on unlisted nodes)"), "{}", r.stderr);
+    assert!(reason(&verdicts(&r)["tpu"]).contains("is not Ready"), "{}", r.stdout);
+    // Bad input in JSON is placed at its line as in YAML.
+    let bad = pods.replace("cpu: 100m}, limits", "cpu: lots}, limits");
+    let r = same(&nodes, &bad);
+    assert_eq!(r.code, 2);
+    let line = as_json(&bad).lines().position(|l| l.contains("\"lots\"")).unwrap() + 1;
+    assert!(r.stderr.contains(&format!("error[fit/not-a-pod]: pods.yaml:{line}:")), "{}", r.stderr);
+    let r = same(&nodes.replace("cpu: \"111650m\"", "cpu: \"x\""), &pods);
+    assert_eq!(r.code, 2, "{}", r.all());
+}

@@ -300,6 +300,7 @@ fn the_expected_guides_exist_and_the_index_links_them() {
         "capacity.md",
         "production.md",
         "troubleshooting.md",
+        "fleets.md",
     ] {
         assert!(root().join("docs").join(g).exists(), "docs/{g} missing");
         assert!(index.contains(&format!("]({g})")), "docs/README.md does not link {g}");

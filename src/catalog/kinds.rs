@@ -26,10 +26,12 @@ pub enum Kind {
     Queue,
     /// The KRM function's config that makes it validate instead of generate.
     Validation,
+    /// One cluster of a fleet and the runtimes it serves.
+    Cluster,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Queue, Kind::Validation];
+    pub const ALL: [Kind; 6] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Queue, Kind::Validation, Kind::Cluster];
     /// The kinds that describe runtimes (what `render` reads).
     pub const CATALOG: [Kind; 3] = [Kind::Runtime, Kind::Defaults, Kind::Matrix];
 
@@ -40,6 +42,7 @@ impl Kind {
             Kind::Matrix => "JaxRuntimeMatrix",
             Kind::Queue => "JaxRuntimeQueue",
             Kind::Validation => "JaxRuntimeValidation",
+            Kind::Cluster => "JaxCluster",
         }
     }
 
@@ -47,10 +50,10 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// True for the kinds `render` and the KRM generator read: those of [`Kind::CATALOG`] and
-    /// `JaxRuntimeQueue`.
+    /// True for the kinds `render` and the KRM generator read: those of [`Kind::CATALOG`],
+    /// `JaxRuntimeQueue` and `JaxCluster`.
     pub fn generates(self) -> bool {
-        Kind::CATALOG.contains(&self) || self == Kind::Queue
+        Kind::CATALOG.contains(&self) || self == Kind::Queue || self == Kind::Cluster
     }
 
     /// `JaxRuntime`, `JaxRuntimeDefaults` and `JaxRuntimeMatrix`, for messages.

@@ -742,3 +742,77 @@ pub struct ValidationSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pods: Option<String>,
 }
+
+/// One cluster of a fleet: which of the catalog's runtimes it serves (by default those of its
+/// platform), optionally the nodes they must fit on and the queues it gets. With clusters,
+/// `render -o DIR` writes `clusters/<name>/kustomization.yaml` for each, beside the shared runtime
+/// files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "JaxCluster")]
+pub struct JaxCluster {
+    #[schemars(extend("const" = "jax-runtimes.dev/v1alpha1"))]
+    pub api_version: String,
+    #[schemars(extend("const" = "JaxCluster"))]
+    pub kind: String,
+    /// `name` is the cluster's folder (`clusters/<name>/`), a DNS label; `labels` (region, team,
+    /// tier) are the cluster's, for the docs page and the GitOps generators.
+    pub metadata: Metadata,
+    pub spec: ClusterSpec,
+}
+
+/// What a cluster is and what it gets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// The cluster's platform (`gke`, `eks`, `aks`, `generic`, ...): by default it serves the
+    /// runtimes of this platform.
+    pub platform: Platform,
+    /// A sentence for humans, shown on the cluster's docs page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Which runtimes the cluster serves. Default: every runtime of `platform`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<ClusterRuntimes>,
+    /// The cluster's nodes: every served runtime must fit on them (fit's verdict on empty nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<ClusterInventory>,
+    /// `JaxRuntimeQueue`s of the catalog (by `metadata.name`) whose Kueue objects the cluster gets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<String>,
+}
+
+/// Which runtimes a cluster serves: those of the `platforms` that match `names` and
+/// `matchLabels` (narrowing), and every runtime named in `include` (widening).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClusterRuntimes {
+    /// The runtimes' platforms. Default: `[spec.platform]`; `["*"]`: any platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<String>,
+    /// Only these runtimes (by `metadata.name` of the generated runtime) of the platforms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// Only the runtimes of the platforms that carry these labels (theirs and the defaults').
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: BTreeMap<String, String>,
+    /// These runtimes too, whatever their platform and labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
+    /// Never these runtimes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
+/// A cluster's nodes, as `jax-runtimes fit --nodes` reads them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClusterInventory {
+    /// What `kubectl get nodes -o yaml` prints for the cluster, relative to the folder of the
+    /// file that holds this `JaxCluster` (in a kpt package: a file of the package).
+    pub nodes: String,
+    /// The cluster adds nodes on demand (cluster autoscaler, node auto-provisioning, Karpenter):
+    /// a runtime that does not fit the listed nodes is a warning, not an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub autoscaling: bool,
+}

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
-use super::{JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, JaxRuntimeQueue, JaxRuntimeValidation, Kind};
+use super::{JaxCluster, JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, JaxRuntimeQueue, JaxRuntimeValidation, Kind};
 use crate::accelerators::data;
 use crate::k8s::facts::facts;
 use crate::spelling;
@@ -41,6 +41,7 @@ enum CatalogObject {
     JaxRuntimeMatrix(JaxRuntimeMatrix),
     JaxRuntimeQueue(JaxRuntimeQueue),
     JaxRuntimeValidation(JaxRuntimeValidation),
+    JaxCluster(JaxCluster),
 }
 
 /// The definition a template string matches (`{{ ... }}` or `{% ... %}` somewhere in it).

@@ -1,4 +1,4 @@
-//! `jax-runtimes docs`: a catalog -> one Markdown page per runtime and an index, in a directory
+//! `jax-runtimes docs`: a catalog -> one Markdown page per runtime (and per `JaxCluster`) and an index, in a directory
 //! this tool owns (`--check` for CI).
 
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ pub fn run(a: &DocsArgs) -> Exit {
         return report.finish(Exit::Findings);
     }
     let dir = &a.output_dir;
-    let files = match pages::pages(generated.runtimes.iter().map(|(r, o)| (r, o))) {
+    let files = match pages::fleet_pages(generated.runtimes.iter().map(|(r, o)| (r, o)), &generated.clusters) {
         Ok(f) => f,
         Err(e) => {
             out::error(&e.to_string());

@@ -5,6 +5,7 @@
 //! any does not, 2 on bad input.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::ValueEnum;
 
@@ -14,7 +15,7 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::fit::{self, inventory, Cluster, Subject, Verdict};
 use crate::queues::gate::QueueVerdict;
-use crate::read::{self, Document, Sources};
+use crate::read::{self, Document, Source, Sources};
 use crate::report;
 use crate::rules::fit::{FIT_UNREADABLE_RUNTIME, FIT_UNREADABLE_TRAINJOB};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
@@ -92,17 +93,9 @@ pub fn run(a: &FitArgs) -> Exit {
         return Exit::Usage;
     }
     let mut sources = Sources::default();
-    let Some(node_docs) = read_one(&a.nodes, &mut sources) else { return Exit::Usage };
-    let pod_docs = match &a.pods {
-        Some(p) => match read_one(p, &mut sources) {
-            Some(d) => Some(d),
-            None => return Exit::Usage,
-        },
-        None => None,
-    };
-    let (mut cluster, notes) = match inventory::from_documents(&node_docs, pod_docs.as_deref()) {
+    let (mut cluster, notes) = match read_cluster(a, &mut sources) {
         Ok(c) => c,
-        Err(diags) => return bad_input(&diags, &sources),
+        Err(code) => return code,
     };
     cluster.auto_provisioning = a.auto_provisioning;
     let Some(input) = subjects(&a.paths, &mut sources) else { return Exit::Usage };
@@ -170,9 +163,83 @@ pub fn run(a: &FitArgs) -> Exit {
     }
 }
 
+/// One inventory input: its text when it is one file or stdin (read once, whichever way it is
+/// then read), else its documents.
+enum Inventory {
+    Text(Arc<Source>),
+    Documents(Vec<Document>),
+}
+
+/// Reads one inventory input; on any error prints it and returns `None`.
+fn read_inventory(path: &Path, sources: &mut Sources) -> Option<Inventory> {
+    match read::text_of(path) {
+        Some(Ok(source)) => Some(Inventory::Text(source)),
+        Some(Err(e)) => {
+            bad_input(&[e], &Sources::default());
+            None
+        }
+        None => read_one(path, sources).map(Inventory::Documents),
+    }
+}
+
+/// The documents of an inventory input; on any error prints it and returns `None`.
+fn documents(input: Inventory, sources: &mut Sources) -> Option<Vec<Document>> {
+    match input {
+        Inventory::Documents(d) => Some(d),
+        Inventory::Text(source) => parsed(read::parsed(source), sources),
+    }
+}
+
+/// The cluster of `--nodes` and `--pods`, and the notes on them; on any error prints it and
+/// returns the exit code. kubectl's JSON lists are read straight into the cluster
+/// ([`fit::kubectl`]); anything else, and JSON that does not read there, as documents, which
+/// place each problem at its file and line.
+fn read_cluster(a: &FitArgs, sources: &mut Sources) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
+    let nodes = read_inventory(&a.nodes, sources).ok_or(Exit::Usage)?;
+    // The node list is read (and its errors said) before the pod list is, as the document path does.
+    let (nodes, fast_nodes) = match nodes {
+        Inventory::Text(source) => match fit::kubectl::nodes(&source) {
+            Some(n) => (Inventory::Text(source), Some(n)),
+            None => (Inventory::Documents(documents(Inventory::Text(source), sources).ok_or(Exit::Usage)?), None),
+        },
+        docs @ Inventory::Documents(_) => (docs, None),
+    };
+    let pods = match &a.pods {
+        Some(p) => Some(read_inventory(p, sources).ok_or(Exit::Usage)?),
+        None => None,
+    };
+    if let Some(node_list) = &fast_nodes {
+        let pod_source = match &pods {
+            Some(Inventory::Text(s)) => Some(Some(s)),
+            Some(Inventory::Documents(_)) => None,
+            None => Some(None),
+        };
+        if let Some(found) = pod_source.and_then(|p| fit::kubectl::cluster(node_list, p)) {
+            if let Inventory::Text(s) = &nodes {
+                sources.add(s);
+            }
+            if let Some(Inventory::Text(s)) = &pods {
+                sources.add(s);
+            }
+            return Ok(found);
+        }
+    }
+    drop(fast_nodes);
+    let node_docs = documents(nodes, sources).ok_or(Exit::Usage)?;
+    let pod_docs = match pods {
+        Some(p) => Some(documents(p, sources).ok_or(Exit::Usage)?),
+        None => None,
+    };
+    inventory::from_documents(&node_docs, pod_docs.as_deref()).map_err(|diags| bad_input(&diags, sources))
+}
+
 /// Reads one file (or stdin); on any error prints it and returns `None`.
 pub(super) fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
-    let input = read::paths(&[path.to_path_buf()]);
+    parsed(read::paths(&[path.to_path_buf()]), sources)
+}
+
+/// The documents of what was read, their sources added; on any error prints it and returns `None`.
+fn parsed(input: read::Input, sources: &mut Sources) -> Option<Vec<Document>> {
     for d in &input.documents {
         sources.add(&d.source);
     }
@@ -225,7 +292,8 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     for d in &docs {
         sources.add(&d.source);
     }
-    let generated = pipeline::generate(&docs);
+    // Only the typed runtime of each is kept (not its JSON tree nor what it was resolved from).
+    let generated = pipeline::generate_with(&docs, |r| r.runtime);
     let errors: Vec<Diagnostic> = generated.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         bad_input(&errors, sources);
@@ -233,7 +301,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
         return None;
     }
     let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
-    let mut out: Vec<TrainingRuntime> = generated.runtimes.into_iter().map(|r| r.runtime).collect();
+    let mut out: Vec<TrainingRuntime> = generated.runtimes;
     let mut trainjobs = Vec::new();
     let mut problems = Vec::new();
     let mut skipped = Vec::new();

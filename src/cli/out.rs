@@ -71,6 +71,28 @@ pub fn stdout(text: &str) -> Exit {
     }
 }
 
+/// Writes the documents to stdout as one YAML stream (`---` between them, as
+/// [`crate::yaml::join_documents`] joins them), each dropped once written: the stream is never
+/// held whole. `Ok` when written or when the reader went away, `Usage` on any other write error.
+pub fn stdout_stream(docs: impl IntoIterator<Item = String>) -> Exit {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut written = Ok(());
+    for (i, d) in docs.into_iter().enumerate() {
+        written = if i > 0 { out.write_all(b"---\n") } else { Ok(()) }.and_then(|()| out.write_all(d.as_bytes()));
+        if written.is_err() {
+            break;
+        }
+    }
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Exit::Ok,
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Exit::Ok,
+        Err(e) => {
+            error(&format!("cannot write standard output: {e}"));
+            Exit::Usage
+        }
+    }
+}
+
 /// Writes `text` to stderr as it is.
 pub fn stderr(text: &str) {
     let mut err = std::io::stderr().lock();

@@ -10,6 +10,7 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
 use crate::rules::input::{INPUT_EMPTY_CATALOG, INPUT_NOT_A_CATALOG_OBJECT};
+use crate::write::fleet::{From, Shared};
 use crate::write::{self, Text};
 
 #[derive(Debug, clap::Args)]
@@ -54,7 +55,14 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
-    let generated = pipeline::generate_with(&docs, |r| Text::new(r.source().clone(), r.file_name.clone(), &r.object));
+    let generated = pipeline::generate_owned(docs, |r| {
+        let shared = Shared {
+            object: ObjectRef::of(&r.object),
+            file_name: r.file_name.clone(),
+            from: From::Runtime(r.resolved.namespace.clone(), r.resolved.name.clone()),
+        };
+        (Text::new(r.source().clone(), r.file_name.clone(), &r.object), shared)
+    });
     let mut diags = generated.diagnostics.clone();
     for doc in &generated.ignored {
         diags.push(
@@ -75,8 +83,18 @@ pub fn run(a: &RenderArgs) -> Exit {
         return report.finish(Exit::Findings);
     }
     let runtime_count = generated.runtimes.len();
+    let clusters = generated.clusters;
+    let mut shared: Vec<Shared> = Vec::new();
+    for q in &generated.queues {
+        let queues = std::iter::once(&q.source).chain(&q.also).map(|s| s.name.clone()).collect();
+        shared.push(Shared { object: ObjectRef::of(&q.object), file_name: q.file_name.clone(), from: From::Queues(queues) });
+    }
     let queues = generated.queues.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object));
-    let texts = match generated.runtimes.into_iter().chain(queues).collect::<Result<Vec<_>, _>>() {
+    let runtimes = generated.runtimes.into_iter().map(|(t, s)| {
+        shared.push(s);
+        t
+    });
+    let texts = match runtimes.collect::<Vec<_>>().into_iter().chain(queues).collect::<Result<Vec<_>, _>>() {
         Ok(t) => t,
         Err(e) => {
             out::error(&e.to_string());
@@ -84,13 +102,16 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     let code = match &a.output_dir {
-        None => out::stdout(&write::stream(&texts)),
+        None => out::stdout_stream(texts.into_iter().map(|t| t.yaml)),
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
-            match write::files(&texts)
-                .map_err(|e| write::DirError::new(e.to_string()))
-                .and_then(|files| write::owned::plan(dir, &files, &identity))
-            {
+            match write::files(&texts).map_err(|e| write::DirError::new(e.to_string())).and_then(|files| {
+                if clusters.is_empty() {
+                    write::owned::plan(dir, &files, &identity)
+                } else {
+                    write::fleet::plan(dir, &files, &shared, &clusters, &a.paths)
+                }
+            }) {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
                 Err(e) => report.unwritable(dir, &e),
             }

@@ -171,44 +171,14 @@ pub struct Cluster {
 impl Cluster {
     /// The cluster of these nodes with these pods on them. `pods` is `None` without a pod list.
     pub fn new(node_list: &[Node], pod_list: Option<&[Pod]>) -> Result<Cluster, Vec<InventoryError>> {
-        let mut cluster = Cluster {
-            nodes: Vec::with_capacity(node_list.len()),
-            names: Vec::new(),
-            index: HashMap::new(),
-            extended_resource_toleration: false,
-            pods: PodCounts::default(),
-            compute_classes: Vec::new(),
-            auto_provisioning: false,
-        };
-        let data = nodes();
-        let mut errors = Vec::new();
-        for (i, node) in node_list.iter().enumerate() {
-            match cluster.node(node, i) {
-                Ok(n) => {
-                    cluster.extended_resource_toleration |= data.platform_of(&n.labels).is_some_and(|p| p.extended_resource_toleration);
-                    cluster.nodes.push(n);
-                }
-                Err(e) => errors.push(e),
-            }
-        }
-        let by_name: HashMap<String, usize> = cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
-        let mut repulsions = Vec::new();
+        let mut b = Builder::of_nodes(node_list);
         if let Some(pods) = pod_list {
-            cluster.pods.given = true;
-            for (i, pod) in pods.iter().enumerate() {
-                match cluster.add_pod(pod, i, &by_name) {
-                    Ok(Some(n)) => repulsions.extend(jobset_repulsions(pod).into_iter().map(|(key, prio)| (key, n, prio))),
-                    Ok(None) => {}
-                    Err(e) => errors.push(e),
-                }
+            b.cluster.pods.given = true;
+            for pod in pods {
+                b.pod(pod);
             }
         }
-        cluster.repel(&repulsions);
-        if errors.is_empty() {
-            Ok(cluster)
-        } else {
-            Err(errors)
-        }
+        b.finish()
     }
 
     /// The index of a resource name, if a node or pod uses it.
@@ -345,6 +315,74 @@ impl Cluster {
         });
         self.pods.in_use += 1;
         Ok(Some(n))
+    }
+}
+
+/// A cluster built a node list first, then one pod at a time (so that a pod list read as a
+/// stream is never held whole).
+pub(crate) struct Builder {
+    pub(crate) cluster: Cluster,
+    by_name: HashMap<String, usize>,
+    repulsions: Vec<(String, usize, Option<String>)>,
+    errors: Vec<InventoryError>,
+    /// Index of the next pod among those given.
+    next_pod: usize,
+}
+
+impl Builder {
+    pub(crate) fn of_nodes(node_list: &[Node]) -> Builder {
+        let mut cluster = Cluster {
+            nodes: Vec::with_capacity(node_list.len()),
+            names: Vec::new(),
+            index: HashMap::new(),
+            extended_resource_toleration: false,
+            pods: PodCounts::default(),
+            compute_classes: Vec::new(),
+            auto_provisioning: false,
+        };
+        let data = nodes();
+        let mut errors = Vec::new();
+        for (i, node) in node_list.iter().enumerate() {
+            match cluster.node(node, i) {
+                Ok(n) => {
+                    cluster.extended_resource_toleration |= data.platform_of(&n.labels).is_some_and(|p| p.extended_resource_toleration);
+                    cluster.nodes.push(n);
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        let by_name = cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+        Builder { cluster, by_name, repulsions: Vec::new(), errors, next_pod: 0 }
+    }
+
+    /// True when the node list has a node of this name.
+    pub(crate) fn knows(&self, node: &str) -> bool {
+        self.by_name.contains_key(node)
+    }
+
+    /// Adds the next pod of the list.
+    pub(crate) fn pod(&mut self, pod: &Pod) {
+        let i = self.next_pod;
+        self.next_pod += 1;
+        match self.cluster.add_pod(pod, i, &self.by_name) {
+            Ok(Some(n)) => self.repulsions.extend(jobset_repulsions(pod).into_iter().map(|(key, prio)| (key, n, prio))),
+            Ok(None) => {}
+            Err(e) => self.errors.push(e),
+        }
+    }
+
+    /// True when a node or pod so far could not be counted.
+    pub(crate) fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    pub(crate) fn finish(mut self) -> Result<Cluster, Vec<InventoryError>> {
+        self.cluster.repel(&self.repulsions);
+        if self.errors.is_empty() {
+            Ok(self.cluster)
+        } else {
+            Err(self.errors)
+        }
     }
 }
 

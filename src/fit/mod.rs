@@ -24,6 +24,7 @@ use crate::validate::{is_runtime, is_trainjob};
 
 pub mod demand;
 pub mod inventory;
+pub mod kubectl;
 pub mod place;
 pub mod provision;
 pub mod words;
@@ -170,6 +171,22 @@ pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
         .collect()
 }
 
+/// The items of a package that come from file `path`, a `kind: List` item as its objects (kpt
+/// may send a List file as one item).
+pub fn documents_of(docs: &[Document], path: &str) -> Vec<Document> {
+    docs.iter()
+        .filter(|d| d.source.name == path)
+        .flat_map(|d| match read::list_items(d.value.clone()) {
+            Ok(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() })
+                .collect::<Vec<_>>(),
+            Err(_) => vec![d.clone()],
+        })
+        .collect()
+}
+
 /// The KRM validator's fit: the runtimes and TrainJobs among `docs` against the Nodes of the items
 /// that come from file `nodes` (and the Pods of `pods`), as findings: `fit/does-not-fit` for each
 /// whose gang would stay Pending, placed at the runtime or TrainJob. A TrainJob is fitted on the
@@ -177,20 +194,7 @@ pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
 /// `trainjob/runtime-ref`). `docs` are the package's items, each with its file as its source's
 /// name.
 pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagnostic> {
-    let from = |path: &str| -> Vec<Document> {
-        docs.iter()
-            .filter(|d| d.source.name == path)
-            .flat_map(|d| match read::list_items(d.value.clone()) {
-                // kpt may send a `kind: List` file as one item: its items are the objects.
-                Ok(items) => items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() })
-                    .collect::<Vec<_>>(),
-                Err(_) => vec![d.clone()],
-            })
-            .collect()
-    };
+    let from = |path: &str| documents_of(docs, path);
     let missing = |field: &str, path: &str| {
         Diagnostic::finding(&FIT_INVENTORY_MISSING, format!("spec.{field}"), format!("no item of the package comes from `{path}`"))
     };

@@ -83,6 +83,14 @@ pub fn set_file(v: &mut Value, path: &str) {
     }
 }
 
+/// Marks a generated object as local config (`config.kubernetes.io/local-config: "true"`): a
+/// fleet's kustomizations are for kustomize, not for the cluster.
+pub fn set_local_config(v: &mut Value) {
+    if let Some(a) = annotations_mut(v) {
+        a.insert(LOCAL_CONFIG.into(), Value::String("true".into()));
+    }
+}
+
 /// Catalog objects must stay client-side: kpt keeps their files, kustomize drops them from its
 /// output, `kpt live apply` skips them. The function never edits a file it did not generate, so
 /// a catalog object without `local-config: "true"` gets a warning that says how to mark it.

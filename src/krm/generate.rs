@@ -17,11 +17,14 @@ use super::output::Output;
 use crate::catalog::{self, Identity, Kind};
 use crate::diag::{has_errors, Diagnostic, ObjectRef};
 use crate::exit::Exit;
+use crate::fleet::Assignment;
 use crate::keys::{MANAGED_BY, MANAGED_BY_VALUE, SOURCE};
-use crate::pipeline;
+use crate::pipeline::{self, Inventories};
 use crate::read::{Document, Source};
 use crate::resource_list::{Item, Meta, ResourceList};
 use crate::rules::krm::{KRM_FILE_TAKEN, KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT, KRM_NOT_OWNED, KRM_NO_CATALOG, KRM_PRUNED};
+use crate::write::fleet::{cluster_object, From, Meta as KustomizationMeta, Shared, CLUSTERS_DIR};
+use crate::write::owned::KUSTOMIZATION;
 
 /// The functionConfig key (a ConfigMap's `data`, `kpt fn eval -- allow-prune-all=true`) that lets
 /// a run without any catalog object prune every runtime the function generated.
@@ -37,7 +40,11 @@ struct NewRuntime {
     source: ObjectRef,
     file_name: String,
     object: Value,
-    dir: &'static str,
+    dir: String,
+    /// Which clusters of a fleet get it (`None`: not a runtime or Kueue object).
+    from: Option<From>,
+    /// Local config (a fleet's kustomizations): `kpt live apply` skips it.
+    local: bool,
 }
 
 /// What to do with one generated runtime.
@@ -53,21 +60,36 @@ pub fn process(mut list: ResourceList) -> Output {
     let mut diagnostics = Vec::new();
     let mut allow_prune_all = false;
     let docs = catalog_documents(&list, &mut allow_prune_all, &mut diagnostics);
-    let generated = pipeline::generate_with(&docs, |r| NewRuntime {
+    let nodes = inventory_documents(&list.items);
+    let generated = pipeline::generate_in(&docs, Inventories::Items(&nodes), |r| NewRuntime {
         source: r.source().clone(),
+        from: Some(From::Runtime(r.resolved.namespace.clone(), r.resolved.name.clone())),
         file_name: r.file_name,
         object: r.object,
-        dir: OUTPUT_DIR,
+        dir: OUTPUT_DIR.to_string(),
+        local: false,
     });
     diagnostics.extend(generated.diagnostics);
+    let clusters = generated.clusters;
     let mut new = generated.runtimes;
     new.extend(generated.queues.into_iter().map(|q| NewRuntime {
+        from: Some(From::Queues(std::iter::once(&q.source).chain(&q.also).map(|s| s.name.clone()).collect())),
         source: q.source,
         file_name: q.file_name,
         object: q.object,
-        dir: KUEUE_DIR,
+        dir: KUEUE_DIR.to_string(),
+        local: false,
     }));
-    let changes = if has_errors(&diagnostics) { Vec::new() } else { plan(&list.items, new, &mut diagnostics) };
+    let shared: Vec<Shared> = new
+        .iter()
+        .filter_map(|n| Some(Shared { object: ObjectRef::of(&n.object), file_name: n.file_name.clone(), from: n.from.clone()? }))
+        .collect();
+    let mut changes = if has_errors(&diagnostics) { Vec::new() } else { plan(&list.items, new, &mut diagnostics) };
+    if !clusters.is_empty() && !has_errors(&diagnostics) {
+        let kustomizations = fleet_kustomizations(&changes, &shared, &clusters, &mut diagnostics);
+        let more = plan(&list.items, kustomizations, &mut diagnostics);
+        changes.extend(more);
+    }
     if docs.is_empty() && !allow_prune_all && !has_errors(&diagnostics) {
         if let Some(d) = no_catalog(&list.items) {
             diagnostics.push(d);
@@ -241,6 +263,9 @@ fn plan(items: &[Item], runtimes: Vec<NewRuntime>, diagnostics: &mut Vec<Diagnos
     for g in runtimes {
         let mut object = g.object;
         annotations::strip_orchestrator_annotations(&mut object);
+        if g.local {
+            annotations::set_local_config(&mut object);
+        }
         match index_of.get(&annotations::key(&Meta::of(&object))) {
             Some(&i) if annotations::is_owned(&items[i].meta) => {
                 annotations::carry_orchestrator_annotations(&items[i].meta, &mut object);
@@ -323,4 +348,109 @@ fn apply(mut items: Vec<Item>, changes: Vec<Change>, diagnostics: &mut Vec<Diagn
     });
     items.extend(added);
     items
+}
+
+/// The items of the package that may be a cluster's inventory (`Node`s, `List`s of them), each
+/// with its file as its source, for the `JaxCluster`s' `spec.inventory.nodes`.
+fn inventory_documents(items: &[Item]) -> Vec<Document> {
+    items
+        .iter()
+        .filter(|i| matches!(i.meta.gvk().kind, "Node" | "NodeList" | "List"))
+        .filter_map(|i| {
+            let (path, index) = annotations::file_of(&i.meta);
+            Some(Document::new(Source::named(path?), index.unwrap_or(0), annotations::pipeline_copy(i.value().ok()?)))
+        })
+        .collect()
+}
+
+/// The file of a planned object.
+fn path_of(change: &Change) -> Option<String> {
+    let object = match change {
+        Change::Replace(_, o) | Change::Add(o) => o,
+    };
+    annotations::file_of(&Meta::of(object)).0
+}
+
+/// The kustomizations of a fleet inside a kpt package, as local-config items: one per folder that
+/// holds generated runtimes or Kueue objects (listing those files), and one per cluster,
+/// `clusters/<name>/kustomization.yaml`, over those folders with a delete patch per object the
+/// cluster does not get (as `render -o` writes them, [`crate::write::fleet`]).
+fn fleet_kustomizations(
+    changes: &[Change],
+    shared: &[Shared],
+    clusters: &[Assignment],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<NewRuntime> {
+    let mut folders: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for change in changes {
+        let Some(path) = path_of(change) else { continue };
+        match path.rsplit_once('/') {
+            Some((dir, file)) if !dir.is_empty() && !dir.starts_with(CLUSTERS_DIR) => folders.entry(dir.to_string()).or_default().push(file.to_string()),
+            _ => diagnostics.push(
+                Diagnostic::new(
+                    &KRM_FILE_TAKEN,
+                    format!("`{path}` is not in a folder of the package, so no cluster's kustomization can name it (kustomize refuses a folder that holds the kustomization)"),
+                )
+                .with_file(path.clone(), None, None)
+                .with_help(format!("move the object into a folder such as `{OUTPUT_DIR}/`")),
+            ),
+        }
+    }
+    let marks = |name: String, source: String, extra: Option<(&str, &str)>| {
+        let mut m = KustomizationMeta { name: Some(name), ..KustomizationMeta::default() };
+        m.labels.insert(MANAGED_BY.to_string(), MANAGED_BY_VALUE.to_string());
+        m.annotations.insert(SOURCE.to_string(), source);
+        if let Some((k, v)) = extra {
+            m.annotations.insert(k.to_string(), v.to_string());
+        }
+        m
+    };
+    let mut out = Vec::new();
+    let source = ObjectRef::new(Kind::Cluster.name(), "*");
+    for (dir, files) in &mut folders {
+        files.sort();
+        files.dedup();
+        let k = FolderKustomization {
+            api_version: "kustomize.config.k8s.io/v1beta1",
+            kind: "Kustomization",
+            metadata: marks(format!("jax-runtimes-{}", dir.replace('/', "-")), source.to_string(), None),
+            resources: files.clone(),
+        };
+        if let Ok(object) = serde_json::to_value(&k) {
+            out.push(NewRuntime {
+                source: source.clone(),
+                file_name: KUSTOMIZATION.to_string(),
+                object,
+                dir: dir.clone(),
+                from: None,
+                local: true,
+            });
+        }
+    }
+    for a in clusters {
+        let resources = folders.keys().map(|d| format!("../../{d}")).collect();
+        let metadata = marks(format!("jax-runtimes-cluster-{}", a.name), a.source.to_string(), Some((crate::keys::CLUSTER, &a.name)));
+        let object = cluster_object(a, shared, resources, metadata).ok().and_then(|(k, _)| serde_json::to_value(&k).ok());
+        if let Some(object) = object {
+            out.push(NewRuntime {
+                source: a.source.clone(),
+                file_name: KUSTOMIZATION.to_string(),
+                object,
+                dir: format!("{CLUSTERS_DIR}/{}", a.name),
+                from: None,
+                local: true,
+            });
+        }
+    }
+    out
+}
+
+/// A fleet's kustomization of a folder of generated objects in a kpt package.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FolderKustomization {
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: KustomizationMeta,
+    resources: Vec<String>,
 }

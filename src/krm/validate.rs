@@ -9,10 +9,12 @@ use serde_json::Value;
 
 use super::annotations;
 use super::output::Output;
-use crate::catalog::{JaxRuntimeValidation, ValidationSpec};
+use crate::catalog::{JaxCluster, JaxRuntimeValidation, Kind, ValidationSpec};
+use crate::diag::ObjectRef;
 use crate::diag::{has_errors, Diagnostic, Severity};
 use crate::exit::Exit;
 use crate::gvk::Gvk;
+use crate::keys::CLUSTER;
 use crate::read::{Document, Source};
 use crate::resource_list::{Item, ResourceList};
 use crate::rules::krm::{KRM_FUNCTION_CONFIG, KRM_MALFORMED_INPUT};
@@ -64,8 +66,67 @@ pub fn process(list: ResourceList) -> Output {
     if let Some(nodes) = &spec.nodes {
         diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref()));
     }
+    diags.extend(clusters(&list.items, &docs));
     let failed = has_errors(&diags) || (spec.fail_on_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
+}
+
+/// A fleet in the package: each cluster's runtimes (what its generated
+/// `clusters/<name>/kustomization.yaml` keeps of the package's runtimes) fitted on the cluster's
+/// own inventory (its `JaxCluster`'s `spec.inventory.nodes`), as `fit/does-not-fit` findings
+/// that name the cluster; warnings for a cluster that autoscales.
+fn clusters(items: &[Item], docs: &[Document]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let item_doc = |i: usize, item: &Item| -> Option<Document> {
+        let (path, index) = annotations::file_of(&item.meta);
+        let source = Source::named(path.unwrap_or_else(|| format!("<items[{i}]>")));
+        Some(Document::new(source, index.unwrap_or(0), annotations::pipeline_copy(item.value().ok()?)))
+    };
+    let nodes: Vec<Document> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.meta.gvk().kind, "Node" | "NodeList" | "List"))
+        .filter_map(|(n, i)| item_doc(n, i))
+        .collect();
+    let catalog: Vec<(Document, JaxCluster)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.meta.gvk().kind == Kind::Cluster.name())
+        .filter_map(|(n, i)| {
+            let doc = item_doc(n, i)?;
+            let c = serde_json::from_value::<JaxCluster>(doc.value.clone()).ok()?;
+            Some((doc, c))
+        })
+        .collect();
+    for item in items.iter().filter(|i| i.meta.gvk().kind == "Kustomization" && annotations::is_owned(&i.meta)) {
+        let Some(name) = item.meta.annotation(CLUSTER) else { continue };
+        let Some((cluster_doc, cluster)) = catalog.iter().find(|(_, c)| c.metadata.name == name) else { continue };
+        let Some(inventory) = &cluster.spec.inventory else { continue };
+        let Ok(value) = item.value() else { continue };
+        let dropped: Vec<ObjectRef> = value
+            .get("patches")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.get("patch").and_then(Value::as_str))
+            .filter_map(|p| crate::yaml::parse_stream(p).ok())
+            .flatten()
+            .map(|p| ObjectRef::of(&p))
+            .collect();
+        let path = crate::fleet::beside(&cluster_doc.source.name, &inventory.nodes);
+        let mut subset: Vec<Document> = docs.iter().filter(|d| !dropped.contains(&ObjectRef::of(&d.value))).cloned().collect();
+        subset.retain(|d| d.source.name != path);
+        subset.extend(nodes.iter().filter(|d| d.source.name == path).cloned());
+        for mut d in crate::fit::package(&subset, &path, None) {
+            d.message = format!("on cluster `{name}`: {}", d.message);
+            if inventory.autoscaling && d.severity == Severity::Error {
+                d.severity = Severity::Warning;
+                d.message.push_str(" (the cluster autoscales: it runs once the cluster adds such nodes)");
+            }
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// The items the validator reads whole: runtimes, TrainJobs and CRDs, and the items of the node

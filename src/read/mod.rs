@@ -247,6 +247,29 @@ pub fn paths(paths: &[PathBuf]) -> Input {
     input
 }
 
+/// The text of one file, or of stdin for `-`, read as [`paths`] reads it (the same limits and
+/// errors); `None` for a folder. [`parsed`] then gives what [`paths`] would have.
+pub fn text_of(path: &Path) -> Option<Result<Arc<Source>, Diagnostic>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        return Some(match std::io::stdin().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes) {
+            Ok(_) => decode("<stdin>", bytes).map(|text| Arc::new(Source::new("<stdin>", Some(text)))),
+            Err(e) => Err(io_error("<stdin>", &e)),
+        });
+    }
+    if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    Some(read_text(path))
+}
+
+/// What [`paths`] makes of one source [`text_of`] read.
+pub fn parsed(source: Arc<Source>) -> Input {
+    let mut input = Input::default();
+    input.add(parse_source(source.clone()), Some(&source));
+    input
+}
+
 /// Reads and parses one file.
 pub fn read_file(file: &Path) -> Result<Vec<Document>, Diagnostic> {
     parse_source(read_text(file)?)

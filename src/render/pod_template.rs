@@ -90,7 +90,7 @@ fn owner(r: &Resolved, path: &KeyedPath) -> String {
         ["spec", "containers", "volumeMounts", ..] | ["spec", "volumes", ..] if shm => {
             "`spec.sharedMemory` (the memory-backed `/dev/shm`)".into()
         }
-        ["spec", "containers", ..] | ["spec", "volumes", ..] | ["spec", "initContainers", ..] => "the GPU fabric".into(),
+        ["spec", "containers" | "volumes" | "initContainers", ..] => "the GPU fabric".into(),
         ["spec", "nodeSelector", key] if *key == d.tpu.topology_label => "the TPU topology of `spec.accelerator.tpu`".into(),
         ["spec", "nodeSelector", _] => "`spec.accelerator` (its node labels) or `spec.nodeSelector`".into(),
         ["spec", "affinity", ..] => "the GPU's machine types (`spec.accelerator.gpu`)".into(),

@@ -61,7 +61,9 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         None => findings.push(entry.origin.locate(d)),
     };
     let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
-    for entry in &objects.entries {
+    // By value: each entry's typed object is freed once it is resolved.
+    for entry in std::mem::take(&mut objects.entries) {
+        let entry = &entry;
         let runtime = &entry.runtime;
         let origin = &entry.origin;
         let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
@@ -147,6 +149,11 @@ fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
                     Kind::Queue => {
                         if let Some(q) = shape::typed::<crate::catalog::JaxRuntimeQueue>(doc, Kind::Queue, &object, &mut res.diagnostics) {
                             res.queues.push((q, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
+                        }
+                    }
+                    Kind::Cluster => {
+                        if let Some(c) = shape::typed::<crate::catalog::JaxCluster>(doc, Kind::Cluster, &object, &mut res.diagnostics) {
+                            res.clusters.push((c, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
                         }
                     }
                     // The KRM function's validator config describes no runtime.

@@ -129,6 +129,8 @@ pub struct Resolution {
     pub catalog_objects: usize,
     /// The `JaxRuntimeQueue` objects, read into their type, in input order.
     pub queues: Vec<(crate::catalog::JaxRuntimeQueue, Origin)>,
+    /// The `JaxCluster` objects, read into their type, in input order.
+    pub clusters: Vec<(crate::catalog::JaxCluster, Origin)>,
 }
 
 /// What the accelerator contributes to the runtime.

@@ -143,4 +143,16 @@ define_rules! {
     CATALOG_QUEUE_TOPOLOGY = "catalog/queue-topology", Error, Catalog,
         "`topologyAwareScheduling` on a queue that serves a GPU runtime of a platform without known topology levels, with no `levels` given.",
         "List the Topology's node labels under `topologyAwareScheduling.levels`, broadest first, `kubernetes.io/hostname` last.";
+    CATALOG_CLUSTER = "catalog/cluster", Error, Catalog,
+        "A `JaxCluster` that cannot be rendered: a name that is not a DNS label (it names the cluster's folder), two clusters of one name, an unknown platform, a runtime or `JaxRuntimeQueue` it names that the catalog does not have, or an inventory file that cannot be read as a node list.",
+        "Fix the field the message names; `jax-runtimes render` lists the catalog's runtimes.";
+    CATALOG_CLUSTER_UNSERVED = "catalog/cluster-unserved", Warning, Catalog,
+        "With `JaxCluster`s in the catalog, a runtime that no cluster serves: it is written to the shared folder, but no cluster folder lists it.",
+        "Give a cluster the runtime's platform, or add the runtime to a cluster's `spec.runtimes.include`, or remove the runtime.";
+    CATALOG_CLUSTER_DOES_NOT_FIT = "catalog/cluster-does-not-fit", Error, Catalog,
+        "A runtime a `JaxCluster` serves that does not fit the cluster's inventory even with every node empty, as `jax-runtimes fit` finds: its pods would stay Pending there. The message gives fit's reason.",
+        "Fix what the reason names (the runtime's selector, the cluster's node pools), narrow the cluster's `spec.runtimes`, or set `spec.inventory.autoscaling: true` if the cluster adds such nodes on demand.";
+    CATALOG_CLUSTER_SCALE_UP = "catalog/cluster-scale-up", Warning, Catalog,
+        "A runtime an autoscaling `JaxCluster` serves that does not fit the nodes its inventory lists: it runs only once the cluster adds nodes. The message gives fit's reason.",
+        "Check that the autoscaler (node auto-provisioning, Karpenter, a node pool with a minimum of 0) can add the nodes the reason names.";
 }

@@ -255,7 +255,21 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), DirError> {
     if plan.is_empty() {
         return Ok(());
     }
-    let created_dirs = create_dirs(dir)?;
+    let mut created_dirs = create_dirs(dir)?;
+    // A fleet's plan names files in sub-folders (`runtimes/x.yaml`, `clusters/a/kustomization.yaml`).
+    for name in plan.create.keys() {
+        if let Some(parent) = Path::new(name).parent().filter(|p| !p.as_os_str().is_empty()) {
+            match create_dirs(&dir.join(parent)) {
+                Ok(made) => created_dirs.extend(made),
+                Err(e) => {
+                    for d in created_dirs.iter().rev() {
+                        let _ = fs::remove_dir(d);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
     let fail = |msg: String, created_dirs: &[PathBuf]| -> Result<(), DirError> {
         for d in created_dirs.iter().rev() {
             let _ = fs::remove_dir(d);
@@ -301,7 +315,15 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), DirError> {
             done.push(Done::Removed(path, old.clone()));
         }
     }
-    let Some(error) = error else { return Ok(()) };
+    let Some(error) = error else {
+        // A pruned cluster folder goes with its last file; a folder that still holds any is kept.
+        for name in plan.delete.keys() {
+            if let Some(parent) = Path::new(name).parent().filter(|p| !p.as_os_str().is_empty()) {
+                let _ = fs::remove_dir(dir.join(parent));
+            }
+        }
+        return Ok(());
+    };
     let mut unrestored = Vec::new();
     for d in done.iter().rev() {
         let res = match d {

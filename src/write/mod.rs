@@ -14,6 +14,7 @@ use crate::diag::ObjectRef;
 use crate::yaml::{self, YamlError};
 
 pub mod dir;
+pub mod fleet;
 pub mod owned;
 pub mod pages;
 
@@ -31,7 +32,10 @@ pub struct Text {
 impl Text {
     /// `object` as YAML text, with the catalog object it came from and its file name.
     pub fn new(source: ObjectRef, file_name: String, object: &impl Serialize) -> Result<Text, YamlError> {
-        Ok(Text { yaml: yaml::to_string(object)?, source, file_name })
+        let mut yaml = yaml::to_string(object)?;
+        // Held until every runtime is checked: without the spare capacity the writer grew it by.
+        yaml.shrink_to_fit();
+        Ok(Text { yaml, source, file_name })
     }
 }
 

@@ -15,8 +15,8 @@
 //!   mutual pruning. Inside a kpt package (a `Kptfile` in the folder or above) there is no
 //!   `kustomization.yaml` (kpt would try to apply it): the package is kpt's unit, one catalog.
 //!
-//! A new kind of generated folder (per-cluster folders of a fleet, `clusters/<name>/`) is a call
-//! of [`plan`] per folder with its own [`Identity`] (the catalog and the cluster).
+//! The per-cluster folders of a fleet (`clusters/<name>/`) are planned by [`super::fleet`] with
+//! the same records.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -157,7 +157,7 @@ pub fn classify(name: &str, content: &str) -> FileKind {
 
 /// `content` without the comment lines before the first document: what two generated files are
 /// compared by.
-fn body(content: &str) -> &str {
+pub fn body(content: &str) -> &str {
     let mut rest = content;
     while rest.starts_with('#') {
         rest = rest.find('\n').map_or("", |i| &rest[i + 1..]);
@@ -201,6 +201,12 @@ pub fn kustomization(identity: &Identity, manifests: &[&str], generated: &[&str]
 /// folder recorded for another catalog; the built-in catalog pruning generated files of a folder
 /// with no record (the catalog path was forgotten); a wanted name taken by a file of the user's.
 pub fn plan(dir: &Path, files: &BTreeMap<String, String>, identity: &Identity) -> Result<Plan, DirError> {
+    plan_with_folders(dir, files, &[], identity)
+}
+
+/// [`plan`], the kustomization also listing the generated sub-folders `folders` (a fleet's
+/// shared folder, [`super::fleet`]) after the files.
+pub fn plan_with_folders(dir: &Path, files: &BTreeMap<String, String>, folders: &[&str], identity: &Identity) -> Result<Plan, DirError> {
     for name in files.keys() {
         check_plain(dir, name)?;
     }
@@ -231,7 +237,7 @@ pub fn plan(dir: &Path, files: &BTreeMap<String, String>, identity: &Identity) -
         kinds.iter().filter(|(n, k)| **k == FileKind::Manifest && !files.contains_key(**n)).map(|(n, _)| *n).collect();
     let mut wanted = files.clone();
     if !kpt {
-        let generated: Vec<&str> = files.keys().map(String::as_str).collect();
+        let generated: Vec<&str> = files.keys().map(String::as_str).chain(folders.iter().copied()).collect();
         let k = kustomization(identity, &manifests, &generated).map_err(|e| DirError::new(e.to_string()))?;
         wanted.insert(KUSTOMIZATION.to_string(), k);
     }

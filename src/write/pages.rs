@@ -34,6 +34,7 @@ use crate::{words, write, yaml};
 
 const RUNTIME_TEMPLATE: &str = include_str!("../templates/runtime.md.j2");
 const INDEX_TEMPLATE: &str = include_str!("../templates/index.md.j2");
+const CLUSTER_TEMPLATE: &str = include_str!("../templates/cluster.md.j2");
 
 /// Why pages could not be made (a template or serialization problem: a bug, reported as such).
 #[derive(Debug, thiserror::Error)]
@@ -516,6 +517,7 @@ fn environment() -> Result<Environment<'static>, PagesError> {
     env.add_filter("cell", |s: String| s.replace('|', "\\|").replace('\n', " "));
     env.add_template("runtime.md", RUNTIME_TEMPLATE).map_err(|e| template_error("runtime.md", e))?;
     env.add_template("index.md", INDEX_TEMPLATE).map_err(|e| template_error("index.md", e))?;
+    env.add_template("cluster.md", CLUSTER_TEMPLATE).map_err(|e| template_error("cluster.md", e))?;
     Ok(env)
 }
 
@@ -536,6 +538,43 @@ fn shape_key(p: &Page) -> (String, Option<String>, String, u64, i32, String) {
 /// The pages for generated runtimes (each resolved and rendered): file name -> Markdown (each
 /// starting with [`write::MARKDOWN_HEADER`]), `README.md` the index. Sorted; deterministic.
 pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingRuntime)>) -> Result<BTreeMap<String, String>, PagesError> {
+    fleet_pages(runtimes, &[])
+}
+
+/// The data of a cluster's page (`cluster_<name>.md`).
+#[derive(Debug, Serialize)]
+struct ClusterPage<'a> {
+    name: &'a str,
+    file: String,
+    platform: &'a str,
+    description: Option<&'a str>,
+    labels: String,
+    inventory: Option<&'a str>,
+    autoscaling: bool,
+    nodes: usize,
+    runtimes: Vec<ClusterRuntime>,
+    queues: &'a [String],
+    misfits: &'a [crate::fleet::Misfit],
+}
+
+#[derive(Debug, Serialize)]
+struct ClusterRuntime {
+    name: String,
+    page: String,
+    reason: Option<String>,
+}
+
+/// File name of a cluster's page.
+pub fn cluster_page_name(name: &str) -> String {
+    crate::pipeline::fit_file_name(&format!("cluster_{name}"), ".md")
+}
+
+/// [`pages`], and with `JaxCluster`s a page per cluster (`cluster_<name>.md`: which runtimes and
+/// queues it gets, what does not fit its nodes and why) and a table of them in the index.
+pub fn fleet_pages<'a>(
+    runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingRuntime)>,
+    clusters: &[crate::fleet::Assignment],
+) -> Result<BTreeMap<String, String>, PagesError> {
     let env = environment()?;
     let mut pages = Vec::new();
     for (r, object) in runtimes {
@@ -550,6 +589,43 @@ pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingR
             return Err(PagesError::SamePage(p.file.clone()));
         }
     }
+    let page_of = |ns: &Option<String>, name: &str| {
+        pages.iter().find(|p| p.namespace.as_deref() == ns.as_deref() && p.name == name).map(|p| p.file.clone())
+    };
+    let cluster_pages: Vec<ClusterPage<'_>> = clusters
+        .iter()
+        .map(|c| ClusterPage {
+            name: &c.name,
+            file: cluster_page_name(&c.name),
+            platform: &c.platform,
+            description: c.description.as_deref(),
+            labels: c.labels.iter().map(|(k, v)| format!("`{k}={v}`")).collect::<Vec<_>>().join(", "),
+            inventory: c.inventory.as_ref().map(|(f, _)| f.as_str()),
+            autoscaling: c.inventory.as_ref().is_some_and(|(_, a)| *a),
+            nodes: c.nodes,
+            runtimes: c
+                .runtimes
+                .iter()
+                .map(|(ns, name)| ClusterRuntime {
+                    name: match ns {
+                        Some(ns) => format!("{ns}/{name}"),
+                        None => name.clone(),
+                    },
+                    page: page_of(ns, name).unwrap_or_default(),
+                    reason: c.misfits.iter().find(|m| &m.runtime == name).map(|m| m.reason.clone()),
+                })
+                .collect(),
+            queues: &c.queues,
+            misfits: &c.misfits,
+        })
+        .collect();
+    let cluster = env.get_template("cluster.md").map_err(|e| template_error("cluster.md", e))?;
+    for c in &cluster_pages {
+        let body = cluster.render(minijinja::Value::from(minijinja::value::Serde(c))).map_err(|e| template_error(&c.file, e))?;
+        if out.insert(c.file.clone(), format!("{}\n{body}", write::MARKDOWN_HEADER)).is_some() {
+            return Err(PagesError::SamePage(c.file.clone()));
+        }
+    }
     let mut groups: Vec<Value> = Vec::new();
     for (kind, title) in [("tpu", "TPU slices"), ("gpu", "GPU nodes"), ("cpu", "CPU nodes")] {
         let rows: Vec<&Page> = pages.iter().filter(|p| p.accelerator_kind == kind).collect();
@@ -559,7 +635,11 @@ pub fn pages<'a>(runtimes: impl IntoIterator<Item = (&'a Resolved, &'a TrainingR
     }
     let index = env
         .get_template("index.md")
-        .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(json!({ "groups": groups, "count": pages.len() })))))
+        .and_then(|t| {
+            t.render(minijinja::Value::from(minijinja::value::Serde(
+                json!({ "groups": groups, "count": pages.len(), "clusters": cluster_pages }),
+            )))
+        })
         .map_err(|e| template_error("index.md", e))?;
     out.insert("README.md".into(), format!("{}\n{index}", write::MARKDOWN_HEADER));
     Ok(out)

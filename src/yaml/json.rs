@@ -25,6 +25,16 @@ pub fn parse(text: &str) -> Option<Value> {
     Some(value)
 }
 
+/// True when `text` is one JSON object that [`parse`] would take: what a reader straight into
+/// typed values may read instead of the value tree, with the same result. Nothing is built.
+pub fn plain(text: &str) -> bool {
+    if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return false;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_any(Check { depth: 0 }).is_ok() && de.end().is_ok()
+}
+
 /// Builds a [`Value`], refusing duplicate keys and deep nesting.
 struct Strict {
     depth: usize,
@@ -105,6 +115,118 @@ impl<'de> Visitor<'de> for Strict {
     }
 }
 
+/// What [`Strict`] refuses, refused without building anything.
+struct Check {
+    depth: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for Check {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// A key, borrowed from the text where it has no escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(v.into()))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(v.into()))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Visitor<'de> for Check {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(E::custom("not a finite number"))
+        }
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.depth >= FAST_DEPTH {
+            return Err(de::Error::custom("nested too deep for the fast path"));
+        }
+        while seq.next_element_seed(Check { depth: self.depth + 1 })?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.depth >= FAST_DEPTH {
+            return Err(de::Error::custom("nested too deep for the fast path"));
+        }
+        let mut keys: Vec<Key<'de>> = Vec::new();
+        let mut set: std::collections::HashSet<std::borrow::Cow<'de, str>> = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            // Few keys: a linear search; many: a set.
+            let seen = if keys.len() < 16 {
+                let seen = keys.iter().any(|k| k.0 == key.0);
+                keys.push(key);
+                if keys.len() == 16 {
+                    set.extend(keys.iter().map(|k| k.0.clone()));
+                }
+                seen
+            } else {
+                !set.insert(key.0)
+            };
+            if seen {
+                return Err(de::Error::custom("a duplicate key"));
+            }
+            map.next_value_seed(Check { depth: self.depth + 1 })?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +256,38 @@ mod tests {
         let nested = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
         assert!(parse(&nested(FAST_DEPTH)).is_some());
         assert_eq!(parse(&nested(FAST_DEPTH + 1)), None);
+    }
+
+    #[test]
+    fn plain_takes_exactly_what_parse_takes() {
+        let many = |dup: bool| {
+            let mut keys: Vec<String> = (0..40).map(|i| format!("\"k{i}\": {i}")).collect();
+            if dup {
+                keys.push("\"k3\": 0".into());
+            }
+            format!("{{{}}}", keys.join(", "))
+        };
+        let nested = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        let list = |n: usize| format!("{{\"a\": {}1{}}}", "[".repeat(n), "]".repeat(n));
+        for text in [
+            "{}".to_string(),
+            " {\"a\": [1, -2, 1.5, null, true, \"x\\u00e9\", {\"b\": {}}]}\n".into(),
+            "{\"a\": {\"b\": 1}, \"c\": {\"b\": 2}}".into(),
+            "{\"a\\u0062\": 1, \"ab\": 2}".into(),
+            "{\"a\": 1, \"a\": 2}".into(),
+            "{\"a\": {\"x\": 1, \"x\": 2}}".into(),
+            many(false),
+            many(true),
+            "{\"a\": 1e999}".into(),
+            "{\"a\": 1} {\"b\": 2}".into(),
+            "kind: List".into(),
+            "[1, 2]".into(),
+            nested(FAST_DEPTH),
+            nested(FAST_DEPTH + 1),
+            list(FAST_DEPTH - 1),
+            list(FAST_DEPTH),
+        ] {
+            assert_eq!(plain(&text), parse(&text).is_some(), "{text}");
+        }
     }
 }

@@ -12,6 +12,7 @@ mod json;
 pub mod lines;
 pub mod split;
 
+pub use json::plain as plain_json;
 pub use lines::{parent_path, LazyIndex, LineIndex, Mark, Position};
 
 /// Stack of the threads that parse and check: deep (but allowed) nesting recurses in the reader
