@@ -226,6 +226,10 @@ pub struct CpuData {
     pub env: Vec<EnvVar>,
 }
 
+/// The name jax-runtimes gives the memory-backed volume it mounts at `/dev/shm` (`spec.sharedMemory`);
+/// the fabric data's checks and the storage rules refer to it.
+pub const SHM_VOLUME: &str = "dshm";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,7 +328,3 @@ mod tests {
         }
     }
 }
-
-/// The name jax-runtimes gives the memory-backed volume it mounts at `/dev/shm` (`spec.sharedMemory`);
-/// the fabric data's checks and the storage rules refer to it.
-pub const SHM_VOLUME: &str = "dshm";
