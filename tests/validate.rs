@@ -599,7 +599,7 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
     let mut examples = rule_examples();
-    for (id, e) in trainjob_examples().into_iter().chain(catalog_examples()) {
+    for (id, e) in trainjob_examples().into_iter().chain(command_examples()) {
         examples.entry(id).or_insert(e);
     }
     let want = rules::markdown_with(&|id| examples.get(id).cloned());
@@ -662,7 +662,7 @@ fn finding_blocks(output: &str, rule: &str) -> String {
 /// report `rule` on them, and what runs before it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CatalogExample {
+struct CommandExample {
     rule: String,
     /// `catalog.yaml`; none for a command that reads no catalog.
     #[serde(default)]
@@ -708,7 +708,7 @@ fn json_findings(stderr: &str, rule: &str) -> String {
 
 /// The examples of tests/rules/*.yaml: each case's files written to a fresh folder and its
 /// command run there by the binary, which must report the case's rule.
-fn catalog_examples() -> BTreeMap<String, String> {
+fn command_examples() -> BTreeMap<String, String> {
     let mut files: Vec<_> = std::fs::read_dir(root().join("tests/rules")).unwrap().map(|e| e.unwrap().path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
     files.sort();
@@ -716,12 +716,12 @@ fn catalog_examples() -> BTreeMap<String, String> {
     let mut failures = Vec::new();
     for file in files {
         let name = format!("tests/rules/{}", file.file_name().unwrap().to_string_lossy());
-        let cases: Vec<CatalogExample> =
+        let cases: Vec<CommandExample> =
             serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{name} parses: {e}"));
         for case in cases {
             assert!(rules::by_id(&case.rule).is_some(), "{name}: no rule {}", case.rule);
             assert!(case.shell.is_none() || case.args.is_empty(), "{name}: {} has both `args` and `shell`", case.rule);
-            match command_example(&case) {
+            match run_example(&case) {
                 Ok(example) => assert!(out.insert(case.rule.clone(), example).is_none(), "{name}: {} twice", case.rule),
                 Err(e) => failures.push(format!("{name}: {}: {e}", case.rule)),
             }
@@ -733,7 +733,7 @@ fn catalog_examples() -> BTreeMap<String, String> {
 
 /// Runs one case of tests/rules/ in a fresh folder and returns its example: the files, every
 /// command line as run, and the findings of the case's rule that the last one printed.
-fn command_example(case: &CatalogExample) -> Result<String, String> {
+fn run_example(case: &CommandExample) -> Result<String, String> {
     let dir = tempfile::tempdir().unwrap();
     if !case.catalog.is_empty() {
         std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
@@ -772,7 +772,7 @@ fn command_example(case: &CatalogExample) -> Result<String, String> {
         return Err(format!("not reported:\n{all}"));
     }
     let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```{}\n{text}```", fence(text))).collect();
-    Ok(format!(
+    let example = format!(
         "Example{}{others}\n\n```text\n{}\n{block}\n```",
         if case.catalog.is_empty() {
             ":".to_string()
@@ -780,7 +780,13 @@ fn command_example(case: &CatalogExample) -> Result<String, String> {
             format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
         },
         lines.join("\n")
-    ))
+    );
+    // Deterministic: relative paths only, never the folder it ran in.
+    let tmp = dir.path().display().to_string();
+    if example.contains(&tmp) {
+        return Err(format!("the example names the folder it ran in ({tmp}); use relative paths:\n{example}"));
+    }
+    Ok(example)
 }
 
 /// The language of a block showing `text`: `yaml`, or `text` for input that is meant not to parse
