@@ -14,41 +14,15 @@ use jax_runtimes::diag::{Diagnostic, Severity};
 use jax_runtimes::rules::{self, Layer};
 use jax_runtimes::trainjob::TrainerVersion;
 use jax_runtimes::validate::{self, Options};
-use serde::Deserialize;
 use serde_json::{json, Value};
+use support::trainjob_corpus::{self, Case, Expect};
 use support::{documents, parse, root, run};
 
 // ---------------------------------------------------------------------------------------------
 // Corpus
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    name: String,
-    runtime: String,
-    #[serde(default)]
-    runtime_set: serde_json::Map<String, Value>,
-    #[serde(default)]
-    version: Option<String>,
-    trainjob: Value,
-    expect: Expect,
-    /// Text the finding's message must contain.
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    also: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Expect {
-    Finding { rule: String, field: String, severity: Option<String> },
-    Clean(String),
-}
-
 fn corpus() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("tests/trainjob/corpus.yaml")).unwrap();
-    serde_saphyr::from_str(&text).expect("corpus.yaml parses")
+    trainjob_corpus::cases()
 }
 
 fn base(name: &str) -> Value {
@@ -144,13 +118,7 @@ fn corpus_each_case_reports_its_rule_at_its_field_and_controls_pass() {
 
 #[test]
 fn corpus_covers_every_trainjob_rule() {
-    let covered: BTreeSet<String> = corpus()
-        .into_iter()
-        .filter_map(|c| match c.expect {
-            Expect::Finding { rule, .. } => Some(rule),
-            Expect::Clean(_) => None,
-        })
-        .collect();
+    let covered: BTreeSet<String> = corpus().into_iter().filter_map(|c| c.expect.rule().map(str::to_string)).collect();
     let missing: Vec<&str> =
         rules::all().filter(|r| r.layer == Layer::TrainJob).map(|r| r.id).filter(|id| !covered.contains(*id)).collect();
     assert!(missing.is_empty(), "trainjob rules without a corpus case: {missing:?}");

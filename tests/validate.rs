@@ -599,7 +599,7 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
 fn docs_rules_md_is_generated_from_the_rule_registry() {
     let path = root().join("docs/rules.md");
     let mut examples = rule_examples();
-    for (id, e) in trainjob_examples().into_iter().chain(catalog_examples()) {
+    for (id, e) in trainjob_examples().into_iter().chain(command_examples()) {
         examples.entry(id).or_insert(e);
     }
     let want = rules::markdown_with(&|id| examples.get(id).cloned());
@@ -616,21 +616,9 @@ fn docs_rules_md_is_generated_from_the_rule_registry() {
             r.id
         );
     }
-    // Every validator rule with a case that needs no upstream data and no generated value has
-    // an example, produced by the binary.
-    let mut cases = corpus();
-    cases.extend(kubernetes_corpus());
-    let runnable: BTreeSet<&str> = cases
-        .iter()
-        .filter(|c| c.crd.as_deref() != Some("reference") && describe_ops(&c.ops).is_some())
-        .filter_map(|c| c.expect.as_ref().map(|e| e.rule.as_str()))
-        .collect();
-    let missing: Vec<&&str> = runnable.iter().filter(|id| !examples.contains_key(**id)).collect();
-    assert!(missing.is_empty(), "validator rules without an example on docs/rules.md: {missing:?}");
-    let trainjob_rules: Vec<&str> =
-        rules::all().filter(|r| r.id.starts_with("trainjob/")).map(|r| r.id).filter(|id| !examples.contains_key(*id)).collect();
-    assert!(trainjob_rules.is_empty(), "trainjob rules without an example on docs/rules.md: {trainjob_rules:?}");
-    assert!(examples.len() >= 160, "only {} rules have an example", examples.len());
+    // Every rule has an example, produced by the binary.
+    let missing: Vec<&str> = rules::all().map(|r| r.id).filter(|id| !examples.contains_key(*id)).collect();
+    assert!(missing.is_empty(), "{} rule(s) without an example on docs/rules.md (add a case to tests/rules/): {missing:?}", missing.len());
     // The CLI prints the same page, without the examples.
     let out = support::cli(&["validate", "--list-rules", "--format", "markdown"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), rules::markdown());
@@ -670,58 +658,135 @@ fn finding_blocks(output: &str, rule: &str) -> String {
     out.join("\n")
 }
 
-/// A minimal catalog of tests/rules/catalog.yaml and the rule it makes `render` report.
+/// A case of tests/rules/*.yaml: the files of a minimal input, the command that makes the binary
+/// report `rule` on them, and what runs before it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CatalogExample {
+struct CommandExample {
     rule: String,
-    /// `catalog.yaml`; none for a command that reads no file.
+    /// `catalog.yaml`; none for a command that reads no catalog.
     #[serde(default)]
     catalog: String,
     /// The command's arguments; default: `render catalog.yaml`.
     #[serde(default)]
     args: Vec<String>,
-    /// Other files the command reads (a node list for `fit`), by name.
+    /// Instead of `args`: a command line for `sh -c`, for what arguments cannot say (a file on
+    /// standard input, standard output redirected). It runs `jax-runtimes` from the build.
+    #[serde(default)]
+    shell: Option<String>,
+    /// Other files the command reads (a node list for `fit`, a ResourceList), by name.
     #[serde(default)]
     files: BTreeMap<String, String>,
+    /// Command lines for `sh -c` run first, in order, each of which must succeed: a file too
+    /// large to write out, an earlier `render`, an edit after it.
+    #[serde(default)]
+    setup: Vec<String>,
 }
 
-/// The examples of catalog rules: each catalog of tests/rules/catalog.yaml rendered by the
-/// binary, which must report its rule.
-fn catalog_examples() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root().join("tests/rules/catalog.yaml")).unwrap();
-    let cases: Vec<CatalogExample> = serde_saphyr::from_str(&text).expect("tests/rules/catalog.yaml parses");
-    let dir = tempfile::tempdir().unwrap();
+/// `sh -c LINE` in `dir`, with the binary under test first on PATH, as on a [`terminal`].
+fn shell_in(dir: &Path, line: &str) -> std::process::Output {
+    let mut sh = Command::new("sh");
+    sh.args(["-c", line]).current_dir(dir).env("PATH", path_with_bin()).stdin(std::process::Stdio::null());
+    terminal(&mut sh).output().unwrap()
+}
+
+/// A command's environment as a terminal user's: box-drawing frames, no color.
+fn terminal(cmd: &mut Command) -> &mut Command {
+    cmd.env("TERM", "xterm-256color").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE")
+}
+
+/// The findings of `rule` in `--format json` output (a JSON array on stderr), pretty-printed:
+/// for the findings that text output prints as one `jax-runtimes:` line without the rule.
+fn json_findings(stderr: &str, rule: &str) -> String {
+    let Ok(findings) = serde_json::from_str::<Vec<Value>>(stderr) else { return String::new() };
+    let hits: Vec<&Value> = findings.iter().filter(|f| f["rule"] == rule).collect();
+    if hits.is_empty() {
+        return String::new();
+    }
+    serde_json::to_string_pretty(&hits).unwrap()
+}
+
+/// The examples of tests/rules/*.yaml: each case's files written to a fresh folder and its
+/// command run there by the binary, which must report the case's rule.
+fn command_examples() -> BTreeMap<String, String> {
+    let mut files: Vec<_> = std::fs::read_dir(root().join("tests/rules")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
+    files.sort();
     let mut out = BTreeMap::new();
     let mut failures = Vec::new();
-    for case in cases {
-        assert!(rules::by_id(&case.rule).is_some(), "tests/rules/catalog.yaml: no rule {}", case.rule);
-        std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
-        for (name, text) in &case.files {
-            std::fs::write(dir.path().join(name), text).unwrap();
+    for file in files {
+        let name = format!("tests/rules/{}", file.file_name().unwrap().to_string_lossy());
+        let cases: Vec<CommandExample> =
+            serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{name} parses: {e}"));
+        for case in cases {
+            assert!(rules::by_id(&case.rule).is_some(), "{name}: no rule {}", case.rule);
+            assert!(case.shell.is_none() || case.args.is_empty(), "{name}: {} has both `args` and `shell`", case.rule);
+            match run_example(&case) {
+                Ok(example) => assert!(out.insert(case.rule.clone(), example).is_none(), "{name}: {} twice", case.rule),
+                Err(e) => failures.push(format!("{name}: {}: {e}", case.rule)),
+            }
         }
-        let args: Vec<&str> =
-            if case.args.is_empty() { vec!["render", "catalog.yaml"] } else { case.args.iter().map(String::as_str).collect() };
-        let all = run_in(dir.path(), &args);
-        let block = finding_blocks(&all, &case.rule);
-        if block.is_empty() {
-            failures.push(format!("the catalog for {} does not report it:\n{all}", case.rule));
-            continue;
-        }
-        let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```yaml\n{text}```")).collect();
-        let example = format!(
-            "Example{}{others}\n\n```text\n$ jax-runtimes {}\n{block}\n```",
-            if case.catalog.is_empty() {
-                ":".to_string()
-            } else {
-                format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
-            },
-            args.join(" ")
-        );
-        assert!(out.insert(case.rule.clone(), example).is_none(), "tests/rules/catalog.yaml: {} twice", case.rule);
     }
-    assert!(failures.is_empty(), "tests/rules/catalog.yaml:\n{}", failures.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
     out
+}
+
+/// Runs one case of tests/rules/ in a fresh folder and returns its example: the files, every
+/// command line as run, and the findings of the case's rule that the last one printed.
+fn run_example(case: &CommandExample) -> Result<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    if !case.catalog.is_empty() {
+        std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
+    }
+    for (name, text) in &case.files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for line in &case.setup {
+        let o = shell_in(dir.path(), line);
+        if !o.status.success() {
+            return Err(format!("`{line}` failed:\n{}", support::show(&o)));
+        }
+        lines.push(format!("$ {line}"));
+    }
+    let args: Vec<&str> =
+        if case.args.is_empty() { vec!["render", "catalog.yaml"] } else { case.args.iter().map(String::as_str).collect() };
+    let output = match &case.shell {
+        Some(line) => {
+            lines.push(format!("$ {line}"));
+            shell_in(dir.path(), line)
+        }
+        None => {
+            lines.push(format!("$ jax-runtimes {}", args.join(" ")));
+            terminal(support::cli(&args).current_dir(dir.path())).output().unwrap()
+        }
+    };
+    let all = support::text(&output);
+    let mut block = finding_blocks(&all, &case.rule);
+    if block.is_empty() {
+        block = json_findings(&String::from_utf8_lossy(&output.stderr), &case.rule);
+    }
+    if block.is_empty() {
+        return Err(format!("not reported:\n{all}"));
+    }
+    let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```{}\n{text}```", fence(text))).collect();
+    let example = format!(
+        "Example{}{others}\n\n```text\n{}\n{block}\n```",
+        if case.catalog.is_empty() {
+            ":".to_string()
+        } else {
+            format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
+        },
+        lines.join("\n")
+    );
+    // Deterministic: relative paths only, never the folder it ran in.
+    let tmp = dir.path().display().to_string();
+    if example.contains(&tmp) {
+        return Err(format!("the example names the folder it ran in ({tmp}); use relative paths:\n{example}"));
+    }
+    Ok(example)
 }
 
 /// The language of a block showing `text`: `yaml`, or `text` for input that is meant not to parse
@@ -734,41 +799,20 @@ fn fence(text: &str) -> &'static str {
     }
 }
 
-/// A case of tests/trainjob/corpus.yaml, as far as an example needs it.
-#[derive(Deserialize)]
-struct TrainJobCase {
-    name: String,
-    runtime: String,
-    #[serde(default)]
-    runtime_set: serde_json::Map<String, Value>,
-    #[serde(default)]
-    version: Option<String>,
-    trainjob: Value,
-    expect: Value,
-}
-
 /// Runs `jax-runtimes ARGS` in `dir` as a terminal user would see it (box-drawing frames, no
 /// color) and returns stdout and stderr together.
 fn run_in(dir: &Path, args: &[&str]) -> String {
-    let o = support::cli(args)
-        .current_dir(dir)
-        .env("TERM", "xterm-256color")
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .unwrap();
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    support::text(&terminal(support::cli(args).current_dir(dir)).output().unwrap())
 }
 
 /// The example of each trainjob rule: the first case of tests/trainjob/corpus.yaml that expects
 /// it, the runtime and the TrainJob written to files and checked with `validate --runtimes`.
 fn trainjob_examples() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root().join("tests/trainjob/corpus.yaml")).unwrap();
-    let cases: Vec<TrainJobCase> = serde_saphyr::from_str(&text).expect("tests/trainjob/corpus.yaml parses");
+    let cases = support::trainjob_corpus::cases();
     let dir = tempfile::tempdir().unwrap();
     let mut out = BTreeMap::new();
     for case in cases {
-        let Some(rule) = case.expect.get("rule").and_then(Value::as_str).map(str::to_string) else { continue };
+        let Some(rule) = case.expect.rule().map(str::to_string) else { continue };
         if out.contains_key(&rule) {
             continue;
         }
