@@ -188,33 +188,119 @@ fn the_trainjob_name_info_is_one_line_in_text_and_one_per_runtime_in_json() {
 // ---------------------------------------------------------------------------------------------
 // Point 5: bounded output.
 
-#[test]
-fn an_80_mb_one_line_input_gives_a_short_report_in_bounded_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let size = 80_000_000;
-    let text = format!(
-        "{{\"apiVersion\": \"jax-runtimes.dev/v1alpha1\", \"kind\": \"JaxRuntime\", \"metadata\": {{\"name\": \"big\"}}, \"spec\": {{\"description\": \"{}\", \"accelerator\": {{\"cpu\": {{}}}}}}}}\n",
-        "x".repeat(size)
-    );
-    fs::write(dir.path().join("big.json"), text).unwrap();
+/// The peak resident memory, in bytes, of the binary running `args` in `dir` (GNU time), with
+/// its stderr and exit code.
+fn peak(dir: &Path, args: &[&str]) -> (usize, String, Option<i32>) {
     let time = Path::new("/usr/bin/time");
     assert!(time.exists(), "/usr/bin/time (GNU time) is needed to measure the peak memory: apt-get install time");
-    let out = Command::new(time).arg("-v").arg(support::bin()).args(["render", "big.json"]).current_dir(dir.path()).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", &stderr[..stderr.len().min(2000)]);
-    assert!(stderr.contains("error[k8s/annotations-size]"), "{}", &stderr[..stderr.len().min(2000)]);
-    let report = stderr.split("\tCommand being timed").next().unwrap();
-    assert!(report.len() < 1_000_000, "stderr of {} bytes", report.len());
-    assert!(report.lines().all(|l| l.len() < 2_000), "every line is cut: {}", report.lines().map(str::len).max().unwrap_or(0));
-    assert!(report.contains('…'), "the cut is marked:\n{report}");
-    let rss_kb: usize = stderr
+    let out = Command::new(time).arg("-v").arg(support::bin()).args(args).current_dir(dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let kb: usize = stderr
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
         .and_then(|v| v.parse().ok())
         .expect("GNU time reports the peak");
-    // The text, the parsed document and the typed catalog object each hold the description once;
-    // the report adds no copy (it was 1.6 GB for this input).
-    assert!(rss_kb * 1024 < 4 * size, "peak {} MB for an input of {} MB", rss_kb / 1024, size / 1_000_000);
+    let report = stderr.split("\tCommand being timed").next().unwrap().to_string();
+    (kb * 1024, report, out.status.code())
+}
+
+fn one_runtime_json(description: &str) -> String {
+    format!(
+        "{{\"apiVersion\": \"jax-runtimes.dev/v1alpha1\", \"kind\": \"JaxRuntime\", \"metadata\": {{\"name\": \"big\"}}, \"spec\": {{\"description\": \"{description}\", \"accelerator\": {{\"cpu\": {{}}}}}}}}\n"
+    )
+}
+
+#[test]
+fn an_80_mb_one_line_input_gives_a_short_report_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let size = 80_000_000;
+    fs::write(dir.path().join("small.json"), one_runtime_json("a runtime")).unwrap();
+    fs::write(dir.path().join("big.json"), one_runtime_json(&"x".repeat(size))).unwrap();
+    let (baseline, report, code) = peak(dir.path(), &["render", "small.json"]);
+    assert_eq!(code, Some(0), "{report}");
+    let (rss, report, code) = peak(dir.path(), &["render", "big.json"]);
+    let head = &report[..report.len().min(2000)];
+    assert_eq!(code, Some(1), "{head}");
+    // Refused as it is read, at its line and field, with the limit and where it comes from.
+    assert!(
+        report.starts_with(
+            "error[input/scalar-too-long]: big.json:1: `spec.description` is a string of 80000000 bytes; the reader takes at most 3145728 bytes (3 MiB, the largest request the Kubernetes API server accepts)"
+        ),
+        "{head}"
+    );
+    assert!(report.len() < 1_000_000, "stderr of {} bytes", report.len());
+    assert!(report.lines().all(|l| l.len() < 2_000), "every line is cut: {}", report.lines().map(str::len).max().unwrap_or(0));
+    assert!(report.contains('…'), "the cut is marked:\n{report}");
+    // The text is held once; the string is refused before it is copied (it was the text, the
+    // JSON tree and the typed catalog object: baseline + 2.9x the input).
+    assert!(rss <= baseline + 2 * size, "peak {} MB, baseline {} MB, input {} MB", rss >> 20, baseline >> 20, size / 1_000_000);
+}
+
+#[test]
+fn a_long_string_is_refused_by_every_command_that_reads_yaml_and_the_limit_itself_is_read() {
+    let limit = 3 * 1024 * 1024;
+    let yaml = |n: usize| {
+        format!(
+            "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: big\nspec:\n  description: '{}'\n  accelerator:\n    cpu: {{}}\n",
+            "x".repeat(n)
+        )
+    };
+    let dir = dir_with(&[("at.yaml", &yaml(limit)), ("over.yaml", &yaml(limit + 1))]);
+    // At the limit the string is read, and the annotation it becomes is what is wrong.
+    let r = run(dir.path(), &["render", "at.yaml"]);
+    assert!(
+        r.stderr.contains("error[k8s/annotations-size]") && !r.stderr.contains("scalar-too-long"),
+        "{}",
+        &r.stderr[..r.stderr.len().min(2000)]
+    );
+    for args in [&["render", "over.yaml"][..], &["validate", "over.yaml"], &["fit", "--nodes", "over.yaml"]] {
+        let r = run(dir.path(), args);
+        let line = r.stderr.lines().next().unwrap_or_default();
+        assert!(
+            line.starts_with("error[input/scalar-too-long]: over.yaml:6: `spec.description` is a string of 3145729 bytes"),
+            "{args:?}: {}",
+            &r.stderr[..r.stderr.len().min(2000)]
+        );
+        assert_ne!(r.code, 0, "{args:?}");
+    }
+    // The KRM function on stdin: the item's field, in kpt's results.
+    let list = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n{}",
+        yaml(limit + 1).lines().enumerate().map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " })).collect::<String>()
+    );
+    let mut c = support::cli(&[]);
+    c.current_dir(dir.path()).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), list.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", &stderr[..stderr.len().min(2000)]);
+    assert!(
+        stderr.contains("the catalog object cannot be read: `spec.description` is a string of 3145729 bytes"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+}
+
+#[test]
+fn a_multi_mb_one_line_node_list_of_small_values_is_read_by_fit() {
+    // `kubectl get nodes -o json | jq -c`: one line of many MB, every value short.
+    let node = |i: usize| {
+        format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{{\"name\":\"cpu-{i}\",\"labels\":{{\"kubernetes.io/hostname\":\"cpu-{i}\",\"kubernetes.io/os\":\"linux\",\"kubernetes.io/arch\":\"amd64\",\"pad\":\"{}\"}}}},\"spec\":{{}},\"status\":{{\"allocatable\":{{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"110\"}},\"capacity\":{{\"cpu\":\"16\",\"memory\":\"64Gi\",\"pods\":\"110\"}},\"conditions\":[{{\"type\":\"Ready\",\"status\":\"True\"}}]}}}}",
+            "p".repeat(60)
+        )
+    };
+    let items: Vec<String> = (0..20_000).map(node).collect();
+    let text =
+        format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{}],\"metadata\":{{\"resourceVersion\":\"\"}}}}\n", items.join(","));
+    assert!(text.len() > 2 * 3 * 1024 * 1024 && text.lines().count() == 1, "{} bytes", text.len());
+    let dir = dir_with(&[("nodes.json", &text)]);
+    let cpu = root().join("catalog/runtimes/cpu.yaml");
+    let r = run(dir.path(), &["fit", "--nodes", "nodes.json", &cpu.display().to_string(), "--format", "json"]);
+    assert!(!r.stderr.contains("scalar-too-long") && !r.stderr.contains("error["), "{}", &r.stderr[..r.stderr.len().min(2000)]);
+    let verdicts: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    assert!(!verdicts.is_empty() && verdicts.iter().any(|v| v["fits"] == true), "{}", r.stdout);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
-use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_TOO_LARGE, INPUT_UNREADABLE};
+use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_SCALAR_TOO_LONG, INPUT_TOO_LARGE, INPUT_UNREADABLE};
 use crate::yaml::{self, LazyIndex, Mark, Position};
 
 mod builtin;
@@ -311,9 +311,15 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
 pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
     let text = source.text().unwrap_or_default();
     let values = yaml::parse_stream(text).map_err(|e| {
-        let d = Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
-            .with_file(source.name.clone(), None, e.line)
-            .with_help("fix the YAML syntax at that line");
+        let d = if e.too_long {
+            Diagnostic::new(&INPUT_SCALAR_TOO_LONG, e.message)
+                .with_file(source.name.clone(), None, e.line)
+                .with_help("shorten the value at that line; a long text belongs in a file the job reads, not in a field")
+        } else {
+            Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+                .with_file(source.name.clone(), None, e.line)
+                .with_help("fix the YAML syntax at that line")
+        };
         // The parser's column is where it gave up: one character is underlined there.
         Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }
     })?;

@@ -92,10 +92,13 @@ impl Item {
     pub fn value(&self) -> Result<&Value, &YamlError> {
         self.value
             .get_or_init(|| match &self.raw {
-                Raw::YamlItem(text) => match yaml::parse_one(text)? {
-                    Value::Array(mut one) if one.len() == 1 => Ok(one.remove(0)),
-                    _ => Err(YamlError::new("an item is not one YAML node")),
-                },
+                // The text is the item as a one-entry list: a path in it starts `[0].`.
+                Raw::YamlItem(text) => {
+                    match yaml::parse_one(text).map_err(|e| YamlError { message: e.message.replacen("`[0].", "`", 1), ..e })? {
+                        Value::Array(mut one) if one.len() == 1 => Ok(one.remove(0)),
+                        _ => Err(YamlError::new("an item is not one YAML node")),
+                    }
+                }
                 Raw::YamlEntry(text) => match yaml::parse_one(text)? {
                     Value::Object(m) => m.into_iter().next().map(|(_, v)| v).ok_or_else(|| YamlError::new("an empty entry")),
                     _ => Err(YamlError::new("an entry is not a mapping")),

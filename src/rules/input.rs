@@ -15,6 +15,9 @@ define_rules! {
     INPUT_MALFORMED_YAML = "input/malformed-yaml", Error, Input,
         "A file that is not valid YAML (or JSON): a syntax error, a duplicate key, nesting deeper than 128 levels or too many aliases.",
         "Fix the YAML at the line the message names.";
+    INPUT_SCALAR_TOO_LONG = "input/scalar-too-long", Error, Input,
+        "A file with a string (a value or a key) over 3 MiB, the largest request the Kubernetes API server accepts (`MaxRequestBodyBytes` in kubernetes `staging/src/k8s.io/apiserver/pkg/server/config.go`): no object can hold it. The file is refused as it is read, before the string is copied, so that memory stays bounded; a long line of many short values (`kubectl get nodes -o json | jq -c`) is read as usual.",
+        "Shorten the value at the line the message names; a long text belongs in a file the job reads, not in a field.";
     INPUT_NOT_A_CATALOG_OBJECT = "input/not-a-catalog-object", Info, Input,
         "`render` or `docs` read a document that is not a catalog object (not in the `jax-runtimes.dev` group); it is ignored.",
         "Nothing to do, or check the file list.";

@@ -5,6 +5,7 @@
 //! syntax error send the text to the YAML parser, so that what is refused and the words and
 //! lines of the errors are the YAML reader's.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -13,16 +14,44 @@ use serde_json::{Map, Number, Value};
 /// Deeper texts go to the YAML parser, which applies the project's own limit.
 const FAST_DEPTH: usize = 100;
 
-/// The value of `text` when it is one JSON object that serde_json reads as the YAML reader would;
-/// `None` otherwise (the caller parses it as YAML).
-pub fn parse(text: &str) -> Option<Value> {
+/// What the fast path made of a text.
+#[derive(Debug, PartialEq)]
+pub enum Fast {
+    /// The value, read as the YAML reader would read it.
+    Value(Value),
+    /// One JSON object with a string (or key) over [`super::MAX_SCALAR_BYTES`]: refused, with
+    /// nothing built ([`long_string`] says where).
+    TooLong,
+    /// Not plainly JSON: the caller parses it as YAML.
+    No,
+}
+
+/// The value of `text` when it is one JSON object that serde_json reads as the YAML reader would.
+pub fn parse(text: &str) -> Fast {
     if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
-        return None;
+        return Fast::No;
     }
+    let long = Cell::new(false);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = de.deserialize_any(Strict { depth: 0 }).ok()?;
-    de.end().ok()?;
-    Some(value)
+    match de.deserialize_any(Strict { depth: 0, long: &long }) {
+        Ok(value) if de.end().is_ok() => Fast::Value(value),
+        // The string is refused before it is copied: the error path holds the text alone.
+        Err(_) if long.get() => Fast::TooLong,
+        _ => Fast::No,
+    }
+}
+
+/// The first string (or key) of a JSON text over [`super::MAX_SCALAR_BYTES`]: its field path
+/// (`a.b[0].c`; a key's path ends in the key) and, when it has no escapes, its byte offset.
+pub fn long_string(text: &str) -> Option<super::Long> {
+    let found = std::cell::RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _ = de.deserialize_any(Find { path: String::new(), text, found: &found });
+    found.into_inner()
+}
+
+fn too_long(s: &str) -> bool {
+    s.len() > super::MAX_SCALAR_BYTES
 }
 
 /// True when `text` is one JSON object that [`parse`] would take: what a reader straight into
@@ -35,12 +64,14 @@ pub fn plain(text: &str) -> bool {
     de.deserialize_any(Check { depth: 0 }).is_ok() && de.end().is_ok()
 }
 
-/// Builds a [`Value`], refusing duplicate keys and deep nesting.
-struct Strict {
+/// Builds a [`Value`], refusing duplicate keys, deep nesting and (noting it in `long`) strings
+/// over [`super::MAX_SCALAR_BYTES`].
+struct Strict<'a> {
     depth: usize,
+    long: &'a Cell<bool>,
 }
 
-impl<'de> de::DeserializeSeed<'de> for Strict {
+impl<'de> de::DeserializeSeed<'de> for Strict<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
@@ -48,16 +79,24 @@ impl<'de> de::DeserializeSeed<'de> for Strict {
     }
 }
 
-impl Strict {
-    fn deeper<E: de::Error>(&self) -> Result<Strict, E> {
+impl<'a> Strict<'a> {
+    fn deeper<E: de::Error>(&self) -> Result<Strict<'a>, E> {
         if self.depth >= FAST_DEPTH {
             return Err(E::custom("nested too deep for the fast path"));
         }
-        Ok(Strict { depth: self.depth + 1 })
+        Ok(Strict { depth: self.depth + 1, long: self.long })
+    }
+
+    fn string<E: de::Error>(&self, v: &str) -> Result<(), E> {
+        if too_long(v) {
+            self.long.set(true);
+            return Err(E::custom("a string over the limit"));
+        }
+        Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for Strict {
+impl<'de> Visitor<'de> for Strict<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -80,11 +119,13 @@ impl<'de> Visitor<'de> for Strict {
         Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("not a finite number"))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.string(v)?;
         Ok(Value::String(v.to_string()))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.string(&v)?;
         Ok(Value::String(v))
     }
 
@@ -95,7 +136,7 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let inner = self.deeper()?;
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Strict { depth: inner.depth })? {
+        while let Some(v) = seq.next_element_seed(Strict { depth: inner.depth, long: self.long })? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -104,11 +145,13 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.deeper()?;
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            self.string(&key.0)?;
+            let key = key.0.into_owned();
             if out.contains_key(&key) {
                 return Err(de::Error::custom("a duplicate key"));
             }
-            let v = map.next_value_seed(Strict { depth: inner.depth })?;
+            let v = map.next_value_seed(Strict { depth: inner.depth, long: self.long })?;
             out.insert(key, v);
         }
         Ok(Value::Object(out))
@@ -184,7 +227,10 @@ impl<'de> Visitor<'de> for Check {
         }
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if too_long(v) {
+            return Err(E::custom("a string over the limit"));
+        }
         Ok(())
     }
 
@@ -207,6 +253,9 @@ impl<'de> Visitor<'de> for Check {
         let mut keys: Vec<Key<'de>> = Vec::new();
         let mut set: std::collections::HashSet<std::borrow::Cow<'de, str>> = std::collections::HashSet::new();
         while let Some(key) = map.next_key::<Key<'de>>()? {
+            if too_long(&key.0) {
+                return Err(de::Error::custom("a key over the limit"));
+            }
             // Few keys: a linear search; many: a set.
             let seen = if keys.len() < 16 {
                 let seen = keys.iter().any(|k| k.0 == key.0);
@@ -227,6 +276,89 @@ impl<'de> Visitor<'de> for Check {
     }
 }
 
+/// Walks a JSON text with the field path, to the first string over the limit.
+struct Find<'a> {
+    path: String,
+    text: &'a str,
+    found: &'a std::cell::RefCell<Option<super::Long>>,
+}
+
+impl Find<'_> {
+    fn note<E: de::Error>(&self, path: String, key: bool, v: &str) -> Result<(), E> {
+        if !too_long(v) {
+            return Ok(());
+        }
+        // A borrowed string lies in the text; one with escapes was copied out of it.
+        let start = (v.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
+        let offset = (start <= self.text.len()).then_some(start);
+        *self.found.borrow_mut() = Some(super::Long { doc: 0, path, key, len: v.len(), offset });
+        Err(E::custom("found"))
+    }
+
+    fn child(&self, path: String) -> Find<'_> {
+        Find { path, text: self.text, found: self.found }
+    }
+}
+
+impl<'de> de::DeserializeSeed<'de> for Find<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Find<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.note(self.path.clone(), false, v)
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0;
+        while seq.next_element_seed(self.child(format!("{}[{i}]", self.path)))?.is_some() {
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if too_long(&key.0) {
+                return self.note(self.path.clone(), true, &key.0);
+            }
+            let path = if self.path.is_empty() { key.0.to_string() } else { format!("{}.{}", self.path, key.0) };
+            map.next_value_seed(self.child(path))?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,7 +367,7 @@ mod tests {
     fn a_json_object_reads_as_the_yaml_reader_reads_it() {
         let text =
             " \n{\"kind\": \"List\", \"items\": [{\"a\": 1, \"b\": -2, \"c\": 1.5, \"d\": null, \"e\": true, \"f\": \"x\\u00e9\"}]}\n";
-        let fast = parse(text).unwrap();
+        let Fast::Value(fast) = parse(text) else { panic!("{text}") };
         assert_eq!(Some(&fast), super::super::parse_whole(text).unwrap().first());
     }
 
@@ -251,11 +383,11 @@ mod tests {
             "{\"a\": 0777}",
             "\u{feff}{\"a\": 1}",
         ] {
-            assert_eq!(parse(text), None, "{text}");
+            assert_eq!(parse(text), Fast::No, "{text}");
         }
         let nested = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
-        assert!(parse(&nested(FAST_DEPTH)).is_some());
-        assert_eq!(parse(&nested(FAST_DEPTH + 1)), None);
+        assert!(matches!(parse(&nested(FAST_DEPTH)), Fast::Value(_)));
+        assert_eq!(parse(&nested(FAST_DEPTH + 1)), Fast::No);
     }
 
     #[test]
@@ -287,7 +419,7 @@ mod tests {
             list(FAST_DEPTH - 1),
             list(FAST_DEPTH),
         ] {
-            assert_eq!(plain(&text), parse(&text).is_some(), "{text}");
+            assert_eq!(plain(&text), matches!(parse(&text), Fast::Value(_)), "{text}");
         }
     }
 }

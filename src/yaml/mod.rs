@@ -30,6 +30,13 @@ pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
 
 /// Inputs larger than this are refused before parsing.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+/// The longest string (a scalar or a mapping key) the reader takes: 3 MiB, the largest request
+/// body the Kubernetes API server accepts (`MaxRequestBodyBytes: int64(3 * 1024 * 1024)` in
+/// `NewConfig`, kubernetes/kubernetes `staging/src/k8s.io/apiserver/pkg/server/config.go`: twice
+/// etcd's 1.5 MiB request limit). No object a cluster stores, and so no field rendered from a
+/// catalog, can hold a longer one. A longer string is refused before its value is built, so
+/// that reading such an input holds the text and at most one copy of it.
+pub const MAX_SCALAR_BYTES: usize = 3 * 1024 * 1024;
 /// Deepest nesting accepted (mappings and sequences).
 pub const MAX_DEPTH: usize = 128;
 /// Most aliases one stream may use.
@@ -44,11 +51,13 @@ pub struct YamlError {
     /// 1-based line and column in the text that was parsed, where known.
     pub line: Option<usize>,
     pub column: Option<usize>,
+    /// True when the text is refused for a string over [`MAX_SCALAR_BYTES`], not for its syntax.
+    pub too_long: bool,
 }
 
 impl YamlError {
     pub fn new(message: impl Into<String>) -> YamlError {
-        YamlError { message: message.into(), line: None, column: None }
+        YamlError { message: message.into(), line: None, column: None, too_long: false }
     }
 
     fn of(e: &serde_saphyr::Error) -> YamlError {
@@ -64,7 +73,104 @@ impl YamlError {
             .flat_map(|c| if c.is_control() { c.escape_debug().collect::<Vec<_>>() } else { vec![c] })
             .collect();
         let location = e.location().filter(|l| l.line() > 0);
-        YamlError { message, line: location.map(|l| l.line() as usize), column: location.map(|l| l.column() as usize) }
+        YamlError { message, line: location.map(|l| l.line() as usize), column: location.map(|l| l.column() as usize), too_long: false }
+    }
+
+    /// A string over [`MAX_SCALAR_BYTES`] in `text`, located: by its offset when the text holds
+    /// it as it is, else by its path in the line index.
+    fn too_long(text: &str, long: &Long) -> YamlError {
+        let position = match long.offset {
+            Some(offset) => {
+                // The opening quote, where a YAML string's position is.
+                let offset = if offset > 0 && text.as_bytes().get(offset - 1) == Some(&b'"') { offset - 1 } else { offset };
+                let before = &text.as_bytes()[..offset.min(text.len())];
+                let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let column = text.get(line_start..offset).map(|s| s.chars().count() + 1);
+                Some(Position { line: before.iter().filter(|&&b| b == b'\n').count() + 1, column: column.map(|c| (c, 1)) })
+            }
+            None => {
+                let index = LineIndex::new(text);
+                if long.key {
+                    index.key_position(long.doc, &long.path)
+                } else {
+                    index.position(long.doc, &long.path)
+                }
+            }
+        };
+        let what = match (long.key, long.path.as_str()) {
+            (true, "") => "a key at the top".to_string(),
+            (true, path) => format!("a key under `{path}`"),
+            (false, "") => "the document".to_string(),
+            (false, path) => format!("`{path}`"),
+        };
+        YamlError {
+            message: format!(
+                "{what} is a string of {} bytes; the reader takes at most {MAX_SCALAR_BYTES} bytes (3 MiB, the largest request the Kubernetes API server accepts), so no object can hold it",
+                long.len
+            ),
+            line: position.map(|p| p.line),
+            column: position.and_then(|p| p.column).map(|(c, _)| c),
+            too_long: true,
+        }
+    }
+}
+
+/// Where a string over [`MAX_SCALAR_BYTES`] is: its document (among the non-empty ones), its
+/// field path (for a key, the path of the mapping that holds it), its length and, where known,
+/// its byte offset in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Long {
+    pub doc: usize,
+    pub path: String,
+    pub key: bool,
+    pub len: usize,
+    pub offset: Option<usize>,
+}
+
+/// The first string (or key) over [`MAX_SCALAR_BYTES`] in parsed documents.
+fn long_string(docs: &[Value]) -> Option<Long> {
+    fn walk(v: &Value, path: &mut String, doc: usize) -> Option<Long> {
+        let long = |path: &str, key: bool, len: usize| Some(Long { doc, path: path.to_string(), key, len, offset: None });
+        match v {
+            Value::String(s) if s.len() > MAX_SCALAR_BYTES => long(path, false, s.len()),
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+                let base = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = walk(item, path, doc);
+                path.truncate(base);
+                found
+            }),
+            Value::Object(map) => map.iter().find_map(|(k, item)| {
+                if k.len() > MAX_SCALAR_BYTES {
+                    return long(path, true, k.len());
+                }
+                let base = path.len();
+                if base > 0 {
+                    path.push('.');
+                }
+                path.push_str(k);
+                let found = walk(item, path, doc);
+                path.truncate(base);
+                found
+            }),
+            _ => None,
+        }
+    }
+    docs.iter().enumerate().find_map(|(i, d)| walk(d, &mut String::new(), i))
+}
+
+/// The documents, or the error for the first string in them over [`MAX_SCALAR_BYTES`] (only a
+/// text longer than that can hold one).
+fn refuse_long(text: &str, docs: Vec<Value>) -> Result<Vec<Value>, YamlError> {
+    if text.len() <= MAX_SCALAR_BYTES {
+        return Ok(docs);
+    }
+    match long_string(&docs) {
+        None => Ok(docs),
+        Some(long) => {
+            drop(docs);
+            Err(YamlError::too_long(text, &long))
+        }
     }
 }
 
@@ -165,8 +271,13 @@ pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, 
     if text.len() > MAX_INPUT_BYTES {
         return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
     }
-    if let Some(value) = json::parse(text) {
-        return Ok(vec![value]);
+    match json::parse(text) {
+        json::Fast::Value(value) => return Ok(vec![value]),
+        json::Fast::TooLong => {
+            let long = json::long_string(text).unwrap_or(Long { doc: 0, path: String::new(), key: false, len: 0, offset: None });
+            return Err(YamlError::too_long(text, &long));
+        }
+        json::Fast::No => {}
     }
     let pieces = split::documents(text, threads);
     if pieces.len() > 1 {
@@ -182,10 +293,10 @@ pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, 
                 .collect()
         });
         if parsed.iter().all(Result::is_ok) {
-            return Ok(parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect());
+            return refuse_long(text, parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect());
         }
     }
-    parse_whole(text)
+    refuse_long(text, parse_whole(text)?)
 }
 
 /// One parse of the whole text, on this thread.
@@ -305,6 +416,35 @@ mod tests {
         let err = parse_stream("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
         assert!(err.line.is_some(), "{err:?}");
         assert!(!err.message.contains("line "), "the location is not repeated in the message: {}", err.message);
+    }
+
+    #[test]
+    fn a_string_over_the_limit_is_refused_at_its_place_in_json_and_yaml_and_one_at_it_is_read() {
+        let at = "x".repeat(MAX_SCALAR_BYTES);
+        let over = "x".repeat(MAX_SCALAR_BYTES + 1);
+        for text in [format!("{{\"a\": [1, \"{at}\"]}}"), format!("a:\n- 1\n- '{at}'\n")] {
+            assert_eq!(parse_stream(&text).unwrap()[0]["a"][1].as_str().map(str::len), Some(MAX_SCALAR_BYTES));
+        }
+        let cases = [
+            // The JSON fast path: by offset (the opening quote); with an escape, by path.
+            (format!("{{\"a\": 1,\n \"b\": [1, \"{over}\"]}}"), "`b[1]`", 2, Some(11)),
+            (format!("{{\"a\": 1,\n \"b\": [1, \"\\t{over}\"]}}"), "`b[1]`", 2, Some(11)),
+            (format!("{{\"a\": {{\"{over}\": 1}}}}"), "a key under `a`", 1, Some(8)),
+            // YAML: by path, in the right document.
+            (format!("x: 1\n---\na:\n  b: \"\\t{over}\"\n"), "`a.b`", 4, Some(6)),
+            (format!("a: |\n  {over}\n"), "`a`", 1, Some(1)),
+        ];
+        for (text, what, line, column) in cases {
+            let err = parse_stream(&text).unwrap_err();
+            assert!(err.too_long, "{what}: {err:?}");
+            assert!(err.message.starts_with(&format!("{what} is a string of ")), "{}", err.message);
+            assert!(err.message.contains("the reader takes at most 3145728 bytes (3 MiB"), "{}", err.message);
+            assert_eq!((err.line, err.column), (Some(line), column), "{what}");
+        }
+        // Long texts of short strings are read as they were.
+        let many = format!("{{\"a\": [{}]}}", vec!["\"short\""; MAX_SCALAR_BYTES / 4].join(","));
+        assert_eq!(parse_stream(&many).unwrap()[0]["a"].as_array().map(Vec::len), Some(MAX_SCALAR_BYTES / 4));
+        assert!(json::plain(&many) && !json::plain(&format!("{{\"a\": \"{over}\"}}")));
     }
 
     #[test]
