@@ -206,8 +206,14 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
         })
         .collect();
-    let mut out =
-        Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new(), clusters: Vec::new() };
+    let mut out = Generated {
+        runtimes: Vec::with_capacity(runtimes.len()),
+        diagnostics: Vec::new(),
+        ignored,
+        catalog_objects,
+        queues: Vec::new(),
+        clusters: Vec::new(),
+    };
     // One runtime at a time: each is resolved, rendered, checked and handed to `keep`, and freed
     // before the next, so that what is held is the typed catalog entries and what `keep` keeps.
     for resolved in runtimes.into_resolved() {

@@ -49,7 +49,8 @@ struct Packed(Box<str>);
 
 impl Packed {
     fn new(r: &JaxRuntime) -> Result<Packed, Diagnostic> {
-        serde_json::to_string(r).map(|s| Packed(s.into_boxed_str())).map_err(|e| unreadable_again(&e))
+        // Copied to a block of its own size (see `write::Text::new`).
+        serde_json::to_string(r).map(|s| Packed(Box::from(s.as_str()))).map_err(|e| unreadable_again(&e))
     }
 
     fn get(&self) -> Result<JaxRuntime, Diagnostic> {
