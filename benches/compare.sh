@@ -6,6 +6,7 @@
 #   benches/compare.sh                 # all comparisons (the 100,000-entry run takes about a minute)
 #   SKIP_100K=1 benches/compare.sh     # without the 100,000-entry render
 #   RUNS=15 benches/compare.sh         # timed runs per command (default 7; the median is used)
+#   BIN=PATH SKIP_BENCH=1 benches/compare.sh   # a binary built already; no in-process benchmarks
 #
 # Needs: a release build (made here), python3, /usr/bin/time (GNU time, `apt-get install time`),
 # kubectl (kustomize), kpt, and a Python with jsonschema and PyYAML (PYTHON, default .venv/bin/python
@@ -20,8 +21,14 @@ py=${PYTHON:-$root/.venv/bin/python}
 [[ -x $py ]] || py=python3
 crd=${CRD:-$root/../shared/reference/kubeflow-trainer-v2.3.0/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml}
 
-cargo build --release --quiet
-bin=$root/target/release/jax-runtimes
+# BIN: a binary built already (e.g. functions/build-static.sh's, the one the image ships and the
+# perf gate counts); by default the release build, made here.
+if [[ -n ${BIN:-} ]]; then
+  bin=$BIN
+else
+  cargo build --release --quiet
+  bin=$root/target/release/jax-runtimes
+fi
 mkdir -p "$work"
 for n in 10 1000 10000 100000; do
   [[ -f $work/catalog-$n.yaml ]] || python3 benches/gen_catalog.py "$n" "$work/catalog-$n.yaml"
@@ -84,7 +91,11 @@ if [[ -f $crd ]] && "$py" -c 'import jsonschema, yaml' 2>/dev/null; then
     say "2. validate --crd 1,000 runtimes: $(printf %.3f "$tv") s; Python jsonschema: $(printf %.3f "$tp") s"
     say "   python/validate = ${ratio}x (target >= 30x): $(verdict "$ratio >= 30")"
     # The floor of that comparison: reading the same two files before any check.
-    say "   budget for 30x: $(python3 -c "print(round($tp*1000/30, 1))") ms; $(JAX_BENCH_READ_FLOOR="$crd,$work/render-1000.yaml" cargo bench --quiet --bench render 2>/dev/null | tail -1)"
+    if [[ ${SKIP_BENCH:-0} == 1 ]]; then
+      say "   budget for 30x: $(python3 -c "print(round($tp*1000/30, 1))") ms (read floor skipped: SKIP_BENCH=1)"
+    else
+      say "   budget for 30x: $(python3 -c "print(round($tp*1000/30, 1))") ms; $(JAX_BENCH_READ_FLOOR="$crd,$work/render-1000.yaml" cargo bench --quiet --bench render 2>/dev/null | tail -1)"
+    fi
   else
     say "2. skipped: this build has no \`validate\` subcommand"
   fi
@@ -125,7 +136,11 @@ else
 fi
 
 # 4. render vs the floor (parse the catalog, write the same bytes, same YAML library), in process.
-say "4. $(JAX_BENCH_FLOOR=1000 cargo bench --quiet --bench render 2>/dev/null | tail -1)"
+if [[ ${SKIP_BENCH:-0} == 1 ]]; then
+  say "4. skipped (SKIP_BENCH=1: no in-process benchmark build)"
+else
+  say "4. $(JAX_BENCH_FLOOR=1000 cargo bench --quiet --bench render 2>/dev/null | tail -1)"
+fi
 
 # Start-up on an empty ResourceList, cost per entry, peak memory.
 printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n' >"$work/empty.yaml"
@@ -134,14 +149,33 @@ say ""
 say "start-up: function on an empty ResourceList $(python3 -c "print(round($tempty*1000, 1))") ms (cat: $(python3 -c "print(round($tcat*1000, 1))") ms)"
 sizes="10 1000 10000"
 [[ ${SKIP_100K:-0} == 1 ]] || sizes="$sizes 100000"
-say "render cost per entry and peak memory:"
+say "render cost per entry and peak memory (the median of $RUNS runs; memory per entry above the 10-entry run's):"
+base_kb=
 for n in $sizes; do
-  s=$(date +%s%N)
-  "$bin" render "$work/catalog-$n.yaml" >/dev/null 2>&1
-  t=$(( $(date +%s%N) - s ))
+  ts=()
+  for ((i = 0; i < RUNS; i++)); do
+    s=$(date +%s%N)
+    "$bin" render "$work/catalog-$n.yaml" >/dev/null 2>&1
+    ts+=($(( $(date +%s%N) - s )))
+  done
+  t=$(python3 -c 'import statistics,sys; print(statistics.median(map(int, sys.argv[1:])))' "${ts[@]}")
   kb=$(peak_kb "$bin render $work/catalog-$n.yaml")
-  say "  $n entries: $(python3 -c "print(round($t/1e9, 3))") s, $(python3 -c "print(round($t/1e3/$n, 1))") us/entry, peak RSS $((kb / 1024)) MiB"
+  [[ -n $base_kb ]] || base_kb=$kb
+  say "  $n entries: $(python3 -c "print(round($t/1e9, 3))") s, $(python3 -c "print(round($t/1e3/$n, 1))") us/entry, peak RSS $((kb / 1024)) MiB, $(python3 -c "print(round(($kb-$base_kb)/$n, 2))") KiB/entry"
 done
+
+# fit: 1,000 runtimes on 5,000 nodes with 50,000 pods, kubectl's JSON read by the binary.
+fit=$work/fit-5000
+[[ -f $fit/pods.json ]] || python3 benches/gen_fit.py 5000 50000 1000 "$fit"
+ts=()
+for ((i = 0; i < RUNS; i++)); do
+  s=$(date +%s%N)
+  "$bin" fit --nodes "$fit/nodes.json" --pods "$fit/pods.json" "$fit/catalog.yaml" >/dev/null 2>&1 || true
+  ts+=($(( $(date +%s%N) - s )))
+done
+t=$(python3 -c 'import statistics,sys; print(statistics.median(map(int, sys.argv[1:])))' "${ts[@]}")
+kb=$(peak_kb "$bin fit --nodes $fit/nodes.json --pods $fit/pods.json $fit/catalog.yaml")
+say "fit, 5,000 nodes / 50,000 pods / 1,000 runtimes: $(python3 -c "print(round($t/1e9, 3))") s (target < 0.6 s), peak RSS $((kb / 1024)) MiB (target < 200 MB)"
 if "$bin" validate --help >/dev/null 2>&1; then
   say "validate --crd 1,000: peak RSS $(( $(peak_kb "$bin validate --crd $crd $work/render-1000.yaml") / 1024 )) MiB"
 fi

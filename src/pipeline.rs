@@ -128,13 +128,24 @@ pub fn generate_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: imp
     with_queues(plan_in(docs, inventories, keep))
 }
 
-/// [`generate_with`], freeing the documents once they are resolved: only the resolved entries
-/// and what `keep` keeps of each runtime are held while the runtimes are rendered and checked.
+/// [`generate_with`], freeing each document once it is read into its type: only the typed
+/// catalog entries and what `keep` keeps of each runtime are held while the runtimes are
+/// resolved, rendered and checked one at a time.
 /// The clusters' inventories are read from files.
 pub fn generate_owned<R>(docs: Vec<Document>, keep: impl FnMut(Runtime) -> R) -> Generated<R> {
-    let resolution = resolve::resolve(&docs);
-    drop(docs);
-    with_queues(plan_resolved(resolution, Inventories::Files, keep))
+    with_queues(plan_resolved(resolve::resolve_owned(docs), Inventories::Files, keep))
+}
+
+/// [`generate_owned`] on documents parsed as they are taken: the input's trees are freed a batch
+/// at a time, so that a large catalog is never held whole as trees. The read errors instead, when
+/// any text did not read or parse (nothing is generated then, as when the input is read first).
+pub fn generate_stream<R>(mut docs: crate::read::Stream, keep: impl FnMut(Runtime) -> R) -> Result<Generated<R>, Vec<Diagnostic>> {
+    let resolution = resolve::resolve_owned(&mut docs);
+    let errors = docs.errors();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(with_queues(plan_resolved(resolution, Inventories::Files, keep)))
 }
 
 /// The Kueue objects of the plan's queues added, or nothing kept on any error.
@@ -164,7 +175,7 @@ pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl Fn
 
 /// [`plan_in`] on what resolve made of the documents.
 fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
-    let Resolution { mut runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolution;
+    let Resolution { runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolution;
     let mut plan = QueuePlan::default();
     for (q, origin) in &queues {
         match queue::resolve_queue(q, origin.clone()) {
@@ -172,14 +183,10 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             Err(errs) => diagnostics.extend(errs.into_iter().map(|d| origin.locate(d))),
         }
     }
-    let serving = if plan.queues.is_empty() {
-        Vec::new()
-    } else {
-        let (serving, errors) = queue::serve(&plan.queues, &mut runtimes);
-        diagnostics.extend(errors);
-        serving
-    };
-    plan.served = vec![Vec::new(); plan.queues.len()];
+    // The serving errors go where they were always reported: after the queues' own.
+    let serve_at = diagnostics.len();
+    let mut serve = queue::Serve::new(&plan.queues);
+    let mut served = vec![Vec::new(); plan.queues.len()];
     let queue_names: Vec<&str> = queues.iter().map(|(q, _)| q.metadata.name.as_str()).collect();
     let mut fleet = Fleet::new(&clusters, &queue_names, inventories, &mut diagnostics);
     let mut fleet_findings = Vec::new();
@@ -199,10 +206,25 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             Some(((object.kind != crate::catalog::Kind::Defaults.name()).then_some(object), rule))
         })
         .collect();
-    let mut out =
-        Generated { runtimes: Vec::new(), diagnostics: Vec::new(), ignored, catalog_objects, queues: Vec::new(), clusters: Vec::new() };
-    // By value: each resolved entry is freed once its runtime is kept.
-    for (i, resolved) in runtimes.into_iter().enumerate() {
+    let mut out = Generated {
+        runtimes: Vec::with_capacity(runtimes.len()),
+        diagnostics: Vec::new(),
+        ignored,
+        catalog_objects,
+        queues: Vec::new(),
+        clusters: Vec::new(),
+    };
+    // One runtime at a time: each is resolved, rendered, checked and handed to `keep`, and freed
+    // before the next, so that what is held is the typed catalog entries and what `keep` keeps.
+    for resolved in runtimes.into_resolved() {
+        let mut resolved = match resolved {
+            Ok(r) => r,
+            Err(errors) => {
+                out.diagnostics.extend(errors);
+                continue;
+            }
+        };
+        let serving = if plan.queues.is_empty() { None } else { serve.one(&mut resolved) };
         let runtime = match render::render(&resolved) {
             Ok(runtime) => runtime,
             Err(errors) => {
@@ -228,10 +250,10 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             }
             out.diagnostics.push(place_generated(&resolved, d));
         }
-        if let Some(Some(s)) = serving.get(i) {
+        if let Some(s) = &serving {
             // A quantity that does not read is the runtime's own finding: such a runtime is not served.
             if let Ok((_, sets)) = podsets::of_runtime(&runtime) {
-                plan.served[s.queue].push(Served {
+                served[s.queue].push(Served {
                     name: resolved.name.clone(),
                     platform: resolved.platform.to_string(),
                     capacity: resolved.capacity.clone(),
@@ -245,6 +267,10 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
+    if !plan.queues.is_empty() {
+        diagnostics.splice(serve_at..serve_at, serve.finish());
+    }
+    plan.served = served;
     let generated = std::mem::replace(&mut out.diagnostics, diagnostics);
     out.diagnostics.extend(generated);
     out.clusters = fleet.finish(&mut fleet_findings);

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
+use super::shared::{catalog_texts, check_output_dir, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
@@ -42,27 +42,36 @@ pub fn run(a: &RenderArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    let input = match &a.kustomize_plugin {
-        Some(config) => super::kustomize_plugin::input(config),
-        None => read_catalog(&a.paths),
-    };
-    let mut report = Reporter::gated(a.format, a.gate.clone(), "render", input.sources.clone());
-    let docs = match input.into_result() {
-        Ok(d) => d,
-        Err(diags) => {
-            report.findings(&diags);
-            return report.finish(Exit::after_read_errors(&diags));
-        }
-    };
     // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
-    let generated = pipeline::generate_owned(docs, |r| {
+    let keep = |r: pipeline::Runtime| {
         let shared = Shared {
             object: ObjectRef::of(&r.object),
             file_name: r.file_name.clone(),
             from: From::Runtime(r.resolved.namespace.clone(), r.resolved.name.clone()),
         };
         (Text::new(r.source().clone(), r.file_name.clone(), &r.object), shared)
-    });
+    };
+    // Files are parsed as they are resolved (a large catalog is never held whole as trees); the
+    // kustomize plugin's input comes parsed.
+    let (mut report, generated) = match &a.kustomize_plugin {
+        Some(config) => {
+            let input = super::kustomize_plugin::input(config);
+            let report = Reporter::gated(a.format, a.gate.clone(), "render", input.sources.clone());
+            (report, input.into_result().map(|docs| pipeline::generate_owned(docs, keep)))
+        }
+        None => {
+            let texts = catalog_texts(&a.paths);
+            let report = Reporter::gated(a.format, a.gate.clone(), "render", texts.sources.clone());
+            (report, pipeline::generate_stream(texts.stream(), keep))
+        }
+    };
+    let generated = match generated {
+        Ok(g) => g,
+        Err(diags) => {
+            report.findings(&diags);
+            return report.finish(Exit::after_read_errors(&diags));
+        }
+    };
     let mut diags = generated.diagnostics.clone();
     for doc in &generated.ignored {
         diags.push(

@@ -16,10 +16,15 @@ use crate::write::{self, Plan};
 
 /// Reads catalog documents from paths, or the built-in catalog when none are given.
 pub fn read_catalog(paths: &[PathBuf]) -> Input {
+    catalog_texts(paths).parse()
+}
+
+/// The texts [`read_catalog`] parses, not yet parsed (see [`read::Texts::stream`]).
+pub fn catalog_texts(paths: &[PathBuf]) -> read::Texts {
     if paths.is_empty() {
-        read::builtin()
+        read::builtin_texts()
     } else {
-        read::paths(paths)
+        read::texts(paths)
     }
 }
 

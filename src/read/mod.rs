@@ -206,45 +206,126 @@ impl Input {
 
 /// Documents of the built-in catalog.
 pub fn builtin() -> Input {
-    let mut input = Input::default();
-    for (name, text) in BUILTIN {
-        let source = Arc::new(Source::new(format!("builtin:{name}"), Some(text.to_string())));
-        input.add(parse_source(source.clone()), Some(&source));
-    }
-    input
+    builtin_texts().parse()
 }
 
 /// Reads files, folders (recursively: `*.yaml`, `*.yml`, `*.json`, sorted) and `-` (stdin).
 pub fn paths(paths: &[PathBuf]) -> Input {
-    let mut input = Input::default();
+    texts(paths).parse()
+}
+
+/// The texts [`paths`] reads, not yet parsed: [`Texts::stream`] parses them a batch of
+/// documents at a time, for a reader that frees each document once used.
+pub fn texts(paths: &[PathBuf]) -> Texts {
+    let mut texts = Texts::default();
     for path in paths {
         if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
             match std::io::stdin().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes) {
                 Ok(_) => match decode("<stdin>", bytes) {
-                    Ok(text) => {
-                        let source = Arc::new(Source::new("<stdin>", Some(text)));
-                        input.add(parse_source(source.clone()), Some(&source));
-                    }
-                    Err(e) => input.add(Err(e), None),
+                    Ok(text) => texts.add(Ok(Arc::new(Source::new("<stdin>", Some(text))))),
+                    Err(e) => texts.add(Err(e)),
                 },
-                Err(e) => input.add(Err(io_error("<stdin>", &e)), None),
+                Err(e) => texts.add(Err(io_error("<stdin>", &e))),
             }
             continue;
         }
         match expand(path) {
             Ok(files) => {
                 for file in files {
-                    match read_text(&file) {
-                        Ok(source) => input.add(parse_source(source.clone()), Some(&source)),
-                        Err(e) => input.add(Err(e), None),
-                    }
+                    texts.add(read_text(&file));
                 }
             }
-            Err(e) => input.add(Err(e), None),
+            Err(e) => texts.add(Err(e)),
         }
     }
-    input
+    texts
+}
+
+/// The built-in catalog's texts (see [`texts`]).
+pub fn builtin_texts() -> Texts {
+    let mut texts = Texts::default();
+    for (name, text) in BUILTIN {
+        texts.add(Ok(Arc::new(Source::new(format!("builtin:{name}"), Some(text.to_string())))));
+    }
+    texts
+}
+
+/// Texts read, in input order, or why one could not be read.
+#[derive(Debug, Default)]
+pub struct Texts {
+    items: Vec<Result<Arc<Source>, Diagnostic>>,
+    pub sources: Sources,
+}
+
+impl Texts {
+    fn add(&mut self, item: Result<Arc<Source>, Diagnostic>) {
+        if let Ok(s) = &item {
+            self.sources.add(s);
+        }
+        self.items.push(item);
+    }
+
+    /// Every text parsed: the documents, or the errors.
+    pub fn parse(self) -> Input {
+        let mut input = Input { sources: self.sources, ..Input::default() };
+        for item in self.items {
+            match item {
+                Ok(source) => input.add(parse_source(source), None),
+                Err(e) => input.add(Err(e), None),
+            }
+        }
+        input
+    }
+
+    /// The documents of every text, in order, parsed a batch at a time as they are taken; the
+    /// read and parse errors, in input order, from [`Stream::errors`] once it is used up.
+    pub fn stream(self) -> Stream {
+        Stream { items: self.items.into_iter(), current: None, buffer: Vec::new().into_iter(), errors: Vec::new() }
+    }
+}
+
+/// See [`Texts::stream`].
+pub struct Stream {
+    items: std::vec::IntoIter<Result<Arc<Source>, Diagnostic>>,
+    current: Option<SourceDocs>,
+    buffer: std::vec::IntoIter<Document>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Iterator for Stream {
+    type Item = Document;
+
+    fn next(&mut self) -> Option<Document> {
+        loop {
+            if let Some(d) = self.buffer.next() {
+                return Some(d);
+            }
+            match self.current.as_mut().map(SourceDocs::next_batch) {
+                Some(Some(Ok(docs))) => self.buffer = docs.into_iter(),
+                Some(Some(Err(e))) => {
+                    self.errors.push(e);
+                    self.current = None;
+                }
+                Some(None) => self.current = None,
+                None => match self.items.next()? {
+                    Ok(source) => match SourceDocs::new(source) {
+                        Ok(s) => self.current = Some(s),
+                        Err(e) => self.errors.push(e),
+                    },
+                    Err(e) => self.errors.push(e),
+                },
+            }
+        }
+    }
+}
+
+impl Stream {
+    /// The read and parse errors, in input order (every document taken first).
+    pub fn errors(mut self) -> Vec<Diagnostic> {
+        for _ in self.by_ref() {}
+        self.errors
+    }
 }
 
 /// The text of one file, or of stdin for `-`, read as [`paths`] reads it (the same limits and
@@ -309,33 +390,65 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
 /// its place among the others, as the line index counts them). A `List` document is unpacked
 /// into its items.
 pub fn parse_source(source: Arc<Source>) -> Result<Vec<Document>, Diagnostic> {
-    let text = source.text().unwrap_or_default();
-    let values = yaml::parse_stream(text).map_err(|e| {
-        let d = if e.too_long {
-            Diagnostic::new(&INPUT_SCALAR_TOO_LONG, e.message)
-                .with_file(source.name.clone(), None, e.line)
-                .with_help("shorten the value at that line; a long text belongs in a file the job reads, not in a field")
-        } else {
-            Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
-                .with_file(source.name.clone(), None, e.line)
-                .with_help("fix the YAML syntax at that line")
-        };
-        // The parser's column is where it gave up: one character is underlined there.
-        Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }
-    })?;
-    let mut docs = Vec::with_capacity(values.len());
-    for (index, value) in values.into_iter().enumerate() {
-        match list_items(value) {
-            Ok(items) => docs.extend(items.into_iter().enumerate().map(|(i, v)| Document {
-                source: source.clone(),
-                index,
-                within: format!("items[{i}]"),
-                value: v,
-            })),
-            Err(value) => docs.push(Document::new(source.clone(), index, value)),
-        }
+    let mut pieces = SourceDocs::new(source)?;
+    let mut docs = Vec::new();
+    while let Some(batch) = pieces.next_batch() {
+        docs.extend(batch?);
     }
     Ok(docs)
+}
+
+/// The documents of one source a batch at a time ([`yaml::Pieces`]), as [`parse_source`] gives
+/// them.
+struct SourceDocs {
+    source: Arc<Source>,
+    pieces: yaml::Pieces,
+    /// Documents of the source so far (the next one's index).
+    index: usize,
+}
+
+impl SourceDocs {
+    fn new(source: Arc<Source>) -> Result<SourceDocs, Diagnostic> {
+        let pieces = yaml::Pieces::new(source.text().unwrap_or_default()).map_err(|e| malformed(&source, e))?;
+        Ok(SourceDocs { source, pieces, index: 0 })
+    }
+
+    fn next_batch(&mut self) -> Option<Result<Vec<Document>, Diagnostic>> {
+        let values = match self.pieces.next_batch(self.source.text().unwrap_or_default())? {
+            Ok(v) => v,
+            Err(e) => return Some(Err(malformed(&self.source, e))),
+        };
+        let mut docs = Vec::with_capacity(values.len());
+        for value in values {
+            let index = self.index;
+            self.index += 1;
+            match list_items(value) {
+                Ok(items) => docs.extend(items.into_iter().enumerate().map(|(i, v)| Document {
+                    source: self.source.clone(),
+                    index,
+                    within: format!("items[{i}]"),
+                    value: v,
+                })),
+                Err(value) => docs.push(Document::new(self.source.clone(), index, value)),
+            }
+        }
+        Some(Ok(docs))
+    }
+}
+
+/// A source whose text does not parse, or holds a string over [`yaml::MAX_SCALAR_BYTES`].
+fn malformed(source: &Source, e: yaml::YamlError) -> Diagnostic {
+    let d = if e.too_long {
+        Diagnostic::new(&INPUT_SCALAR_TOO_LONG, e.message)
+            .with_file(source.name.clone(), None, e.line)
+            .with_help("shorten the value at that line; a long text belongs in a file the job reads, not in a field")
+    } else {
+        Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+            .with_file(source.name.clone(), None, e.line)
+            .with_help("fix the YAML syntax at that line")
+    };
+    // The parser's column is where it gave up: one character is underlined there.
+    Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }
 }
 
 /// The items of a list document: `kind: List` (what `kubectl get ... -o yaml` and `-o json`
@@ -393,6 +506,30 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_of_texts_gives_what_parsing_them_first_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = "a: 1\n---\nkind: List\nitems: [{b: 2}, {c: 3}]\n---\nd: 4\n".repeat(3);
+        std::fs::write(dir.path().join("1-good.yaml"), &good).unwrap();
+        std::fs::write(dir.path().join("2-bad.yaml"), "a: 1\n---\nb: [1, 2\n").unwrap();
+        std::fs::write(dir.path().join("3-not-utf8.yaml"), b"a: \xff\n").unwrap();
+        std::fs::write(dir.path().join("4-good.yaml"), "e: 5\n").unwrap();
+        let paths = [dir.path().to_path_buf(), dir.path().join("missing.yaml")];
+        let eager = texts(&paths).parse();
+        let mut stream = texts(&paths).stream();
+        let docs: Vec<(String, usize, String, Value)> =
+            stream.by_ref().map(|d| (d.source.name.clone(), d.index, d.within.clone(), d.value)).collect();
+        let errors = stream.errors();
+        let want: Vec<(String, usize, String, Value)> =
+            eager.documents.into_iter().map(|d| (d.source.name.clone(), d.index, d.within.clone(), d.value)).collect();
+        // The documents of the bad file before its error are given too (the caller throws the
+        // whole away on a read error); the good files' are the same, in the same order.
+        let without_bad: Vec<_> = docs.iter().filter(|d| !d.0.ends_with("2-bad.yaml")).cloned().collect();
+        assert_eq!(without_bad, want);
+        assert_eq!(errors, eager.errors, "the same errors, in input order");
+        assert_eq!(errors.iter().map(|e| e.rule.id).collect::<Vec<_>>(), ["input/malformed-yaml", "input/not-utf8", "input/unreadable"]);
+    }
 
     #[test]
     fn malformed_yaml_names_file_and_line() {

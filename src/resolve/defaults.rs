@@ -17,7 +17,7 @@ use crate::k8s::facts::facts;
 use crate::k8s::finding::Scope;
 use crate::k8s::{meta, names};
 use crate::keys;
-use crate::read::Document;
+use crate::read::{Document, Place};
 use crate::rules::catalog::{
     CATALOG_DEFAULTS_OVERLAP, CATALOG_DEFAULTS_UNUSED, CATALOG_DUPLICATE_DEFAULTS, CATALOG_GENERATOR_METADATA, CATALOG_INVALID_VALUE,
 };
@@ -25,24 +25,25 @@ use crate::spelling;
 
 /// Every `JaxRuntimeDefaults` of an input, checked, and which runtimes each applies to.
 #[derive(Default)]
-pub(super) struct DefaultsSet<'a> {
+pub(super) struct DefaultsSet {
     /// The one without a selector (empty when there is none).
     global: DefaultsSpec,
-    selected: Vec<Selected<'a>>,
+    selected: Vec<Selected>,
 }
 
-struct Selected<'a> {
+struct Selected {
     name: String,
-    doc: &'a Document,
+    /// Where it is written (owned: the set outlives the documents, see [`super::Pending`]).
+    doc: Place,
     selector: DefaultsSelector,
     /// Its own values over the unselected defaults'.
     spec: DefaultsSpec,
     used: Cell<bool>,
 }
 
-impl<'a> DefaultsSet<'a> {
+impl DefaultsSet {
     /// Checks every defaults object (findings located in its document) and sorts them.
-    pub(super) fn new(defaults: &[(JaxRuntimeDefaults, &'a Document)], diags: &mut Vec<Diagnostic>) -> DefaultsSet<'a> {
+    pub(super) fn new(defaults: &[(JaxRuntimeDefaults, &Document)], diags: &mut Vec<Diagnostic>) -> DefaultsSet {
         let mut set = DefaultsSet::default();
         let mut global: Option<&str> = None;
         let mut selected = Vec::new();
@@ -68,7 +69,7 @@ impl<'a> DefaultsSet<'a> {
                 },
                 Some(selector) => {
                     check_selector(selector, &mut report);
-                    selected.push((d.metadata.name.clone(), *doc, selector.clone(), spec));
+                    selected.push((d.metadata.name.clone(), doc.place(), selector.clone(), spec));
                 }
             }
         }

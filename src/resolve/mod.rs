@@ -4,6 +4,7 @@
 //! [`gpu`] with its interconnect in [`fabric`], resources, env, selectors). Every problem in the input is collected, so one bad entry
 //! does not hide the others.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::catalog::{self, Identity, JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix, Kind};
@@ -35,36 +36,89 @@ pub use resolved::{Accel, Origin, Resolution, Resolved};
 /// One entry to resolve: a `JaxRuntime`, or a row of a matrix (`row`: the matrix's index among
 /// the input's matrices and the row's index in it).
 struct Entry {
-    runtime: JaxRuntime,
+    runtime: Packed,
     origin: Origin,
     row: Option<(usize, usize)>,
 }
 
-/// The catalog objects of the input, read into their types.
+/// A typed `JaxRuntime` kept as compact JSON until it is resolved: the struct is about 3 KB
+/// whatever it holds (its optional Kubernetes fields are inline), its JSON a tenth of that, and a
+/// catalog's entries are all held until every `JaxRuntimeDefaults` is known. Read back each time
+/// it is resolved; the round trip gives the same value (tested below).
+struct Packed(Box<str>);
+
+impl Packed {
+    fn new(r: &JaxRuntime) -> Result<Packed, Diagnostic> {
+        // Copied to a block of its own size (see `write::Text::new`).
+        serde_json::to_string(r).map(|s| Packed(Box::from(s.as_str()))).map_err(|e| unreadable_again(&e))
+    }
+
+    fn get(&self) -> Result<JaxRuntime, Diagnostic> {
+        serde_json::from_str(&self.0).map_err(|e| unreadable_again(&e))
+    }
+}
+
+/// A typed entry that does not serialize or read back (it cannot: both are derived): said, never
+/// left out in silence.
+fn unreadable_again(e: &serde_json::Error) -> Diagnostic {
+    Diagnostic::new(&crate::rules::catalog::CATALOG_WRONG_TYPE, format!("the entry cannot be kept for resolving: {e}"))
+}
+
+/// The catalog objects of the input, read into their types. The documents of defaults and
+/// matrices are kept (`kept`, indexed by the pairs): their findings are placed in them later.
+/// Other documents are not: an entry keeps its typed object and where it was written.
 #[derive(Default)]
 struct Objects<'a> {
     entries: Vec<Entry>,
-    defaults: Vec<(JaxRuntimeDefaults, &'a Document)>,
-    matrices: Vec<(JaxRuntimeMatrix, &'a Document)>,
+    defaults: Vec<(JaxRuntimeDefaults, usize)>,
+    matrices: Vec<(JaxRuntimeMatrix, usize)>,
+    kept: Vec<Cow<'a, Document>>,
 }
 
-/// Resolves every catalog object among `docs`.
+/// Resolves every catalog object among `docs`: every finding, and the runtimes to generate
+/// ([`Pending`]), each resolved again when it is taken, so that no more than one resolved runtime
+/// is held at a time however large the catalog.
 pub fn resolve(docs: &[Document]) -> Resolution {
+    resolve_from(docs.iter().map(Cow::Borrowed))
+}
+
+/// [`resolve`], freeing each document once read into its type (what the other documents are,
+/// and the findings, do not change): with documents parsed as they are taken
+/// ([`crate::read::Texts::stream`]), the input's trees are never all held at once.
+pub fn resolve_owned(docs: impl IntoIterator<Item = Document>) -> Resolution {
+    resolve_from(docs.into_iter().map(Cow::Owned))
+}
+
+fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution {
     let mut res = Resolution::default();
     let mut objects = sort(docs, &mut res);
-    let defaults = defaults::DefaultsSet::new(&objects.defaults, &mut res.diagnostics);
+    let kept = std::mem::take(&mut objects.kept);
+    let defaults_docs: Vec<(JaxRuntimeDefaults, &Document)> =
+        std::mem::take(&mut objects.defaults).into_iter().map(|(d, i)| (d, kept[i].as_ref())).collect();
+    let defaults = defaults::DefaultsSet::new(&defaults_docs, &mut res.diagnostics);
+    drop(defaults_docs);
+    let matrix_docs: Vec<(JaxRuntimeMatrix, &Document)> =
+        std::mem::take(&mut objects.matrices).into_iter().map(|(m, i)| (m, kept[i].as_ref())).collect();
     let mut findings = rows::Findings::default();
-    let matrices = expand_matrices(&objects.matrices, &mut objects.entries, &mut findings);
+    let matrices = expand_matrices(&matrix_docs, &mut objects.entries, &mut findings);
     // A finding on a matrix row is grouped with the same finding on the matrix's other rows.
     let report = |findings: &mut rows::Findings, entry: &Entry, d: Diagnostic| match entry.row {
         Some((m, row)) => findings.row(m, row, d),
         None => findings.push(entry.origin.locate(d)),
     };
     let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
-    // By value: each entry's typed object is freed once it is resolved.
+    let mut pending = Vec::new();
+    // By value: an entry that does not resolve is freed at once; one that does is kept, typed,
+    // for [`Pending`] to resolve again (its resolved form, several times larger, is dropped).
     for entry in std::mem::take(&mut objects.entries) {
-        let entry = &entry;
-        let runtime = &entry.runtime;
+        let runtime = match entry.runtime.get() {
+            Ok(r) => r,
+            Err(d) => {
+                report(&mut findings, &entry, d);
+                continue;
+            }
+        };
+        let runtime = &runtime;
         let origin = &entry.origin;
         let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
         if let Some(first) = seen.get(&key) {
@@ -85,75 +139,131 @@ pub fn resolve(docs: &[Document]) -> Resolution {
         let spec = match defaults.of(runtime, &origin.doc.source.name) {
             Ok(spec) => spec,
             Err(d) => {
-                report(&mut findings, entry, d);
+                report(&mut findings, &entry, d);
                 continue;
             }
         };
         match entry::resolve_entry(runtime, spec, origin.clone()) {
             Ok((resolved, warnings)) => {
                 for w in warnings {
-                    report(&mut findings, entry, w);
+                    report(&mut findings, &entry, w);
                 }
-                res.runtimes.push(resolved);
+                pending.push(((resolved.namespace.clone(), resolved.name.clone()), entry));
             }
             Err(errs) => {
                 for e in errs {
-                    report(&mut findings, entry, e);
+                    report(&mut findings, &entry, e);
                 }
             }
         }
     }
     res.diagnostics.extend(findings.finish(&matrices));
     res.diagnostics.extend(defaults.unused());
-    res.runtimes.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    // Names are unique here (duplicates were refused above).
+    pending.sort_by(|a, b| a.0.cmp(&b.0));
+    res.runtimes = Pending { entries: pending.into_iter().map(|(_, e): (_, Entry)| (e.runtime, e.origin)).collect(), defaults };
     res
 }
 
+/// The runtimes a catalog generates, in namespace and name order, not yet resolved: each entry
+/// is kept in its typed form with its defaults, and resolved when taken. Resolving is
+/// deterministic, so what is taken is what [`resolve`] resolved (and found no error in) before.
+#[derive(Default)]
+pub struct Pending {
+    entries: Vec<(Packed, Origin)>,
+    defaults: defaults::DefaultsSet,
+}
+
+impl Pending {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Each runtime resolved, in order, every entry freed once resolved. An entry that does not
+    /// resolve again (it cannot: resolve checked it) gives its errors, placed in its document,
+    /// so that nothing is left out in silence.
+    pub fn into_resolved(self) -> impl Iterator<Item = Result<Resolved, Vec<Diagnostic>>> {
+        let Pending { entries, defaults } = self;
+        entries.into_iter().map(move |(packed, origin)| {
+            let runtime = packed.get().map_err(|d| vec![origin.locate(d)])?;
+            let spec = defaults.of(&runtime, &origin.doc.source.name).map_err(|d| vec![origin.locate(d)])?;
+            match entry::resolve_entry(&runtime, spec, origin.clone()) {
+                Ok((resolved, _)) => Ok(resolved),
+                Err(errs) => Err(errs.into_iter().map(|d| origin.locate(d)).collect()),
+            }
+        })
+    }
+
+    /// Every runtime resolved, in order (the errors of any that does not resolve dropped: see
+    /// [`Pending::into_resolved`]).
+    pub fn resolve_all(self) -> Vec<Resolved> {
+        self.into_resolved().filter_map(Result::ok).collect()
+    }
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending").field("entries", &self.entries.len()).finish_non_exhaustive()
+    }
+}
+
 /// Sorts the documents into catalog objects (read into their types) and the others.
-fn sort<'a>(docs: &'a [Document], res: &mut Resolution) -> Objects<'a> {
+fn sort<'a>(docs: impl Iterator<Item = Cow<'a, Document>>, res: &mut Resolution) -> Objects<'a> {
     let mut objects = Objects::default();
     for doc in docs {
-        if !doc.value.is_object() {
-            res.diagnostics.push(doc.locate(Diagnostic::new(&CATALOG_NOT_AN_OBJECT, "a document must be a YAML mapping (an object)")));
+        let doc_ref: &Document = &doc;
+        if !doc_ref.value.is_object() {
+            res.diagnostics.push(doc_ref.locate(Diagnostic::new(&CATALOG_NOT_AN_OBJECT, "a document must be a YAML mapping (an object)")));
             continue;
         }
-        let object = ObjectRef::of(&doc.value);
-        match catalog::identify(Gvk::of(&doc.value)) {
-            Identity::Foreign => match crate::kinds::near_miss(Gvk::of(&doc.value)) {
-                Some(d) => res.diagnostics.push(doc.locate(d.with_object(object))),
-                None => res.ignored.push(doc.clone()),
+        let object = ObjectRef::of(&doc_ref.value);
+        match catalog::identify(Gvk::of(&doc_ref.value)) {
+            Identity::Foreign => match crate::kinds::near_miss(Gvk::of(&doc_ref.value)) {
+                Some(d) => res.diagnostics.push(doc_ref.locate(d.with_object(object))),
+                None => res.ignored.push(doc.into_owned()),
             },
             Identity::Misspelt(d) => {
                 res.catalog_objects += 1;
-                res.diagnostics.push(doc.locate(d.with_object(object)));
+                res.diagnostics.push(doc_ref.locate(d.with_object(object)));
             }
             Identity::Ours(kind) => {
                 res.catalog_objects += 1;
                 match kind {
                     Kind::Runtime => {
-                        if let Some(r) = shape::typed::<JaxRuntime>(doc, kind, &object, &mut res.diagnostics) {
-                            let origin = Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" };
-                            objects.entries.push(Entry { runtime: r, origin, row: None });
+                        if let Some(r) = shape::typed::<JaxRuntime>(doc_ref, kind, &object, &mut res.diagnostics) {
+                            let origin = Origin { doc: doc_ref.place(), object, row: None, generated: None, field_prefix: "" };
+                            match Packed::new(&r) {
+                                Ok(runtime) => objects.entries.push(Entry { runtime, origin, row: None }),
+                                Err(d) => res.diagnostics.push(origin.locate(d)),
+                            }
                         }
                     }
                     Kind::Defaults => {
-                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc, kind, &object, &mut res.diagnostics) {
-                            objects.defaults.push((d, doc));
+                        if let Some(d) = shape::typed::<JaxRuntimeDefaults>(doc_ref, kind, &object, &mut res.diagnostics) {
+                            objects.defaults.push((d, objects.kept.len()));
+                            objects.kept.push(doc);
                         }
                     }
                     Kind::Matrix => {
-                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc, kind, &object, &mut res.diagnostics) {
-                            objects.matrices.push((m, doc));
+                        if let Some(m) = shape::typed::<JaxRuntimeMatrix>(doc_ref, kind, &object, &mut res.diagnostics) {
+                            objects.matrices.push((m, objects.kept.len()));
+                            objects.kept.push(doc);
                         }
                     }
                     Kind::Queue => {
-                        if let Some(q) = shape::typed::<crate::catalog::JaxRuntimeQueue>(doc, Kind::Queue, &object, &mut res.diagnostics) {
-                            res.queues.push((q, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
+                        if let Some(q) =
+                            shape::typed::<crate::catalog::JaxRuntimeQueue>(doc_ref, Kind::Queue, &object, &mut res.diagnostics)
+                        {
+                            res.queues.push((q, Origin { doc: doc_ref.place(), object, row: None, generated: None, field_prefix: "" }));
                         }
                     }
                     Kind::Cluster => {
-                        if let Some(c) = shape::typed::<crate::catalog::JaxCluster>(doc, Kind::Cluster, &object, &mut res.diagnostics) {
-                            res.clusters.push((c, Origin { doc: doc.place(), object, row: None, generated: None, field_prefix: "" }));
+                        if let Some(c) = shape::typed::<crate::catalog::JaxCluster>(doc_ref, Kind::Cluster, &object, &mut res.diagnostics) {
+                            res.clusters.push((c, Origin { doc: doc_ref.place(), object, row: None, generated: None, field_prefix: "" }));
                         }
                     }
                     // The KRM function's validator config describes no runtime.
@@ -194,7 +304,10 @@ fn expand_matrices<'a>(
             match shape::read::<JaxRuntime>(Kind::Runtime, &r.runtime) {
                 Ok(runtime) => {
                     origin.generated = Some(runtime.metadata.name.clone());
-                    entries.push(Entry { runtime, origin, row: Some((index, row)) });
+                    match Packed::new(&runtime) {
+                        Ok(runtime) => entries.push(Entry { runtime, origin, row: Some((index, row)) }),
+                        Err(d) => findings.row(index, row, d),
+                    }
                 }
                 Err(errors) => errors.into_iter().for_each(|d| findings.row(index, row, d)),
             }
@@ -236,6 +349,51 @@ mod tests {
     }
 
     #[test]
+    fn a_packed_entry_reads_back_the_same() {
+        // Every entry of the built-in catalog and of the test catalogs, matrices' rows included.
+        let mut texts: Vec<String> = crate::read::BUILTIN.iter().map(|(_, t)| t.to_string()).collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for dir in ["tests/golden", "functions"] {
+            for f in walk(&root.join(dir)) {
+                texts.extend(std::fs::read_to_string(f).ok());
+            }
+        }
+        let mut n = 0;
+        for text in texts {
+            let Ok(parsed) = crate::read::parse_source(Arc::new(crate::read::Source::new("c.yaml", Some(text)))) else { continue };
+            for doc in &parsed {
+                if let Ok(original) = shape::read::<JaxRuntime>(Kind::Runtime, &doc.value) {
+                    assert_eq!(Packed::new(&original).unwrap().get().unwrap(), original);
+                }
+            }
+            let mut res = Resolution::default();
+            let mut objects = sort(parsed.iter().map(Cow::Borrowed), &mut res);
+            let matrices: Vec<_> = objects.matrices.drain(..).map(|(m, i)| (m, objects.kept[i].as_ref().clone())).collect();
+            let refs: Vec<(JaxRuntimeMatrix, &Document)> = matrices.iter().map(|(m, d)| (m.clone(), d)).collect();
+            expand_matrices(&refs, &mut objects.entries, &mut rows::Findings::default());
+            for e in &objects.entries {
+                let r = e.runtime.get().unwrap();
+                assert_eq!(&*Packed::new(&r).unwrap().0, &*e.runtime.0);
+                n += 1;
+            }
+        }
+        assert!(n > 50, "only {n} entries tried");
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else if p.extension().is_some_and(|x| x == "yaml") {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    #[test]
     fn duplicate_names_name_both_objects() {
         let entry = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: x}\nspec: {accelerator: {cpu: {}}}\n";
         let res = resolve(&docs(&format!("{entry}---\n{entry}")));
@@ -250,8 +408,9 @@ mod tests {
             format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {n}{ns}}}\nspec: {{accelerator: {{cpu: {{}}}}}}\n")
         };
         let res = resolve(&docs(&[e("b", ""), e("a", ", namespace: z"), e("a", "")].join("---\n")));
-        let names: Vec<(Option<&str>, &str)> = res.runtimes.iter().map(|r| (r.namespace.as_deref(), r.name.as_str())).collect();
-        assert_eq!(names, [(None, "a"), (None, "b"), (Some("z"), "a")]);
         assert!(res.diagnostics.is_empty());
+        let resolved = res.runtimes.resolve_all();
+        let names: Vec<(Option<&str>, &str)> = resolved.iter().map(|r| (r.namespace.as_deref(), r.name.as_str())).collect();
+        assert_eq!(names, [(None, "a"), (None, "b"), (Some("z"), "a")]);
     }
 }

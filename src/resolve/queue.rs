@@ -147,14 +147,25 @@ fn selects(q: &ResolvedQueue, r: &Resolved) -> bool {
 /// runtime of a queue with Topology Aware Scheduling that sets no `spec.topology`, a preferred
 /// topology that keeps a multi-node job compact (`unconstrained` for one node). Errors: a
 /// runtime two queues serve, a queue that serves none, TAS without known levels.
-pub fn serve(queues: &[ResolvedQueue], runtimes: &mut [Resolved]) -> (Vec<Option<Serving>>, Vec<Diagnostic>) {
-    let f = facts();
-    let mut out = vec![None; runtimes.len()];
-    let mut errors = Vec::new();
-    let mut served = vec![0usize; queues.len()];
-    for (i, r) in runtimes.iter_mut().enumerate() {
+/// Runtimes are handed over one at a time ([`Serve::one`], in the order they are generated), and
+/// the queues that served none are told at the end ([`Serve::finish`]).
+pub struct Serve<'q> {
+    queues: &'q [ResolvedQueue],
+    served: Vec<usize>,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl<'q> Serve<'q> {
+    pub fn new(queues: &'q [ResolvedQueue]) -> Serve<'q> {
+        Serve { queues, served: vec![0; queues.len()], errors: Vec::new() }
+    }
+
+    /// The queue that serves `r` (its annotations set), if any.
+    pub fn one(&mut self, r: &mut Resolved) -> Option<Serving> {
+        let (queues, errors) = (self.queues, &mut self.errors);
+        let f = facts();
         let mine: Vec<usize> = queues.iter().enumerate().filter(|(_, q)| selects(q, r)).map(|(i, _)| i).collect();
-        let Some(&qi) = mine.first() else { continue };
+        let &qi = mine.first()?;
         if let Some(&other) = mine.get(1) {
             errors.push(
                 queues[other].origin.locate(
@@ -168,9 +179,9 @@ pub fn serve(queues: &[ResolvedQueue], runtimes: &mut [Resolved]) -> (Vec<Option
                     .with_field("spec.runtimes"),
                 ),
             );
-            continue;
+            return None;
         }
-        served[qi] += 1;
+        self.served[qi] += 1;
         let q = &queues[qi];
         r.annotations.insert(keys::CLUSTER_QUEUE.into(), q.cluster_queue.clone());
         r.annotations.insert(keys::LOCAL_QUEUE.into(), q.local_queue.clone());
@@ -218,17 +229,22 @@ pub fn serve(queues: &[ResolvedQueue], runtimes: &mut [Resolved]) -> (Vec<Option
             }
             tas = topology;
         }
-        out[i] = Some(Serving { queue: qi, tas });
+        Some(Serving { queue: qi, tas })
     }
-    for (q, n) in queues.iter().zip(&served) {
-        if *n == 0 {
-            errors.push(
-                q.origin.locate(
-                    Diagnostic::new(&CATALOG_QUEUE, format!("JaxRuntimeQueue `{}` serves no runtime of the catalog", q.name))
-                        .with_field(if q.selector.is_some() { "spec.runtimes" } else { "metadata.name" }),
-                ),
-            );
+
+    /// Every error: those of the runtimes, then a queue that served none.
+    pub fn finish(self) -> Vec<Diagnostic> {
+        let Serve { queues, served, mut errors } = self;
+        for (q, n) in queues.iter().zip(&served) {
+            if *n == 0 {
+                errors.push(
+                    q.origin.locate(
+                        Diagnostic::new(&CATALOG_QUEUE, format!("JaxRuntimeQueue `{}` serves no runtime of the catalog", q.name))
+                            .with_field(if q.selector.is_some() { "spec.runtimes" } else { "metadata.name" }),
+                    ),
+                );
+            }
         }
+        errors
     }
-    (out, errors)
 }

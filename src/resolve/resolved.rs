@@ -118,10 +118,11 @@ pub struct Resolved {
     pub storage: super::storage::ResolvedStorage,
 }
 
-/// What resolve produced: runtimes (sorted by namespace and name) and findings.
+/// What resolve produced: runtimes (sorted by namespace and name, resolved as they are taken)
+/// and findings.
 #[derive(Debug, Default)]
 pub struct Resolution {
-    pub runtimes: Vec<Resolved>,
+    pub runtimes: super::Pending,
     pub diagnostics: Vec<Diagnostic>,
     /// Documents that are not catalog objects (other groups), in input order.
     pub ignored: Vec<Document>,

@@ -32,9 +32,11 @@ pub struct Text {
 impl Text {
     /// `object` as YAML text, with the catalog object it came from and its file name.
     pub fn new(source: ObjectRef, file_name: String, object: &impl Serialize) -> Result<Text, YamlError> {
-        let mut yaml = yaml::to_string(object)?;
-        // Held until every runtime is checked: without the spare capacity the writer grew it by.
-        yaml.shrink_to_fit();
+        let grown = yaml::to_string(object)?;
+        // Held until every runtime is checked: copied to a block of its own size, without the
+        // spare capacity the writer grew it by (shrinking in place keeps the block of an
+        // allocator that reuses a block at least twice the size asked: up to 2x per runtime).
+        let yaml = grown.as_str().to_owned();
         Ok(Text { yaml, source, file_name })
     }
 }

@@ -299,6 +299,112 @@ pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, 
     refuse_long(text, parse_whole(text)?)
 }
 
+/// Pieces of about this many bytes are parsed at a time when a stream is read a batch at a time
+/// ([`Pieces`]): what is held of the parsed trees while a reader frees them batch by batch.
+pub const PIECE_BYTES: usize = 1024 * 1024;
+
+/// A stream parsed a batch of pieces at a time, each batch on every core ([`split::documents`]
+/// cuts it): the same documents as [`parse_stream`] in the same order, for readers that free each
+/// batch's trees before asking for the next. On any error, the error of parsing the whole text
+/// (exactly what [`parse_stream`] reports); the batches given before it are to be thrown away.
+pub struct Pieces {
+    /// A text that is one JSON value, already parsed.
+    json: Option<Value>,
+    ranges: Vec<(usize, usize)>,
+    next: usize,
+    threads: usize,
+    /// Documents given so far (to resume after a piece that parses only as part of the whole).
+    given: usize,
+}
+
+impl Pieces {
+    pub fn new(text: &str) -> Result<Pieces, YamlError> {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(text.len() / split::PARALLEL_MIN_BYTES);
+        Pieces::sized(text, PIECE_BYTES, threads)
+    }
+
+    /// Pieces of about `piece_bytes`, `threads` parsed at a time (at least as many pieces).
+    pub(crate) fn sized(text: &str, piece_bytes: usize, threads: usize) -> Result<Pieces, YamlError> {
+        if text.len() > MAX_INPUT_BYTES {
+            return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
+        }
+        let threads = threads.max(1);
+        match json::parse(text) {
+            json::Fast::Value(value) => return Ok(Pieces { json: Some(value), ranges: Vec::new(), next: 0, threads, given: 0 }),
+            json::Fast::TooLong => {
+                let long = json::long_string(text).unwrap_or(Long { doc: 0, path: String::new(), key: false, len: 0, offset: None });
+                return Err(YamlError::too_long(text, &long));
+            }
+            json::Fast::No => {}
+        }
+        let n = (text.len() / piece_bytes.max(1)).max(threads);
+        let base = text.as_ptr() as usize;
+        let ranges = split::documents(text, n)
+            .into_iter()
+            .map(|p| {
+                let start = p.as_ptr() as usize - base;
+                (start, start + p.len())
+            })
+            .collect();
+        Ok(Pieces { json: None, ranges, next: 0, threads, given: 0 })
+    }
+
+    /// The documents of the next batch of pieces of `text` (the text `new` was given); `None`
+    /// at the end.
+    pub fn next_batch(&mut self, text: &str) -> Option<Result<Vec<Value>, YamlError>> {
+        if let Some(v) = self.json.take() {
+            self.next = self.ranges.len();
+            return Some(Ok(vec![v]));
+        }
+        if self.next >= self.ranges.len() {
+            return None;
+        }
+        let end = (self.next + self.threads).min(self.ranges.len());
+        let batch: Vec<&str> = self.ranges[self.next..end].iter().map(|&(a, b)| &text[a..b]).collect();
+        self.next = end;
+        let parsed: Vec<Result<Vec<Value>, YamlError>> = if batch.len() == 1 {
+            vec![parse_whole(batch[0])]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = batch.iter().map(|piece| spawn_scoped(s, move || parse_whole(piece))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| match h {
+                        Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                        None => Err(YamlError::new("no thread")),
+                    })
+                    .collect()
+            })
+        };
+        if parsed.iter().all(Result::is_ok) {
+            let values: Vec<Value> = parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect();
+            let long = if text.len() > MAX_SCALAR_BYTES { long_string(&values) } else { None };
+            let Some(mut long) = long else {
+                self.given += values.len();
+                return Some(Ok(values));
+            };
+            // A string over the limit: refused as `parse_stream` refuses it, unless a later
+            // piece does not parse (then the text's error is its syntax, as there).
+            drop(values);
+            long.doc += self.given;
+            let rest = self.ranges[self.next..].iter().all(|&(a, b)| parse_whole(&text[a..b]).is_ok());
+            self.next = self.ranges.len();
+            return Some(if rest {
+                Err(YamlError::too_long(text, &long))
+            } else {
+                parse_whole(text).and_then(|all| refuse_long(text, all))
+            });
+        }
+        // A piece that does not parse alone: the whole text says what is wrong (or, if it
+        // parses whole, gives the documents not given yet).
+        self.next = self.ranges.len();
+        if self.ranges.len() == 1 && batch.len() == 1 {
+            return parsed.into_iter().next();
+        }
+        Some(parse_whole(text).and_then(|all| refuse_long(text, all)).map(|mut all| all.split_off(self.given.min(all.len()))))
+    }
+}
+
 /// One parse of the whole text, on this thread.
 pub(crate) fn parse_whole(text: &str) -> Result<Vec<Value>, YamlError> {
     let docs: Vec<Value> = serde_saphyr::from_multiple_with_options(text, read_options()).map_err(|e| YamlError::of(&e))?;
@@ -445,6 +551,30 @@ mod tests {
         let many = format!("{{\"a\": [{}]}}", vec!["\"short\""; MAX_SCALAR_BYTES / 4].join(","));
         assert_eq!(parse_stream(&many).unwrap()[0]["a"].as_array().map(Vec::len), Some(MAX_SCALAR_BYTES / 4));
         assert!(json::plain(&many) && !json::plain(&format!("{{\"a\": \"{over}\"}}")));
+    }
+
+    #[test]
+    fn read_a_batch_at_a_time_a_string_over_the_limit_is_refused_as_by_one_parse() {
+        let over = "x".repeat(MAX_SCALAR_BYTES + 1);
+        let small = "---\na: 1\n".repeat(100_000);
+        let batches = |text: &str| {
+            let mut p = Pieces::sized(text, 64 * 1024, 2)?;
+            let mut n = 0;
+            while let Some(b) = p.next_batch(text) {
+                n += b?.len();
+            }
+            Ok::<usize, YamlError>(n)
+        };
+        for text in [
+            format!("{small}---\nb: {over}\n{small}"),
+            // A syntax error after the long string: the syntax error, as one parse says.
+            format!("{small}---\nb: {over}\n{small}---\nc: [open\n"),
+            format!("b: {over}\n"),
+        ] {
+            let one = parse_stream(&text).unwrap_err();
+            assert_eq!(batches(&text).unwrap_err(), one);
+        }
+        assert_eq!(batches(&small).unwrap(), 100_000);
     }
 
     #[test]

@@ -194,5 +194,43 @@ mod tests {
             }
             prop_assert_eq!(parse_stream_in(&text, n), parse_whole(&text));
         }
+
+        /// Read a batch of pieces at a time (as `render` reads a file), the same documents, or
+        /// the same error, as one parse.
+        #[test]
+        fn batches_of_pieces_parse_like_the_whole(text in fragment(), piece in 1usize..64, threads in 1usize..4) {
+            let mut pieces = crate::yaml::Pieces::sized(&text, piece, threads).unwrap();
+            let mut docs = Vec::new();
+            let mut error = None;
+            while let Some(batch) = pieces.next_batch(&text) {
+                match batch {
+                    Ok(mut b) => docs.append(&mut b),
+                    Err(e) => { error = Some(e); break; }
+                }
+            }
+            prop_assert!(pieces.next_batch(&text).is_none(), "nothing after the end or an error");
+            match (parse_whole(&text), error) {
+                (Ok(whole), None) => prop_assert_eq!(docs, whole),
+                (Err(whole), Some(e)) => prop_assert_eq!(e, whole),
+                (whole, e) => prop_assert!(false, "one parse: {:?}; in batches: {:?}", whole.map(|d| d.len()), e),
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_stream_is_given_a_batch_at_a_time() {
+        let text = "---
+a: 1
+"
+        .repeat(4 * crate::yaml::PIECE_BYTES / 9);
+        let mut pieces = crate::yaml::Pieces::new(&text).unwrap();
+        let mut batches = 0;
+        let mut docs = 0;
+        while let Some(b) = pieces.next_batch(&text) {
+            batches += 1;
+            docs += b.unwrap().len();
+        }
+        assert_eq!(docs, 4 * crate::yaml::PIECE_BYTES / 9);
+        assert!(batches >= 2, "a 4 MiB stream must not be parsed in one batch ({batches})");
     }
 }
