@@ -74,10 +74,19 @@ pub fn stdout(text: &str) -> Exit {
 /// Writes the documents to stdout as one YAML stream (`---` between them, as
 /// [`crate::yaml::join_documents`] joins them), each dropped once written: the stream is never
 /// held whole. `Ok` when written or when the reader went away, `Usage` on any other write error.
-pub fn stdout_stream(docs: impl IntoIterator<Item = String>) -> Exit {
+/// A document that cannot be had (the spool's temporary file does not read back) stops the
+/// stream with its error, said on stderr, and `Usage`.
+pub fn stdout_stream(docs: impl IntoIterator<Item = std::io::Result<String>>) -> Exit {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut written = Ok(());
     for (i, d) in docs.into_iter().enumerate() {
+        let d = match d {
+            Ok(d) => d,
+            Err(e) => {
+                error(&format!("cannot read back the output held in a temporary file: {e}"));
+                return Exit::Usage;
+            }
+        };
         written = if i > 0 { out.write_all(b"---\n") } else { Ok(()) }.and_then(|()| out.write_all(d.as_bytes()));
         if written.is_err() {
             break;

@@ -42,14 +42,22 @@ pub fn run(a: &RenderArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    // Only the YAML text of each runtime is kept while the rest of the catalog is checked.
-    let keep = |r: pipeline::Runtime| {
+    // Only the YAML text of each runtime is kept while the rest of the catalog is checked: for
+    // stdout in the spool (memory, then a temporary file for a large output), in render order;
+    // for a folder with each runtime's file name and what a fleet's folders need.
+    let mut spool = write::spool::Spool::default();
+    let to_stdout = a.output_dir.is_none();
+    let keep = |r: pipeline::Runtime| -> (Result<Option<Text>, String>, Option<Shared>) {
+        let text = Text::new(r.source().clone(), r.file_name.clone(), &r.object).map_err(|e| e.to_string());
+        if to_stdout {
+            return (text.and_then(|t| spool.push(t.yaml).map(|()| None).map_err(|e| e.to_string())), None);
+        }
         let shared = Shared {
             object: ObjectRef::of(&r.object),
             file_name: r.file_name.clone(),
             from: From::Runtime(r.resolved.namespace.clone(), r.resolved.name.clone()),
         };
-        (Text::new(r.source().clone(), r.file_name.clone(), &r.object), shared)
+        (text.map(Some), Some(shared))
     };
     // Files are parsed as they are resolved (a large catalog is never held whole as trees); the
     // kustomize plugin's input comes parsed.
@@ -98,20 +106,31 @@ pub fn run(a: &RenderArgs) -> Exit {
         let queues = std::iter::once(&q.source).chain(&q.also).map(|s| s.name.clone()).collect();
         shared.push(Shared { object: ObjectRef::of(&q.object), file_name: q.file_name.clone(), from: From::Queues(queues) });
     }
-    let queues = generated.queues.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object));
-    let runtimes = generated.runtimes.into_iter().map(|(t, s)| {
-        shared.push(s);
-        t
-    });
-    let texts = match runtimes.collect::<Vec<_>>().into_iter().chain(queues).collect::<Result<Vec<_>, _>>() {
-        Ok(t) => t,
-        Err(e) => {
-            out::error(&e.to_string());
-            return report.finish(Exit::Usage);
+    let queues = generated.queues.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object).map_err(|e| e.to_string()));
+    let mut texts = Vec::with_capacity(generated.runtimes.len() + generated.queues.len());
+    for (t, s) in generated.runtimes {
+        shared.extend(s);
+        match t {
+            Ok(Some(t)) => texts.push(t),
+            Ok(None) => {}
+            Err(e) => {
+                out::error(&e);
+                return report.finish(Exit::Usage);
+            }
         }
-    };
+    }
+    for t in queues {
+        match t {
+            Ok(t) => texts.push(t),
+            Err(e) => {
+                out::error(&e);
+                return report.finish(Exit::Usage);
+            }
+        }
+    }
     let code = match &a.output_dir {
-        None => out::stdout_stream(texts.into_iter().map(|t| t.yaml)),
+        // The runtimes from the spool, then the queues' objects.
+        None => out::stdout_stream(spool.into_documents().chain(texts.into_iter().map(|t| Ok(t.yaml)))),
         Some(dir) => {
             let identity = write::owned::Identity::of(&a.paths, dir);
             match write::files(&texts).map_err(|e| write::DirError::new(e.to_string())).and_then(|files| {

@@ -17,6 +17,7 @@ pub mod dir;
 pub mod fleet;
 pub mod owned;
 pub mod pages;
+pub mod spool;
 
 pub use dir::{apply, plan_for, DirError, Owner, Plan, HEADER, MARKDOWN, MARKDOWN_HEADER};
 
