@@ -149,7 +149,9 @@ fn trainjob_examples_match_the_trainjob_crd() {
     for dir in ["docs/runtimes", "docs"] {
         for e in fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "md") {
+            // The rule reference shows failing inputs on purpose (a `numNodes: many` that
+            // `fit` cannot read): its examples are checked by the rules they illustrate.
+            if p.extension().is_some_and(|x| x == "md") && !p.ends_with("docs/rules.md") {
                 pages.push(p);
             }
         }

@@ -31,7 +31,7 @@ pub mod storage;
 pub mod tpu;
 
 pub use defaults::generator_labels;
-pub use resolved::{Accel, Origin, Resolution, Resolved};
+pub use resolved::{Accel, Origin, Resolved};
 
 /// One entry to resolve: a `JaxRuntime`, or a row of a matrix (`row`: the matrix's index among
 /// the input's matrices and the row's index in it).
@@ -163,6 +163,22 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
     pending.sort_by(|a, b| a.0.cmp(&b.0));
     res.runtimes = Pending { entries: pending.into_iter().map(|(_, e): (_, Entry)| (e.runtime, e.origin)).collect(), defaults };
     res
+}
+
+/// What resolve produced: runtimes (sorted by namespace and name, resolved as they are taken)
+/// and findings.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    pub runtimes: Pending,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Documents that are not catalog objects (other groups), in input order.
+    pub ignored: Vec<Document>,
+    /// How many documents were catalog objects (right or wrong).
+    pub catalog_objects: usize,
+    /// The `JaxRuntimeQueue` objects, read into their type, in input order.
+    pub queues: Vec<(crate::catalog::JaxRuntimeQueue, Origin)>,
+    /// The `JaxCluster` objects, read into their type, in input order.
+    pub clusters: Vec<(crate::catalog::JaxCluster, Origin)>,
 }
 
 /// The runtimes a catalog generates, in namespace and name order, not yet resolved: each entry

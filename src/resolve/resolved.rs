@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use crate::accelerators::{GpuShape, TpuShape};
 use crate::catalog::Platform;
 use crate::diag::{Diagnostic, ObjectRef};
-use crate::read::{Document, Place};
+use crate::read::Place;
 use crate::trainer::PodGroupPolicy;
 
 /// Where a resolved runtime came from: the document and catalog object, and for a matrix row,
@@ -116,22 +116,6 @@ pub struct Resolved {
     pub initializers: Option<super::initializers::ResolvedInitializers>,
     /// The volumes, mounts and pod annotations of `spec.storage`.
     pub storage: super::storage::ResolvedStorage,
-}
-
-/// What resolve produced: runtimes (sorted by namespace and name, resolved as they are taken)
-/// and findings.
-#[derive(Debug, Default)]
-pub struct Resolution {
-    pub runtimes: super::Pending,
-    pub diagnostics: Vec<Diagnostic>,
-    /// Documents that are not catalog objects (other groups), in input order.
-    pub ignored: Vec<Document>,
-    /// How many documents were catalog objects (right or wrong).
-    pub catalog_objects: usize,
-    /// The `JaxRuntimeQueue` objects, read into their type, in input order.
-    pub queues: Vec<(crate::catalog::JaxRuntimeQueue, Origin)>,
-    /// The `JaxCluster` objects, read into their type, in input order.
-    pub clusters: Vec<(crate::catalog::JaxCluster, Origin)>,
 }
 
 /// What the accelerator contributes to the runtime.

@@ -11,6 +11,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+use super::long::{Long, MAX_SCALAR_BYTES};
+
 /// Deeper texts go to the YAML parser, which applies the project's own limit.
 const FAST_DEPTH: usize = 100;
 
@@ -19,7 +21,7 @@ const FAST_DEPTH: usize = 100;
 pub enum Fast {
     /// The value, read as the YAML reader would read it.
     Value(Value),
-    /// One JSON object with a string (or key) over [`super::MAX_SCALAR_BYTES`]: refused, with
+    /// One JSON object with a string (or key) over [`MAX_SCALAR_BYTES`]: refused, with
     /// nothing built ([`long_string`] says where).
     TooLong,
     /// Not plainly JSON: the caller parses it as YAML.
@@ -41,9 +43,9 @@ pub fn parse(text: &str) -> Fast {
     }
 }
 
-/// The first string (or key) of a JSON text over [`super::MAX_SCALAR_BYTES`]: its field path
+/// The first string (or key) of a JSON text over [`MAX_SCALAR_BYTES`]: its field path
 /// (`a.b[0].c`; a key's path ends in the key) and, when it has no escapes, its byte offset.
-pub fn long_string(text: &str) -> Option<super::Long> {
+pub fn long_string(text: &str) -> Option<Long> {
     let found = std::cell::RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let _ = de.deserialize_any(Find { path: String::new(), text, found: &found });
@@ -51,7 +53,7 @@ pub fn long_string(text: &str) -> Option<super::Long> {
 }
 
 fn too_long(s: &str) -> bool {
-    s.len() > super::MAX_SCALAR_BYTES
+    s.len() > MAX_SCALAR_BYTES
 }
 
 /// True when `text` is one JSON object that [`parse`] would take: what a reader straight into
@@ -65,7 +67,7 @@ pub fn plain(text: &str) -> bool {
 }
 
 /// Builds a [`Value`], refusing duplicate keys, deep nesting and (noting it in `long`) strings
-/// over [`super::MAX_SCALAR_BYTES`].
+/// over [`MAX_SCALAR_BYTES`].
 struct Strict<'a> {
     depth: usize,
     long: &'a Cell<bool>,
@@ -280,7 +282,7 @@ impl<'de> Visitor<'de> for Check {
 struct Find<'a> {
     path: String,
     text: &'a str,
-    found: &'a std::cell::RefCell<Option<super::Long>>,
+    found: &'a std::cell::RefCell<Option<Long>>,
 }
 
 impl Find<'_> {
@@ -291,7 +293,7 @@ impl Find<'_> {
         // A borrowed string lies in the text; one with escapes was copied out of it.
         let start = (v.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
         let offset = (start <= self.text.len()).then_some(start);
-        *self.found.borrow_mut() = Some(super::Long { doc: 0, path, key, len: v.len(), offset });
+        *self.found.borrow_mut() = Some(Long { doc: 0, path, key, len: v.len(), offset });
         Err(E::custom("found"))
     }
 

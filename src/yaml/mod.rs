@@ -10,10 +10,12 @@ use serde_saphyr::{DuplicateKeyPolicy, MessageFormatter, Options, SerializerOpti
 
 mod json;
 pub mod lines;
+mod long;
 pub mod split;
 
 pub use json::plain as plain_json;
 pub use lines::{parent_path, LazyIndex, LineIndex, Mark, Position};
+pub use long::{Long, MAX_SCALAR_BYTES};
 
 /// Stack of the threads that parse and check: deep (but allowed) nesting recurses in the reader
 /// and in serde, and the default 2 MiB of a spawned thread is less than the main thread has.
@@ -30,13 +32,6 @@ pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
 
 /// Inputs larger than this are refused before parsing.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
-/// The longest string (a scalar or a mapping key) the reader takes: 3 MiB, the largest request
-/// body the Kubernetes API server accepts (`MaxRequestBodyBytes: int64(3 * 1024 * 1024)` in
-/// `NewConfig`, kubernetes/kubernetes `staging/src/k8s.io/apiserver/pkg/server/config.go`: twice
-/// etcd's 1.5 MiB request limit). No object a cluster stores, and so no field rendered from a
-/// catalog, can hold a longer one. A longer string is refused before its value is built, so
-/// that reading such an input holds the text and at most one copy of it.
-pub const MAX_SCALAR_BYTES: usize = 3 * 1024 * 1024;
 /// Deepest nesting accepted (mappings and sequences).
 pub const MAX_DEPTH: usize = 128;
 /// Most aliases one stream may use.
@@ -113,18 +108,6 @@ impl YamlError {
             too_long: true,
         }
     }
-}
-
-/// Where a string over [`MAX_SCALAR_BYTES`] is: its document (among the non-empty ones), its
-/// field path (for a key, the path of the mapping that holds it), its length and, where known,
-/// its byte offset in the text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Long {
-    pub doc: usize,
-    pub path: String,
-    pub key: bool,
-    pub len: usize,
-    pub offset: Option<usize>,
 }
 
 /// The first string (or key) over [`MAX_SCALAR_BYTES`] in parsed documents.
