@@ -237,6 +237,59 @@ fn an_80_mb_one_line_input_gives_a_short_report_in_bounded_memory() {
 }
 
 #[test]
+fn an_80_mb_escaped_string_a_block_and_a_resource_list_are_refused_in_bounded_memory() {
+    // The forms the YAML scanner builds by appending (an escape, a block over many lines), and
+    // the KRM function on stdin: each refused before it is parsed, within baseline + 2x.
+    let size = 80_000_000;
+    let entry = |description: &str| {
+        format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: big\nspec:\n  accelerator:\n    cpu: {{}}\n  description: {description}\n")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("small.yaml"), entry("a runtime")).unwrap();
+    fs::write(dir.path().join("escaped.yaml"), entry(&format!("\"\\t{}\"", "x".repeat(size)))).unwrap();
+    fs::write(dir.path().join("block.yaml"), entry(&format!("|\n{}", format!("    {}\n", "x".repeat(99)).repeat(size / 100)))).unwrap();
+    let (baseline, report, code) = peak(dir.path(), &["render", "small.yaml"]);
+    assert_eq!(code, Some(0), "{report}");
+    for (file, column) in [("escaped.yaml", 16), ("block.yaml", 16)] {
+        let (rss, report, code) = peak(dir.path(), &["render", file]);
+        let head = &report[..report.len().min(2000)];
+        assert_eq!(code, Some(1), "{head}");
+        assert!(report.starts_with(&format!("error[input/scalar-too-long]: {file}:8: a string of at least ")), "{head}");
+        assert!(report.contains(&format!("[{file}:8:{column}]")), "{head}");
+        assert!(rss <= baseline + 2 * size, "{file}: peak {} MB, baseline {} MB, input {} MB", rss >> 20, baseline >> 20, size / 1_000_000);
+    }
+    // The KRM function, the escaped string in an item on stdin.
+    let list = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n{}",
+        entry(&format!("\"\\t{}\"", "x".repeat(size)))
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+            .collect::<String>()
+    );
+    fs::write(dir.path().join("list.yaml"), &list).unwrap();
+    let time = Path::new("/usr/bin/time");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} -v {} < list.yaml", time.display(), support::bin().display()))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kb: usize = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .and_then(|v| v.parse().ok())
+        .expect("GNU time reports the peak");
+    assert!(
+        stderr.contains("error[krm/malformed-input]: the ResourceList (line 11): a string of at least"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(kb * 1024 <= baseline + 2 * size, "KRM: peak {} MB, baseline {} MB", kb >> 10, baseline >> 20);
+}
+
+#[test]
 fn a_long_string_is_refused_by_every_command_that_reads_yaml_and_the_limit_itself_is_read() {
     let limit = 3 * 1024 * 1024;
     let yaml = |n: usize| {
@@ -256,8 +309,9 @@ fn a_long_string_is_refused_by_every_command_that_reads_yaml_and_the_limit_itsel
     for args in [&["render", "over.yaml"][..], &["validate", "over.yaml"], &["fit", "--nodes", "over.yaml"]] {
         let r = run(dir.path(), args);
         let line = r.stderr.lines().next().unwrap_or_default();
+        // A quoted string is found before the text is parsed: where it starts.
         assert!(
-            line.starts_with("error[input/scalar-too-long]: over.yaml:6: `spec.description` is a string of 3145729 bytes"),
+            line.starts_with("error[input/scalar-too-long]: over.yaml:6: a string of at least 3145729 bytes starts here"),
             "{args:?}: {}",
             &r.stderr[..r.stderr.len().min(2000)]
         );
@@ -274,9 +328,10 @@ fn a_long_string_is_refused_by_every_command_that_reads_yaml_and_the_limit_itsel
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), list.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", &stderr[..stderr.len().min(2000)]);
+    // The whole ResourceList is refused before it is parsed (exit 2: nothing passed through).
+    assert_eq!(out.status.code(), Some(2), "{}", &stderr[..stderr.len().min(2000)]);
     assert!(
-        stderr.contains("the catalog object cannot be read: `spec.description` is a string of 3145729 bytes"),
+        stderr.contains("error[krm/malformed-input]: the ResourceList (line 9): a string of at least 3145729 bytes starts here"),
         "{}",
         &stderr[..stderr.len().min(2000)]
     );

@@ -34,7 +34,7 @@ pub use output::Output;
 /// ResourceList to `output` and the findings to `stderr`. Returns the exit code.
 pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write) -> Exit {
     let mut bytes = Vec::new();
-    let read = input.by_ref().take(yaml::MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes);
+    let read = read_chunked(input.by_ref().take(yaml::MAX_INPUT_BYTES as u64 + 1), &mut bytes);
     let parsed = match read {
         Err(e) => Err(Diagnostic::new(&KRM_UNREADABLE_INPUT, format!("cannot read standard input: {e}"))),
         Ok(_) if bytes.len() > yaml::MAX_INPUT_BYTES => {
@@ -69,6 +69,28 @@ pub fn run(mut input: impl Read, mut output: impl Write, stderr: &mut dyn Write)
         return Exit::Usage;
     }
     out.exit
+}
+
+/// Reads all of `input` into `out` without growing one buffer by doubling (which holds the old
+/// and the new buffer at once: up to 3x a large input): chunks, then one buffer of the exact size,
+/// each chunk freed once copied.
+fn read_chunked(mut input: impl Read, out: &mut Vec<u8>) -> std::io::Result<usize> {
+    const CHUNK: usize = 8 * 1024 * 1024;
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let n = input.by_ref().take(CHUNK as u64).read_to_end(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    let total: usize = chunks.iter().map(Vec::len).sum();
+    out.reserve_exact(total);
+    for chunk in chunks.drain(..) {
+        out.extend_from_slice(&chunk);
+    }
+    Ok(total)
 }
 
 /// The function itself: validates with a `JaxRuntimeValidation` functionConfig, else generates.

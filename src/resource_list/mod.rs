@@ -149,6 +149,10 @@ pub fn parse(text: &str) -> Result<ResourceList, Diagnostic> {
     if body.trim_start().starts_with('{') {
         return parse_json(body.trim_start());
     }
+    // A huge quoted or block string is refused before the outline pass would build it.
+    if let Err(e) = yaml::refuse_long_scalar(body) {
+        return Err(too_long(body, &e.message, e.line));
+    }
     match outline::outline(body) {
         Ok(o) => {
             let kind = o.entries.iter().find(|(k, _)| k == "kind").and_then(|(_, r)| top_scalar(&body[r.clone()]));
@@ -194,6 +198,27 @@ fn malformed(body: &str, message: &str, line: Option<usize>) -> Diagnostic {
         None => {
             let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
             Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the input is not one valid YAML document{at}: {message}")).with_help(help)
+        }
+    }
+}
+
+/// A ResourceList with a string over the reader's limit (found before parsing): in the file kpt
+/// read the item from where that is known.
+fn too_long(body: &str, message: &str, line: Option<usize>) -> Diagnostic {
+    let help = "shorten the value at that line; a long text belongs in a file the job reads, not in a field";
+    match line.and_then(|l| locate::item_at(body, l).map(|p| (l, p))) {
+        Some((l, place)) => {
+            let at = match place.line {
+                Some(n) => format!(" at line {n}"),
+                None => format!(" (line {l} of the ResourceList, item {})", place.item),
+            };
+            Diagnostic::new(&KRM_MALFORMED_INPUT, format!("`{}`{at}: {message}", place.file))
+                .with_file(place.file, None, place.line)
+                .with_help(help)
+        }
+        None => {
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            Diagnostic::new(&KRM_MALFORMED_INPUT, format!("the ResourceList{at}: {message}")).with_help(help)
         }
     }
 }

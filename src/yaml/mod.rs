@@ -11,6 +11,7 @@ use serde_saphyr::{DuplicateKeyPolicy, MessageFormatter, Options, SerializerOpti
 mod json;
 pub mod lines;
 mod long;
+mod prescan;
 pub mod split;
 
 pub use json::plain as plain_json;
@@ -69,6 +70,22 @@ impl YamlError {
             .collect();
         let location = e.location().filter(|l| l.line() > 0);
         YamlError { message, line: location.map(|l| l.line() as usize), column: location.map(|l| l.column() as usize), too_long: false }
+    }
+
+    /// A string over [`MAX_SCALAR_BYTES`] that [`prescan`] found before parsing, at `offset`
+    /// (its opening quote or block indicator).
+    fn too_long_at(text: &str, offset: usize, len: usize) -> YamlError {
+        let before = &text.as_bytes()[..offset.min(text.len())];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = text.get(line_start..offset).map(|s| s.chars().count() + 1);
+        YamlError {
+            message: format!(
+                "a string of at least {len} bytes starts here; the reader takes at most {MAX_SCALAR_BYTES} bytes (3 MiB, the largest request the Kubernetes API server accepts), so no object can hold it"
+            ),
+            line: Some(before.iter().filter(|&&b| b == b'\n').count() + 1),
+            column,
+            too_long: true,
+        }
     }
 
     /// A string over [`MAX_SCALAR_BYTES`] in `text`, located: by its offset when the text holds
@@ -262,6 +279,7 @@ pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, 
         }
         json::Fast::No => {}
     }
+    refuse_long_scalar(text)?;
     let pieces = split::documents(text, threads);
     if pieces.len() > 1 {
         let parsed: Vec<Result<Vec<Value>, YamlError>> = std::thread::scope(|s| {
@@ -320,6 +338,7 @@ impl Pieces {
             }
             json::Fast::No => {}
         }
+        refuse_long_scalar(text)?;
         let n = (text.len() / piece_bytes.max(1)).max(threads);
         let base = text.as_ptr() as usize;
         let ranges = split::documents(text, n)
@@ -385,6 +404,15 @@ impl Pieces {
             return parsed.into_iter().next();
         }
         Some(parse_whole(text).and_then(|all| refuse_long(text, all)).map(|mut all| all.split_off(self.given.min(all.len()))))
+    }
+}
+
+/// The error for a string over [`MAX_SCALAR_BYTES`] that a scan of `text` finds before any
+/// parse ([`prescan`]: quoted strings on one line, block scalars): such a string is never built.
+pub fn refuse_long_scalar(text: &str) -> Result<(), YamlError> {
+    match prescan::long_scalar(text) {
+        Some((offset, len)) => Err(YamlError::too_long_at(text, offset, len)),
+        None => Ok(()),
     }
 }
 
@@ -516,17 +544,20 @@ mod tests {
         }
         let cases = [
             // The JSON fast path: by offset (the opening quote); with an escape, by path.
-            (format!("{{\"a\": 1,\n \"b\": [1, \"{over}\"]}}"), "`b[1]`", 2, Some(11)),
-            (format!("{{\"a\": 1,\n \"b\": [1, \"\\t{over}\"]}}"), "`b[1]`", 2, Some(11)),
-            (format!("{{\"a\": {{\"{over}\": 1}}}}"), "a key under `a`", 1, Some(8)),
-            // YAML: by path, in the right document.
-            (format!("x: 1\n---\na:\n  b: \"\\t{over}\"\n"), "`a.b`", 4, Some(6)),
-            (format!("a: |\n  {over}\n"), "`a`", 1, Some(1)),
+            (format!("{{\"a\": 1,\n \"b\": [1, \"{over}\"]}}"), "`b[1]` is a string of", 2, Some(11)),
+            (format!("{{\"a\": 1,\n \"b\": [1, \"\\t{over}\"]}}"), "`b[1]` is a string of", 2, Some(11)),
+            (format!("{{\"a\": {{\"{over}\": 1}}}}"), "a key under `a` is a string of", 1, Some(8)),
+            // YAML: a quoted string on one line and a block scalar, found before parsing, where
+            // they start (the quote, the indicator).
+            (format!("x: 1\n---\na:\n  b: \"\\t{over}\"\n"), "a string of at least", 4, Some(6)),
+            (format!("a: |\n  {over}\n"), "a string of at least", 1, Some(4)),
+            // A plain one, by path after parsing, in the right document.
+            (format!("x: 1\n---\na:\n  b: {over}\n"), "`a.b` is a string of", 4, Some(6)),
         ];
         for (text, what, line, column) in cases {
             let err = parse_stream(&text).unwrap_err();
             assert!(err.too_long, "{what}: {err:?}");
-            assert!(err.message.starts_with(&format!("{what} is a string of ")), "{}", err.message);
+            assert!(err.message.starts_with(what), "{}", err.message);
             assert!(err.message.contains("the reader takes at most 3145728 bytes (3 MiB"), "{}", err.message);
             assert_eq!((err.line, err.column), (Some(line), column), "{what}");
         }
