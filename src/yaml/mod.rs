@@ -551,8 +551,10 @@ mod tests {
             // they start (the quote, the indicator).
             (format!("x: 1\n---\na:\n  b: \"\\t{over}\"\n"), "a string of at least", 4, Some(6)),
             (format!("a: |\n  {over}\n"), "a string of at least", 1, Some(4)),
-            // A plain one, by path after parsing, in the right document.
-            (format!("x: 1\n---\na:\n  b: {over}\n"), "`a.b` is a string of", 4, Some(6)),
+            // A plain one on one line too; one the scan does not count whole (a comma: it could
+            // end the value in a flow collection), by path after parsing, in the right document.
+            (format!("x: 1\n---\na:\n  b: {over}\n"), "a string of at least", 4, Some(6)),
+            (format!("x: 1\n---\na:\n  b: a, {over}\n"), "`a.b` is a string of", 4, Some(6)),
         ];
         for (text, what, line, column) in cases {
             let err = parse_stream(&text).unwrap_err();

@@ -2,10 +2,12 @@
 //! a quoted string with escapes, or a block scalar (`|`, `>`), by appending to it, growing it by
 //! doubling: an 80 MB one costs several times its size before anything can refuse it. This scan
 //! only reads the text: a quoted string on one line (`"..."` with `\` escapes, `'...'` with
-//! `''`), and the more-indented lines after a block indicator (`key: |`, `- >-`). What it does not
-//! recognise (a quoted string over several lines, a tagged block) is refused after parsing, as
-//! before; what it recognises is a string by YAML's own rules, so nothing valid that a cluster
-//! could store is refused.
+//! `''`), the more-indented lines after a block indicator (`key: |`, `- >-`), and a plain
+//! (unquoted) value on one line (`key: value`, `- value`). What it does not recognise (a quoted
+//! string over several lines, a tagged block, a plain value whose first 3 MiB hold a `,`, a
+//! bracket, a quote or a backslash) is refused after parsing, as before; what it recognises is a
+//! string by YAML's own rules, and what it counts is at most the string's length, so nothing
+//! valid that a cluster could store is refused.
 
 use super::long::MAX_SCALAR_BYTES;
 
@@ -41,7 +43,7 @@ pub fn long_scalar(text: &str) -> Option<(usize, usize)> {
             continue;
         }
         if line.len() > MAX_SCALAR_BYTES {
-            if let Some((at, len)) = long_quoted(line) {
+            if let Some((at, len)) = long_quoted(line).or_else(|| long_plain(line)) {
                 return Some((start + at, len));
             }
         }
@@ -142,6 +144,59 @@ fn long_quoted(line: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// A plain (unquoted) value over [`MAX_SCALAR_BYTES`] on this line, after `key: ` or `- `: its
+/// first byte's offset and its length (at least). The count stops at the first byte that could
+/// end the value in some context or that it could stand for less than itself: `,[]{}` (which end
+/// a plain value inside a flow collection, and this scan does not know whether the line is in
+/// one), ` #`, `: `, and a quote or a backslash (the line could be inside a quoted string that
+/// started on an earlier line, where an escape is shorter than its text). So the count is a lower
+/// bound whatever the line is part of.
+fn long_plain(line: &str) -> Option<(usize, usize)> {
+    let b = line.as_bytes();
+    let skip_spaces = |mut i: usize| {
+        while matches!(b.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_spaces(0);
+    let mut entry = false;
+    while b.get(i) == Some(&b'-') && matches!(b.get(i + 1), Some(b' ' | b'\t')) {
+        entry = true;
+        i = skip_spaces(i + 1);
+    }
+    // `key: value`: the key plain and short (a quoted or flow key is not looked into).
+    let value = match b[i..].windows(2).take(1024).position(|w| w[0] == b':' && matches!(w[1], b' ' | b'\t')) {
+        Some(p) if !matches!(b.get(i), Some(b'"' | b'\'' | b'[' | b'{' | b'?' | b'#')) => skip_spaces(i + p + 1),
+        Some(_) => return None,
+        None if entry => i,
+        None => return None,
+    };
+    // A value that is not plain, or that may not be one (a tag, an anchor, an alias, a nested
+    // entry or a reserved indicator).
+    let first = *b.get(value)?;
+    if matches!(first, b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b'|' | b'>' | b'!' | b'&' | b'*' | b'#' | b'%' | b'@' | b'`' | b',')
+        || (matches!(first, b'-' | b'?' | b':') && matches!(b.get(value + 1), None | Some(b' ' | b'\t')))
+    {
+        return None;
+    }
+    let mut len = 0;
+    for (k, c) in b[value..].iter().enumerate() {
+        let next = b.get(value + k + 1);
+        let ends = match c {
+            b',' | b'[' | b']' | b'{' | b'}' | b'"' | b'\'' | b'\\' => true,
+            b' ' | b'\t' => next == Some(&b'#'),
+            b':' => matches!(next, None | Some(b' ' | b'\t')),
+            _ => false,
+        };
+        if ends {
+            break;
+        }
+        len = k + 1;
+    }
+    (len > MAX_SCALAR_BYTES).then_some((value, len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +216,11 @@ mod tests {
             (format!("a: 1\nb: >- # note\n{}", format!("  {}\n", "y".repeat(1000)).repeat(MAX_SCALAR_BYTES / 1000 + 1)), 8),
             (format!("list:\n- |2\n   {o}\n"), 8),
             (format!("- a: 1\n  b: |\n    {o}\n"), 12),
+            (format!("a: 1\nb: {o}\n"), 8),
+            (format!("a: 1\nb:   {o} # note\n"), 10),
+            (format!("a:\n- {o}\n"), 5),
+            (format!("- - key: {o}: x\n"), 9),
+            (format!("a: 1\r\nb: {o}\r\n"), 9),
         ];
         for (text, at) in cases {
             let found = long_scalar(&text);
@@ -176,12 +236,30 @@ mod tests {
         let one_line = format!("a: [{}]\n", vec!["\"short\""; MAX_SCALAR_BYTES / 8].join(", "));
         let comment = format!("a: 1 # \"{}\n", "x".repeat(MAX_SCALAR_BYTES + 1));
         let inside_plain = format!("a: it\"s {}\n", "x".repeat(MAX_SCALAR_BYTES + 1));
+        // Plain values: at the limit; cut by what could end them in a flow collection; what
+        // could be an escape inside a quoted string begun on an earlier line; not plain values.
+        let plain_at = format!("a: {at}\nb:\n- {at} # note\n");
+        let plain_flow = format!("a: {{\n  k: {}, {}\n}}\n", "x".repeat(MAX_SCALAR_BYTES / 2), "y".repeat(MAX_SCALAR_BYTES / 2 + 10));
+        let plain_escaped = format!("a: \"\n  k: {}\\\\{}\"\n", "x".repeat(MAX_SCALAR_BYTES / 2), "y".repeat(MAX_SCALAR_BYTES / 2 + 10));
+        let tagged_alias = format!("a: !!str {o}\nb: *{o}\nc: &{o} 1\n", o = "x".repeat(MAX_SCALAR_BYTES + 1));
         // A block in a sequence entry's mapping ends at the entry's next key.
         let entries = format!("- a: |\n    short\n  b: {}\n", "x".repeat(100)).repeat(MAX_SCALAR_BYTES / 50);
         assert_eq!(long_scalar(&entries), None);
         // A block that ends at a less indented line, then many short lines.
         let block = format!("a: |\n  short\nb: {}\n", "x".repeat(10)).repeat(MAX_SCALAR_BYTES / 20);
-        for text in [format!("a: \"{at}\"\n"), format!("a: |\n  {at}"), short, one_line, comment, inside_plain, block] {
+        for text in [
+            format!("a: \"{at}\"\n"),
+            format!("a: |\n  {at}"),
+            short,
+            one_line,
+            comment,
+            inside_plain,
+            block,
+            plain_at,
+            plain_flow,
+            plain_escaped,
+            tagged_alias,
+        ] {
             assert_eq!(long_scalar(&text), None, "{:?}", &text[..40.min(text.len())]);
         }
     }
