@@ -19,6 +19,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{paths::LocationSegment, Keyword, ValidationError};
 use serde_json::{json, Map, Value};
 
+use super::crd_cel::{self, CelFinding};
 use crate::diag::{Diagnostic, Rule};
 use crate::read::Document;
 use crate::rules::validate::{CEL_RULE, CEL_UNEVALUATED, CRD_UNUSABLE};
@@ -62,8 +63,12 @@ pub struct Version {
 /// gives the same findings at a fraction of the cost.
 struct CelPlan {
     /// This node holds a rule that can report, or `allOf`/`oneOf`/`anyOf` branches below which
-    /// one does: kube-cel evaluates from here.
+    /// one does: evaluated here.
     here: bool,
+    /// The node's own rules are all that report here (no branch does) and they all compiled:
+    /// [`crd_cel::node`] evaluates them, and the walk goes on into the children that hold
+    /// rules. Otherwise kube-cel evaluates from here, the whole subtree.
+    own: bool,
     /// Something at or below this node can report.
     any: bool,
     props: std::collections::HashMap<String, CelPlan>,
@@ -84,8 +89,9 @@ impl CelPlan {
         let additional = sub(&c.additional_properties);
         let branches = c.all_of.iter().chain(&c.one_of).chain(&c.any_of).any(|b| CelPlan::of(b).any);
         let here = reports || branches;
+        let own = here && !branches && crd_cel::evaluable(c);
         let any = here || !props.is_empty() || items.is_some() || additional.is_some();
-        CelPlan { here, any, props, items, additional }
+        CelPlan { here, own, any, props, items, additional }
     }
 
     /// Whether the pruned walk gives exactly kube-cel's findings and paths for this tree: no
@@ -105,9 +111,10 @@ impl CelPlan {
         ok(c, 0)
     }
 
-    /// Walks `value` as kube-cel does, but only into subtrees where a rule can report, and
-    /// runs kube-cel on the topmost such nodes. `path` is kube-cel's path of `value`.
-    fn walk(&self, c: &kube_cel::CompiledSchema, value: &Value, path: &str, out: &mut Vec<kube_cel::ValidationError>) {
+    /// Walks `value` as kube-cel does, but only into subtrees where a rule can report,
+    /// evaluating the rules of each node that has some ([`crd_cel::node`]; kube-cel, from there
+    /// down, where that cannot). `path` is kube-cel's path of `value`.
+    fn walk(&self, c: &kube_cel::CompiledSchema, value: &Value, path: &str, out: &mut Vec<CelFinding>) {
         if !self.any {
             return;
         }
@@ -117,13 +124,21 @@ impl CelPlan {
         let defaulted = obj.is_some_and(|o| {
             self.props.iter().any(|(k, _)| !o.contains_key(k) && c.properties.get(k).is_some_and(|p| p.default.is_some()))
         });
-        if self.here || defaulted {
+        let whole = |out: &mut Vec<CelFinding>| {
             if let Err(errors) = kube_cel::validate_compiled(c, value, None) {
-                for mut e in errors.into_vec() {
+                for e in errors.into_vec() {
+                    let mut e = CelFinding::from(e);
                     e.field_path = under(path, &e.field_path);
                     out.push(e);
                 }
             }
+        };
+        if defaulted || (self.here && !self.own) {
+            whole(out);
+            return;
+        }
+        if self.here && crd_cel::node(c, value, path, out).is_none() {
+            whole(out);
             return;
         }
         if let Some(o) = obj {
@@ -273,19 +288,21 @@ impl Version {
                 plan.walk(&self.cel, value, "", &mut errors);
                 errors
             }
-            None => kube_cel::validate_compiled(&self.cel, value, None).err().map(|e| e.into_vec()).unwrap_or_default(),
+            None => kube_cel::validate_compiled(&self.cel, value, None)
+                .err()
+                .map(|e| e.into_vec().into_iter().map(CelFinding::from).collect())
+                .unwrap_or_default(),
         };
         for e in errors {
             let field = e.field_path.trim_start_matches('.').to_string();
-            out.push(match e.kind {
-                kube_cel::ErrorKind::ValidationFailure => {
-                    Diagnostic::finding(&CEL_RULE, field, format!("{} (rule: `{}`)", e.message, e.rule))
-                }
-                _ => Diagnostic::finding(
+            out.push(if e.failed {
+                Diagnostic::finding(&CEL_RULE, field, format!("{} (rule: `{}`)", e.message, e.rule))
+            } else {
+                Diagnostic::finding(
                     &CEL_UNEVALUATED,
                     field,
                     format!("the rule `{}` could not be evaluated client-side: {}", e.rule, e.message),
-                ),
+                )
             });
         }
         out
@@ -723,12 +740,111 @@ mod tests {
             let mut planned = Vec::new();
             version.cel_plan.as_ref().unwrap().walk(&version.cel, o, "", &mut planned);
             let full = kube_cel::validate_compiled(&version.cel, o, None).err().map(|e| e.into_vec()).unwrap_or_default();
-            let key = |e: &kube_cel::ValidationError| (e.field_path.clone(), e.rule.clone(), e.message.clone());
-            let planned: Vec<_> = planned.iter().map(key).collect();
-            let full: Vec<_> = full.iter().map(key).collect();
+            let full: Vec<CelFinding> = full.into_iter().map(CelFinding::from).collect();
             assert_eq!(planned, full, "{}", o.pointer("/metadata/name").unwrap_or(&Value::Null));
             failing += usize::from(!full.is_empty());
         }
         assert!(failing >= originals_len, "the mutations must break CEL rules ({failing} of {} objects failed)", objects.len());
+    }
+
+    /// The planned walk, which evaluates the rules of a node itself ([`crd_cel::node`]), agrees
+    /// with kube-cel's full walk on what its conversion and evaluation must mirror: escaped field
+    /// names, map keys, embedded resources, defaults, `messageExpression`, `fieldPath`,
+    /// `optionalOldSelf`, transition rules, evaluation errors, results that are not bool, rules
+    /// at nested nodes, in list items and map values; and where it hands a node to kube-cel (a
+    /// `date-time` string, a rule that does not compile, an `allOf` branch with a rule).
+    #[test]
+    fn a_node_evaluated_alone_reports_what_kube_cel_reports() {
+        let rule = |r: &str| json!([{"rule": r}]);
+        let schema = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.labels['example.com/team'] == 'ml'", "message": "team label"},
+                {"rule": "self.foo__dash__bar > 0 && self.__namespace__ != 'x'", "messageExpression": "'foo-bar is ' + string(self.foo__dash__bar)"},
+                {"rule": "self.mode == 'auto'", "fieldPath": ".mode", "reason": "FieldValueInvalid"},
+                {"rule": "!has(self.nested) || self.nested.inner == 'd'"},
+                {"rule": "self.missing.x == 1"},
+                {"rule": "self.count"},
+                {"rule": "self == oldSelf"},
+                {"rule": "oldSelf == null || self.count > oldSelf.count", "optionalOldSelf": true, "message": "optional"},
+                {"rule": "self.port == 8080 || self.port == 'http'"}
+            ],
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "foo-bar": {"type": "integer"},
+                "namespace": {"type": "string"},
+                "mode": {"type": "string", "default": "auto"},
+                "count": {"type": "integer"},
+                "port": {"x-kubernetes-int-or-string": true},
+                "nested": {"type": "object", "default": {}, "properties": {"inner": {"type": "string", "default": "d"}}},
+                "embedded": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true,
+                    "x-kubernetes-validations": rule("self.kind == '' && self.apiVersion == '' && size(self.metadata) == 0")},
+                "items": {"type": "array", "items": {"type": "object", "x-kubernetes-validations": rule("self.n < 3"),
+                    "properties": {"n": {"type": "integer"}, "deep": {"type": "object", "x-kubernetes-validations": rule("self.ok"),
+                        "properties": {"ok": {"type": "boolean"}}}}}},
+                "byName": {"type": "object", "additionalProperties": {"type": "object", "x-kubernetes-validations": rule("self.v != 'bad'"),
+                    "properties": {"v": {"type": "string"}}}},
+                "stamped": {"type": "object", "x-kubernetes-validations": rule("self.at > timestamp('2000-01-01T00:00:00Z')"),
+                    "properties": {"at": {"type": "string", "format": "date-time"}}},
+                "broken": {"type": "object", "x-kubernetes-validations": rule("self.("), "properties": {"a": {"type": "string"}}},
+                "branched": {"type": "object", "allOf": [{"x-kubernetes-validations": rule("self.a != 'no'")}], "properties": {"a": {"type": "string"}}}
+            }
+        }}});
+        let compiled = kube_cel::compile_schema(&schema);
+        assert!(CelPlan::exact_for(&compiled));
+        let plan = CelPlan::of(&compiled);
+        let spec = &plan.props["spec"];
+        assert!(spec.own && !spec.props["broken"].own && !spec.props["branched"].own, "the cases must take both routes");
+        let good = json!({"spec": {
+            "labels": {"example.com/team": "ml"}, "foo-bar": 2, "namespace": "ns", "count": 1, "port": "http",
+            "embedded": {"spec": {}}, "items": [{"n": 1, "deep": {"ok": true}}], "byName": {"a.b/c": {"v": "fine"}},
+            "branched": {"a": "yes"}
+        }});
+        let mut objects = vec![good.clone()];
+        for (pointer, value) in [
+            ("/spec/labels", json!({"example.com/team": "web"})),
+            ("/spec/foo-bar", json!(0)),
+            ("/spec/namespace", json!("x")),
+            ("/spec/mode", json!("manual")),
+            ("/spec/nested", json!({"inner": "e"})),
+            ("/spec/nested", json!({})),
+            ("/spec/missing", json!({"x": 1})),
+            ("/spec/count", json!(true)),
+            ("/spec/port", json!(9090)),
+            ("/spec/embedded", json!({"kind": "Pod"})),
+            ("/spec/items", json!([{"n": 1}, {"n": 5, "deep": {"ok": false}}])),
+            ("/spec/byName", json!({"k-1": {"v": "bad"}, "k_2": {"v": "ok"}})),
+            // A date-time string under the node: kube-cel evaluates the node, its children too.
+            ("/spec/stamped", json!({"at": "2020-01-01T00:00:00Z"})),
+            ("/spec/stamped", json!({"at": "1990-01-01T00:00:00Z"})),
+            ("/spec/branched", json!({"a": "no"})),
+        ] {
+            let mut o = good.clone();
+            o["spec"][pointer.trim_start_matches("/spec/")] = value;
+            objects.push(o);
+        }
+        let mut missing = good.clone();
+        missing["spec"]["missing"] = json!({"x": 1});
+        missing["spec"].as_object_mut().unwrap().remove("nested");
+        objects.push(missing);
+        let mut reported = 0;
+        for o in &objects {
+            let mut planned = Vec::new();
+            plan.walk(&compiled, o, "", &mut planned);
+            let full: Vec<CelFinding> = kube_cel::validate_compiled(&compiled, o, None)
+                .err()
+                .map(|e| e.into_vec())
+                .unwrap_or_default()
+                .into_iter()
+                .map(CelFinding::from)
+                .collect();
+            let sorted = |mut v: Vec<CelFinding>| {
+                v.sort_by(|a, b| (&a.field_path, &a.rule, &a.message).cmp(&(&b.field_path, &b.rule, &b.message)));
+                v
+            };
+            assert_eq!(sorted(planned), sorted(full.clone()), "{o}");
+            reported += full.len();
+        }
+        assert!(reported >= objects.len(), "the mutations must make rules report ({reported} findings)");
     }
 }

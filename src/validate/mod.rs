@@ -42,6 +42,7 @@ pub mod cel;
 pub mod checks;
 pub mod consistency;
 pub mod crd;
+pub mod crd_cel;
 pub mod ecosystem;
 pub mod go_regexp;
 pub mod interconnect;

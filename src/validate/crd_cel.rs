@@ -1,0 +1,246 @@
+//! The CEL rules of one schema node, evaluated on its value converted once.
+//!
+//! kube-cel's walk converts the subtree of every node it visits into CEL values, then walks into
+//! each child and converts that child's subtree again: a cost of depth × size. On the Trainer
+//! CRD, whose JobSet spec (`spec.template.spec`) holds a rule, that is 90% of `validate --crd`'s
+//! CEL time, spent converting pod templates no rule below can report on. [`node`] does what
+//! kube-cel does at one node, and only there: the schema's defaults applied to the value
+//! (`apply_defaults_compiled`), the value converted as `json_to_cel_with_compiled` converts it
+//! (field names escaped as the API server escapes them, map keys kept, embedded resources given
+//! `apiVersion`, `kind` and `metadata`), `self` bound, transition rules skipped without an old
+//! object and `oldSelf` null for `optionalOldSelf`, the rule's program run and its message,
+//! field path and kind taken as kube-cel takes them (kube-cel 0.8, `src/validation/mod.rs`
+//! `walk_compiled`, `evaluate_rule`; `values.rs`; `defaults.rs`; `escaping.rs`). The planned
+//! walk in [`super::crd`] calls it at the nodes whose rules can report and walks on into the
+//! children that hold such rules; a unit test there checks every finding against kube-cel's full
+//! walk.
+//!
+//! A string under a `date-time`, `duration` or `byte` format is converted by kube-cel into a
+//! typed CEL value; [`node`] does not mirror those and says so (`None`), and the caller lets
+//! kube-cel evaluate that node as before.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kube_cel::cel::objects::{Key, Map};
+use kube_cel::cel::{self, Value as Cel};
+use kube_cel::{CompiledSchema, KubeCelExt, SchemaFormat};
+use serde_json::Value;
+
+/// One CEL finding: a rule that failed (`failed`), or one that could not be evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CelFinding {
+    pub rule: String,
+    pub message: String,
+    /// kube-cel's path of the field (`spec.template.spec`, `a[0].b`).
+    pub field_path: String,
+    pub failed: bool,
+}
+
+impl From<kube_cel::ValidationError> for CelFinding {
+    fn from(e: kube_cel::ValidationError) -> CelFinding {
+        CelFinding {
+            failed: matches!(e.kind, kube_cel::ErrorKind::ValidationFailure),
+            rule: e.rule,
+            message: e.message,
+            field_path: e.field_path,
+        }
+    }
+}
+
+thread_local! {
+    /// The context with every Kubernetes CEL function registered, built once per thread (as
+    /// kube-cel's own `THREAD_VALIDATOR`).
+    static BASE: cel::Context<'static> = {
+        let mut c = cel::Context::default();
+        c.register_all();
+        c
+    };
+}
+
+/// Whether [`node`] can evaluate this node's rules: each compiled (kube-cel reports a rule that
+/// did not compile in its own words, so such a node is left to it).
+pub fn evaluable(c: &CompiledSchema) -> bool {
+    c.validations.iter().all(Result::is_ok)
+}
+
+/// Evaluates the rules of the node `c` (not those of its children) on `value`, found at kube-cel
+/// path `path`, into `out`. `None`: `value` holds a string this conversion does not mirror (see
+/// the module); nothing was added.
+pub fn node(c: &CompiledSchema, value: &Value, path: &str, out: &mut Vec<CelFinding>) -> Option<()> {
+    let this = convert(value, Some(c), true)?;
+    BASE.with(|base| {
+        let mut scope = base.new_inner_scope();
+        scope.add_variable_from_value("self", this);
+        for cr in c.validations.iter().filter_map(|r| r.as_ref().ok()) {
+            let optional = cr.rule.optional_old_self == Some(true);
+            if cr.is_transition_rule && !optional {
+                continue;
+            }
+            let null_scope;
+            let ctx = if optional {
+                null_scope = {
+                    let mut s = scope.new_inner_scope();
+                    s.add_variable_from_value("oldSelf", Cel::Null);
+                    s
+                };
+                &null_scope
+            } else {
+                &scope
+            };
+            let (failed, message) = match cr.program.execute(ctx) {
+                Ok(Cel::Bool(true)) => continue,
+                Ok(Cel::Bool(false)) => {
+                    let message = match cr.message_program.as_ref().map(|p| p.execute(ctx)) {
+                        Some(Ok(Cel::String(s))) => (*s).clone(),
+                        _ => cr.rule.message.clone().unwrap_or_else(|| format!("failed rule: {}", cr.rule.rule)),
+                    };
+                    (true, message)
+                }
+                Ok(_) => (false, format!("rule \"{}\" did not evaluate to bool", cr.rule.rule)),
+                Err(cel::ExecutionError::UndeclaredReference(name)) => (
+                    false,
+                    format!(
+                        "rule references '{name}', which this kube-cel build does not support (an unsupported CEL macro, or a feature disabled at compile time); it cannot be evaluated client-side"
+                    ),
+                ),
+                Err(e) => (false, format!("rule evaluation error: {e}")),
+            };
+            out.push(CelFinding { rule: cr.rule.rule.clone(), message, field_path: effective_path(path, cr.rule.field_path.as_deref()), failed });
+        }
+    });
+    Some(())
+}
+
+/// kube-cel's `effective_path`: a rule's `fieldPath` below the node's path.
+fn effective_path(base: &str, field_path: Option<&str>) -> String {
+    match field_path {
+        Some(f) if f.starts_with('.') => format!("{base}{f}"),
+        Some(f) if !base.is_empty() => format!("{base}.{f}"),
+        Some(f) => f.to_string(),
+        None => base.to_string(),
+    }
+}
+
+/// `value` as kube-cel binds it: with the defaults of schema `c` applied when `defaults` (an
+/// object's missing declared properties filled, and not looked into; kube-cel's
+/// `apply_defaults_compiled`), converted with `c` (`None`: no schema, every field name escaped).
+fn convert(value: &Value, c: Option<&CompiledSchema>, defaults: bool) -> Option<Cel> {
+    let Some(c) = c else {
+        return Some(generic(value));
+    };
+    Some(match value {
+        Value::Null => Cel::Null,
+        Value::Bool(b) => Cel::Bool(*b),
+        Value::Number(n) => number(n),
+        Value::String(s) => match c.format {
+            SchemaFormat::None | SchemaFormat::IntOrString => Cel::String(Arc::new(s.clone())),
+            _ => return None,
+        },
+        Value::Array(items) => {
+            let d = defaults && c.items.is_some();
+            Cel::List(Arc::new(items.iter().map(|i| convert(i, c.items.as_deref(), d)).collect::<Option<Vec<_>>>()?))
+        }
+        Value::Object(o) => {
+            // Defaults go into declared properties and, unless unknown fields are kept, into the
+            // values of a map; a node with neither is left as it is, all the way down.
+            let additional_defaults = !c.preserve_unknown_fields && c.additional_properties.is_some();
+            let defaults = defaults && (!c.properties.is_empty() || additional_defaults);
+            let mut map = HashMap::with_capacity(o.len());
+            for (k, v) in o {
+                let child = match (c.properties.get(k), c.additional_properties.as_deref()) {
+                    (Some(p), _) => convert(v, Some(p), defaults)?,
+                    (None, Some(a)) => convert(v, Some(a), defaults && additional_defaults)?,
+                    (None, None) => generic(v),
+                };
+                map.insert(key(k, c.is_map), child);
+            }
+            if defaults {
+                for (k, p) in &c.properties {
+                    if let (false, Some(d)) = (o.contains_key(k), &p.default) {
+                        map.insert(key(k, c.is_map), convert(d, Some(p), false)?);
+                    }
+                }
+            }
+            if c.embedded_resource {
+                for k in ["apiVersion", "kind"] {
+                    map.entry(Key::String(Arc::new(k.into()))).or_insert_with(|| Cel::String(Arc::new(String::new())));
+                }
+                map.entry(Key::String(Arc::new("metadata".into()))).or_insert_with(|| Cel::Map(Map { map: Arc::new(HashMap::new()) }));
+            }
+            Cel::Map(Map { map: Arc::new(map) })
+        }
+    })
+}
+
+/// kube-cel's `json_to_cel`: no schema, every field name escaped.
+fn generic(value: &Value) -> Cel {
+    match value {
+        Value::Null => Cel::Null,
+        Value::Bool(b) => Cel::Bool(*b),
+        Value::Number(n) => number(n),
+        Value::String(s) => Cel::String(Arc::new(s.clone())),
+        Value::Array(a) => Cel::List(Arc::new(a.iter().map(generic).collect())),
+        Value::Object(o) => Cel::Map(Map { map: Arc::new(o.iter().map(|(k, v)| (key(k, false), generic(v))).collect()) }),
+    }
+}
+
+fn number(n: &serde_json::Number) -> Cel {
+    if let Some(i) = n.as_i64() {
+        Cel::Int(i)
+    } else if let Some(u) = n.as_u64() {
+        Cel::UInt(u)
+    } else {
+        Cel::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+fn key(name: &str, is_map: bool) -> Key {
+    Key::String(Arc::new(if is_map { name.to_string() } else { escape(name) }))
+}
+
+/// A field name as the API server's CEL sees it (kube-cel `escape_field_name`, after
+/// `apiserver/pkg/cel/escaping.go`): a CEL reserved word as `__word__`; else `_`, `.`, `-` and
+/// `/` spelt `__`, `__dot__`, `__dash__`, `__slash__`.
+fn escape(name: &str) -> String {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    if RESERVED.contains(&name) {
+        return format!("__{name}__");
+    }
+    if !name.contains(['_', '.', '-', '/']) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len() * 2);
+    for ch in name.chars() {
+        match ch {
+            '_' => out.push_str("__"),
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
