@@ -65,11 +65,17 @@ fn floor_ratio(n: usize) {
     let (r, f) = (median(&mut r), median(&mut f));
     let ratio = r / f;
     println!(
-        "render {n} entries in process: {:.1} ms; floor (parse + write the same {} bytes with serde-saphyr): {:.1} ms; render/floor = {ratio:.2}x (target <= 2x): {}",
+        "render {n} entries in process: {:.1} ms; floor (parse + write the same {} bytes with serde-saphyr): {:.1} ms; render/floor = {ratio:.2}x (target <= 1.5x, issue 28; <= 2x before): {}",
         r * 1e3,
         expected.len(),
         f * 1e3,
-        if ratio <= 2.0 { "PASS" } else { "FAIL" }
+        if ratio <= 1.5 {
+            "PASS"
+        } else if ratio <= 2.0 {
+            "FAIL (under the earlier 2x)"
+        } else {
+            "FAIL"
+        }
     );
 }
 

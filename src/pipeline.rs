@@ -273,7 +273,9 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
     plan.served = served;
     let generated = std::mem::replace(&mut out.diagnostics, diagnostics);
     out.diagnostics.extend(generated);
-    out.clusters = fleet.finish(&mut fleet_findings);
+    let queue_runtimes: Vec<(&str, Vec<&str>)> =
+        plan.queues.iter().zip(&plan.served).map(|(q, s)| (q.name.as_str(), s.iter().map(|r| r.name.as_str()).collect())).collect();
+    out.clusters = fleet.finish(&queue_runtimes, &mut fleet_findings);
     out.diagnostics.extend(fleet_findings);
     if out.has_errors() {
         out.runtimes.clear();

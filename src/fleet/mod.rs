@@ -14,7 +14,9 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::fit::{self, Cluster};
 use crate::read::{self, Document};
 use crate::resolve::{Origin, Resolved};
-use crate::rules::catalog::{CATALOG_CLUSTER, CATALOG_CLUSTER_DOES_NOT_FIT, CATALOG_CLUSTER_SCALE_UP, CATALOG_CLUSTER_UNSERVED};
+use crate::rules::catalog::{
+    CATALOG_CLUSTER, CATALOG_CLUSTER_DOES_NOT_FIT, CATALOG_CLUSTER_QUEUE_UNUSED, CATALOG_CLUSTER_SCALE_UP, CATALOG_CLUSTER_UNSERVED,
+};
 use crate::trainer::TrainingRuntime;
 
 /// `spec.runtimes.platforms: ["*"]`: every platform.
@@ -251,11 +253,33 @@ impl Fleet {
     }
 
     /// The clusters, in input order, and the findings on names their selections give that the
-    /// catalog does not generate.
-    pub fn finish(self, diags: &mut Vec<Diagnostic>) -> Vec<Assignment> {
+    /// catalog does not generate, and on queues they name that serve none of their runtimes.
+    /// `queues`: each planned `JaxRuntimeQueue`'s name and the runtimes it serves.
+    pub fn finish(self, queues: &[(&str, Vec<&str>)], diags: &mut Vec<Diagnostic>) -> Vec<Assignment> {
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         let mut out = Vec::new();
         for e in self.entries {
+            for (i, q) in e.out.queues.iter().enumerate() {
+                let Some((_, served)) = queues.iter().find(|(name, _)| name == q) else { continue };
+                if served.iter().any(|r| e.out.runtimes.iter().any(|(_, n)| n == r)) {
+                    continue;
+                }
+                let what = match served.as_slice() {
+                    [] => "serves no runtime".to_string(),
+                    [one] => format!("serves only `{one}`, which cluster `{}` does not serve", e.out.name),
+                    many => format!("serves {}, none of which cluster `{}` serves", words_list(many), e.out.name),
+                };
+                diags.push(
+                    e.origin.locate(
+                        Diagnostic::finding(
+                            &CATALOG_CLUSTER_QUEUE_UNUSED,
+                            format!("spec.queues[{i}]"),
+                            format!("queue `{q}` {what}: its Kueue objects would admit none of the cluster's TrainJobs"),
+                        )
+                        .with_help(CATALOG_CLUSTER_QUEUE_UNUSED.fix),
+                    ),
+                );
+            }
             for (field, list) in [("names", &e.selection.names), ("include", &e.selection.include), ("exclude", &e.selection.exclude)] {
                 for (i, n) in list.iter().enumerate() {
                     if self.names.contains(n) {
@@ -278,6 +302,17 @@ impl Fleet {
             out.push(e.out);
         }
         out
+    }
+}
+
+/// `a`, `a` and `b`, `a`, `b` and 3 more: runtime names in a message, in backticks.
+fn words_list(names: &[&str]) -> String {
+    let Some((last, _)) = names.split_last() else { return String::new() };
+    let shown: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
+    match (shown.len(), names.len()) {
+        (n, total) if total > n => format!("{} and {} more", shown.join(", "), total - n),
+        (1, _) => format!("`{last}`"),
+        (n, _) => format!("{} and `{last}`", shown[..n - 1].join(", ")),
     }
 }
 
@@ -380,6 +415,37 @@ spec: {platform: eks, accelerator: {gpu: {model: l4, count: 1}}}
         assert!(messages[0].contains("a second cluster named `a`"), "{messages:?}");
         assert!(messages[1].contains("`Not_A_Label` is not a valid cluster name"), "{messages:?}");
         assert!(g.runtimes.is_empty(), "an error renders nothing");
+    }
+
+    #[test]
+    fn a_queue_that_serves_none_of_a_clusters_runtimes_is_a_warning_at_the_cluster() {
+        let queue = "---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: gpus}\nspec: {runtimes: {names: [eks-h100, eks-l4]}}\n";
+        let cluster = |name: &str, spec: &str| {
+            format!("---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxCluster\nmetadata: {{name: {name}}}\nspec: {spec}\n")
+        };
+        let g = generate(&format!(
+            "{RUNTIMES}{queue}{}{}",
+            cluster("eks-prod", "{platform: eks, queues: [gpus]}"),
+            cluster("gke-dev", "{platform: gke, runtimes: {include: [cpu]}, queues: [gpus]}")
+        ));
+        let found: Vec<(&str, &str)> = g
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule.id == "catalog/cluster-queue-unused")
+            .map(|d| (d.field.as_deref().unwrap_or_default(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                "spec.queues[0]",
+                "queue `gpus` serves `eks-h100` and `eks-l4`, none of which cluster `gke-dev` serves: its Kueue objects would admit none of the cluster's TrainJobs"
+            )]
+        );
+        let errors: Vec<&str> = g.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.as_str()).collect();
+        assert!(errors.is_empty() && !g.runtimes.is_empty(), "a warning: the catalog still renders: {errors:?}");
+        assert_eq!(words_list(&["a", "b"]), "`a` and `b`");
+        assert_eq!(words_list(&["a", "b", "c", "d", "e"]), "`a`, `b`, `c` and 2 more");
+        assert_eq!(words_list(&[]), "");
     }
 
     #[test]

@@ -152,6 +152,9 @@ define_rules! {
     CATALOG_CLUSTER_DOES_NOT_FIT = "catalog/cluster-does-not-fit", Error, Catalog,
         "A runtime a `JaxCluster` serves that does not fit the cluster's inventory even with every node empty, as `jax-runtimes fit` finds: its pods would stay Pending there. The message gives fit's reason.",
         "Fix what the reason names (the runtime's selector, the cluster's node pools), narrow the cluster's `spec.runtimes`, or set `spec.inventory.autoscaling: true` if the cluster adds such nodes on demand.";
+    CATALOG_CLUSTER_QUEUE_UNUSED = "catalog/cluster-queue-unused", Warning, Catalog,
+        "A `JaxCluster` names a `JaxRuntimeQueue` in `spec.queues` that serves none of the runtimes the cluster serves: the cluster's folder gets the queue's Kueue objects, but no TrainJob of the cluster's runtimes is admitted through them.",
+        "Name the queue that serves the cluster's runtimes, widen the queue's `spec.runtimes` (or the cluster's), or drop the queue from the cluster's `spec.queues`.";
     CATALOG_CLUSTER_SCALE_UP = "catalog/cluster-scale-up", Warning, Catalog,
         "A runtime an autoscaling `JaxCluster` serves that does not fit the nodes its inventory lists: it runs only once the cluster adds nodes. The message gives fit's reason.",
         "Check that the autoscaler (node auto-provisioning, Karpenter, a node pool with a minimum of 0) can add the nodes the reason names.";
