@@ -268,31 +268,12 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, YamlError> {
 
 /// [`parse_stream`] cut in at most `threads` pieces (1: no cut).
 pub(crate) fn parse_stream_in(text: &str, threads: usize) -> Result<Vec<Value>, YamlError> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
+    if let Some(value) = before_parse(text)? {
+        return Ok(vec![value]);
     }
-    match json::parse(text) {
-        json::Fast::Value(value) => return Ok(vec![value]),
-        json::Fast::TooLong => {
-            let long = json::long_string(text).unwrap_or(Long { doc: 0, path: String::new(), key: false, len: 0, offset: None });
-            return Err(YamlError::too_long(text, &long));
-        }
-        json::Fast::No => {}
-    }
-    refuse_long_scalar(text)?;
     let pieces = split::documents(text, threads);
     if pieces.len() > 1 {
-        let parsed: Vec<Result<Vec<Value>, YamlError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = pieces.iter().map(|piece| spawn_scoped(s, move || parse_whole(piece))).collect();
-            handles
-                .into_iter()
-                .map(|h| match h {
-                    Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                    // No thread: the whole stream is parsed on this one below.
-                    None => Err(YamlError::new("no thread")),
-                })
-                .collect()
-        });
+        let parsed = parse_pieces(&pieces);
         if parsed.iter().all(Result::is_ok) {
             return refuse_long(text, parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect());
         }
@@ -326,19 +307,10 @@ impl Pieces {
 
     /// Pieces of about `piece_bytes`, `threads` parsed at a time (at least as many pieces).
     pub(crate) fn sized(text: &str, piece_bytes: usize, threads: usize) -> Result<Pieces, YamlError> {
-        if text.len() > MAX_INPUT_BYTES {
-            return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
-        }
         let threads = threads.max(1);
-        match json::parse(text) {
-            json::Fast::Value(value) => return Ok(Pieces { json: Some(value), ranges: Vec::new(), next: 0, threads, given: 0 }),
-            json::Fast::TooLong => {
-                let long = json::long_string(text).unwrap_or(Long { doc: 0, path: String::new(), key: false, len: 0, offset: None });
-                return Err(YamlError::too_long(text, &long));
-            }
-            json::Fast::No => {}
+        if let Some(value) = before_parse(text)? {
+            return Ok(Pieces { json: Some(value), ranges: Vec::new(), next: 0, threads, given: 0 });
         }
-        refuse_long_scalar(text)?;
         let n = (text.len() / piece_bytes.max(1)).max(threads);
         let base = text.as_ptr() as usize;
         let ranges = split::documents(text, n)
@@ -364,20 +336,7 @@ impl Pieces {
         let end = (self.next + self.threads).min(self.ranges.len());
         let batch: Vec<&str> = self.ranges[self.next..end].iter().map(|&(a, b)| &text[a..b]).collect();
         self.next = end;
-        let parsed: Vec<Result<Vec<Value>, YamlError>> = if batch.len() == 1 {
-            vec![parse_whole(batch[0])]
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = batch.iter().map(|piece| spawn_scoped(s, move || parse_whole(piece))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| match h {
-                        Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                        None => Err(YamlError::new("no thread")),
-                    })
-                    .collect()
-            })
-        };
+        let parsed = if batch.len() == 1 { vec![parse_whole(batch[0])] } else { parse_pieces(&batch) };
         if parsed.iter().all(Result::is_ok) {
             let values: Vec<Value> = parsed.into_iter().flat_map(|p| p.unwrap_or_default()).collect();
             let long = if text.len() > MAX_SCALAR_BYTES { long_string(&values) } else { None };
@@ -405,6 +364,41 @@ impl Pieces {
         }
         Some(parse_whole(text).and_then(|all| refuse_long(text, all)).map(|mut all| all.split_off(self.given.min(all.len()))))
     }
+}
+
+/// What every parse of a whole text does first: refuse a text over the input limit; read a text
+/// that is one JSON value with the JSON fast path (`Some`: that value; a string over
+/// [`MAX_SCALAR_BYTES`] in it refused); refuse a string over the limit that the scan finds
+/// ([`refuse_long_scalar`]). `None`: parse the text as YAML.
+fn before_parse(text: &str) -> Result<Option<Value>, YamlError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(YamlError::new(format!("the input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len())));
+    }
+    match json::parse(text) {
+        json::Fast::Value(value) => return Ok(Some(value)),
+        json::Fast::TooLong => {
+            let long = json::long_string(text).unwrap_or(Long { doc: 0, path: String::new(), key: false, len: 0, offset: None });
+            return Err(YamlError::too_long(text, &long));
+        }
+        json::Fast::No => {}
+    }
+    refuse_long_scalar(text)?;
+    Ok(None)
+}
+
+/// Each piece parsed on a thread of its own, the results in the pieces' order. A piece no thread
+/// could be started for is an error: the caller then parses the whole text on its own thread.
+fn parse_pieces(pieces: &[&str]) -> Vec<Result<Vec<Value>, YamlError>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = pieces.iter().map(|piece| spawn_scoped(s, move || parse_whole(piece))).collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                None => Err(YamlError::new("no thread")),
+            })
+            .collect()
+    })
 }
 
 /// The error for a string over [`MAX_SCALAR_BYTES`] that a scan of `text` finds before any
