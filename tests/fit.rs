@@ -645,8 +645,9 @@ fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_thoug
 
 #[test]
 fn fit_places_the_pod_preview_prints() {
-    // v2.2 replaces the runtime's resources with resourcesPerNode (the GPUs are gone), v2.3 merges
-    // them: the pod preview shows is the pod fit places, in both releases.
+    // v2.3 merges resourcesPerNode into the runtime's resources: the pod preview shows is the pod
+    // fit places. v2.2 replaces them (the GPUs are gone): `validate` has an error on that
+    // (trainjob/accelerator-dropped), and preview and fit both say it rather than place the pod.
     let nodes = list(&gke_a3_pool(1, &[], "8"));
     let runtimes =
         support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
@@ -666,8 +667,15 @@ fn fit_places_the_pod_preview_prints() {
         );
         let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
         let why = reason(&all[0]);
-        assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
         assert_eq!(per_pod.contains_key("nvidia.com/gpu"), version == "v2.3", "{version}: {per_pod:?}");
+        if version == "v2.2" {
+            assert_eq!((p.code, r.code, &all[0]["invalid"]), (1, 1, &Value::Bool(true)), "{}\n{}", p.all(), r.all());
+            assert!(why.starts_with("trainjob/accelerator-dropped: ") && p.stderr.contains("error[trainjob/accelerator-dropped]"), "{why}");
+        } else {
+            // 250 cores: more than a node has, so the reason names the pod's requests.
+            assert_eq!((p.code, all[0].get("invalid")), (0, None), "{}\n{}", p.all(), r.all());
+            assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
+        }
     }
 }
 

@@ -44,17 +44,7 @@ fn show(diags: &[Diagnostic]) -> String {
 
 /// The runtime and the TrainJob as one YAML stream, checked as `validate` checks files.
 fn check_case(case: &Case) -> (String, Vec<Diagnostic>) {
-    let mut rt = base(&case.runtime);
-    for (pointer, value) in &case.runtime_set {
-        let (parent, key) = pointer.rsplit_once('/').unwrap();
-        let key = key.replace("~1", "/");
-        rt.pointer_mut(parent).unwrap_or_else(|| panic!("{}: no {parent}", case.name))[key] = value.clone();
-    }
-    let text = format!(
-        "{}---\n{}",
-        jax_runtimes::yaml::to_string(&rt).unwrap(),
-        jax_runtimes::yaml::to_string(&trainjob(&case.trainjob)).unwrap()
-    );
+    let text = case.text();
     let docs = parse("case.yaml", &text);
     let opts = Options {
         trainer_version: case.version.as_deref().map(|v| TrainerVersion::parse(v).expect("a known release")),

@@ -18,6 +18,7 @@ use jax_runtimes::rules::{self, Layer};
 use jax_runtimes::validate::{self, Options};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use support::validate_corpus::{base, corpus, kubernetes_corpus, Case};
 use support::{copy_dir, parse, path_with_bin, reference, reference_crd_files, root, tool};
 
 /// The upstream Trainer CRDs, compiled once for the whole test binary (`None`: the reference
@@ -26,11 +27,6 @@ fn reference_options() -> Option<Options> {
     static OPTS: OnceLock<Options> = OnceLock::new();
     let files = reference_crd_files()?;
     Some(OPTS.get_or_init(|| Options::with_crd_files(&files).expect("reference CRDs load")).clone())
-}
-
-fn base(name: &str) -> Value {
-    let text = std::fs::read_to_string(root().join(format!("tests/validate/base/{name}.yaml"))).unwrap();
-    parse(name, &text).remove(0).value
 }
 
 fn problems(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
@@ -42,132 +38,7 @@ fn show(diags: &[Diagnostic]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mutation corpus
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    name: String,
-    base: String,
-    #[serde(default)]
-    crd: Option<String>,
-    ops: Vec<Op>,
-    /// Absent only for a legal look-alike (`legal: true`).
-    #[serde(default)]
-    expect: Option<Expect>,
-    #[serde(default)]
-    also: Vec<String>,
-    /// Kubernetes corpus: the case is legal and must stay clean.
-    #[serde(default)]
-    legal: bool,
-    /// Kubernetes corpus: the upstream file and function the case's rule follows.
-    #[serde(default)]
-    source: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "lowercase")]
-enum Op {
-    Set {
-        path: String,
-        value: Value,
-    },
-    Remove(String),
-    Rename {
-        path: String,
-        to: String,
-    },
-    /// A string of `bytes` `x` characters (long values without writing them out).
-    Fill {
-        path: String,
-        bytes: usize,
-    },
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Expect {
-    rule: String,
-    field: String,
-    /// `error`, `warning` or `info`; default: the rule's own severity.
-    #[serde(default)]
-    severity: Option<String>,
-}
-
-fn corpus() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("tests/validate/corpus.yaml")).unwrap();
-    let cases: Vec<Case> = serde_saphyr::from_str(&text).expect("corpus.yaml parses");
-    assert!(cases.iter().all(|c| c.expect.is_some() && !c.legal), "every corpus.yaml case expects a finding");
-    cases
-}
-
-fn kubernetes_corpus() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("tests/validate/kubernetes.yaml")).unwrap();
-    serde_saphyr::from_str(&text).expect("kubernetes.yaml parses")
-}
-
-fn split_pointer(path: &str) -> (Vec<String>, String) {
-    let mut parts: Vec<String> = path.trim_start_matches('/').split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
-    let last = parts.pop().expect("non-empty pointer");
-    (parts, last)
-}
-
-fn parent<'a>(v: &'a mut Value, parts: &[String], create: bool) -> &'a mut Value {
-    let mut cur = v;
-    for p in parts {
-        cur = match cur {
-            Value::Array(a) => &mut a[p.parse::<usize>().expect("array index")],
-            Value::Object(m) => {
-                if create {
-                    m.entry(p.clone()).or_insert_with(|| json!({}))
-                } else {
-                    m.get_mut(p).unwrap_or_else(|| panic!("no `{p}` on the way"))
-                }
-            }
-            other => panic!("cannot descend into {other}"),
-        };
-    }
-    cur
-}
-
-fn apply(v: &mut Value, op: &Op) {
-    match op {
-        Op::Set { path, value } => {
-            let (parts, last) = split_pointer(path);
-            match parent(v, &parts, true) {
-                Value::Array(a) => {
-                    let i: usize = last.parse().unwrap();
-                    if i == a.len() {
-                        a.push(value.clone());
-                    } else {
-                        a[i] = value.clone();
-                    }
-                }
-                Value::Object(m) => {
-                    m.insert(last, value.clone());
-                }
-                other => panic!("cannot set in {other}"),
-            }
-        }
-        Op::Remove(path) => {
-            let (parts, last) = split_pointer(path);
-            match parent(v, &parts, false) {
-                Value::Object(m) => assert!(m.shift_remove(&last).is_some(), "nothing to remove at {path}"),
-                Value::Array(a) => {
-                    a.remove(last.parse().unwrap());
-                }
-                other => panic!("cannot remove from {other}"),
-            }
-        }
-        Op::Fill { path, bytes } => apply(v, &Op::Set { path: path.clone(), value: Value::String("x".repeat(*bytes)) }),
-        Op::Rename { path, to } => {
-            let (parts, last) = split_pointer(path);
-            let Value::Object(m) = parent(v, &parts, false) else { panic!("rename needs an object") };
-            let value = m.shift_remove(&last).unwrap_or_else(|| panic!("nothing at {path}"));
-            m.insert(to.clone(), value);
-        }
-    }
-}
+// Mutation corpus (its cases: tests/support/validate_corpus.rs)
 
 /// The options a case without `crd: reference` is checked with.
 fn options_for(case: &Case) -> Options {
@@ -180,11 +51,7 @@ fn options_for(case: &Case) -> Options {
 
 /// Runs one case through the same path the CLI takes: YAML text -> documents -> findings.
 fn run_case(case: &Case, opts: &Options) -> (String, Vec<Diagnostic>) {
-    let mut v = base(&case.base);
-    for op in &case.ops {
-        apply(&mut v, op);
-    }
-    let text = jax_runtimes::yaml::to_string(&v).expect("serializes");
+    let text = jax_runtimes::yaml::to_string(&case.object()).expect("serializes");
     let docs = parse("case.yaml", &text);
     (text, validate::objects(&docs, opts))
 }

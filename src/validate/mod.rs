@@ -201,6 +201,26 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     out
 }
 
+/// The one gate: [`objects`] (what `validate` says of `docs`), each finding with the position in
+/// `docs` of the document it is about (`None` for one placed elsewhere). `fit` and `preview` call
+/// this on the objects they judge, so that no verdict of theirs can pass what `validate` refuses.
+pub fn objects_by_document(docs: &[Document], opts: &Options) -> Vec<(Option<usize>, Diagnostic)> {
+    let mut at: std::collections::HashMap<(&str, usize, ObjectRef), usize> = std::collections::HashMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        at.entry((d.source.name.as_str(), d.index, ObjectRef::of(&d.value))).or_insert(i);
+    }
+    objects(docs, opts)
+        .into_iter()
+        .map(|d| {
+            let i = match (&d.file, d.index, &d.object) {
+                (Some(f), Some(n), Some(o)) => at.get(&(f.as_str(), n, o.clone())).copied(),
+                _ => None,
+            };
+            (i, d)
+        })
+        .collect()
+}
+
 /// Every TrainJob among `docs`, against the runtimes among `docs` and in `opts.runtimes` (the
 /// documents' first: they win on a name both have).
 fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {

@@ -70,6 +70,7 @@ pub fn render(args: &[&Path]) -> String {
 
 pub mod reference;
 pub mod trainjob_corpus;
+pub mod validate_corpus;
 pub use reference::reference;
 
 /// The Trainer runtime CRDs of the reference data (`None`: see [`reference()`]).
