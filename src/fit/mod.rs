@@ -18,9 +18,8 @@ use serde::Serialize;
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::read::{self, Document};
 use crate::rules::fit::{FIT_DOES_NOT_FIT, FIT_INVENTORY_MISSING};
-use crate::trainer::{TrainJob, TrainingRuntime};
+use crate::trainer::{is_runtime, is_trainjob, TrainJob, TrainingRuntime};
 use crate::trainjob::{self, TrainerVersion};
-use crate::validate::{is_runtime, is_trainjob};
 
 pub mod demand;
 pub mod inventory;

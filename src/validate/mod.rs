@@ -28,7 +28,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::diag::{within, Diagnostic, ObjectRef};
-use crate::gvk::Gvk;
 use crate::read::Document;
 use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
 use crate::trainer;
@@ -53,7 +52,7 @@ pub mod structure;
 pub mod tas;
 pub mod trainjob;
 
-pub use trainjob::is_trainjob;
+pub use crate::trainer::{is_runtime, is_trainjob};
 
 /// What the validator checks against.
 #[derive(Clone, Default)]
@@ -108,12 +107,6 @@ impl Options {
     pub fn crd_for(&self, api_version: &str, kind: &str) -> Option<(&crd::Crd, &crd::Version)> {
         self.crds.iter().find_map(|c| c.version(api_version, kind).map(|v| (c.as_ref(), v)))
     }
-}
-
-/// True for a `ClusterTrainingRuntime` or `TrainingRuntime` of `trainer.kubeflow.org`.
-pub fn is_runtime(value: &Value) -> bool {
-    let gvk = Gvk::of(value);
-    gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED)
 }
 
 /// Checks one runtime object. Field paths are relative to the object; `object` is set; file

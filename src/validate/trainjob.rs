@@ -29,7 +29,6 @@ use super::crd;
 use super::structure;
 use crate::accelerators::data;
 use crate::diag::{within, Diagnostic, Fails, FieldPath, ObjectRef};
-use crate::gvk::Gvk;
 use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
 use crate::k8s::quantity::{self, Quantity};
 use crate::k8s::resources::{self, is_extended, overcommit_allowed};
@@ -40,15 +39,9 @@ use crate::rules::validate::{
     TPU_HOSTS,
 };
 use crate::rules::{Layer, Teller};
-use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_TRAINJOB};
+use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER};
 use crate::trainjob::{self, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
-
-/// True for a `TrainJob` of `trainer.kubeflow.org`.
-pub fn is_trainjob(value: &Value) -> bool {
-    let gvk = Gvk::of(value);
-    gvk.group == GROUP && gvk.kind == KIND_TRAINJOB
-}
 
 /// What TrainJobs are checked against.
 #[derive(Debug, Clone, Copy)]
