@@ -71,8 +71,9 @@ pub struct FitArgs {
     /// taken as empty.
     #[arg(long, value_name = "WORKLOADS")]
     pub workloads: Option<PathBuf>,
-    /// The ClusterQueue the TrainJobs queue in, for runtimes without the
-    /// `jax-runtimes.dev/cluster-queue` annotation (default: the only ClusterQueue given).
+    /// The ClusterQueue to check runtimes without the `jax-runtimes.dev/cluster-queue`
+    /// annotation against (without it, they are not checked). A TrainJob queues in the
+    /// ClusterQueue of the LocalQueue its `kueue.x-k8s.io/queue-name` label names, and in no other.
     #[arg(long = "cluster-queue", value_name = "NAME")]
     pub cluster_queue: Option<String>,
     /// How to print the answer (on stdout).
@@ -156,48 +157,38 @@ pub fn run(a: &FitArgs) -> Exit {
             }
         }
     }
-    let valid: Vec<Subject<'_>> = subjects.iter().zip(&errors).filter(|(_, e)| e.is_none()).map(|(s, _)| *s).collect();
-    // With queues, Kueue first: each subject is placed as Kueue would hand its pods over.
+    // With queues, Kueue first: each subject is placed as Kueue would hand its pods over. An
+    // invalid one keeps Kueue's "waits" or "never", never "admitted".
     let (queued, placed) = if loaded.is_empty() {
         (None, Vec::new())
     } else {
-        let (v, placed) = fit_queues::gate_all(&valid, &loaded, a.cluster_queue.as_deref());
+        let (mut v, placed) = fit_queues::gate_all(&subjects, &loaded, a.cluster_queue.as_deref());
+        for (q, _) in v.iter_mut().zip(&errors).filter(|(q, e)| e.is_some() && q.admitted()) {
+            *q = QueueVerdict::not_checked(q.cluster_queue.clone(), "it has errors (above)".into());
+        }
         (Some(v), placed)
     };
-    let fitted = if placed.is_empty() {
-        fit::fit_all(&cluster, &valid)
-    } else {
-        let gated: Vec<Subject<'_>> = valid
-            .iter()
-            .zip(&placed)
-            .map(|(s, rt)| match s {
-                Subject::Runtime(_) => Subject::Runtime(rt),
-                Subject::TrainJob { trainjob, version, .. } => Subject::TrainJob { trainjob, runtime: rt, version: *version },
-            })
-            .collect();
-        fit::fit_all(&cluster, &gated)
-    };
+    let valid: Vec<Subject<'_>> = subjects
+        .iter()
+        .zip(&errors)
+        .enumerate()
+        .filter(|(_, (_, e))| e.is_none())
+        .map(|(i, (s, _))| match (s, placed.get(i)) {
+            (Subject::Runtime(_), Some(rt)) => Subject::Runtime(rt),
+            (Subject::TrainJob { trainjob, version, .. }, Some(rt)) => Subject::TrainJob { trainjob, runtime: rt, version: *version },
+            (s, None) => *s,
+        })
+        .collect();
     // Back in the order of the input, the invalid ones with their first error.
-    let mut fitted = fitted.into_iter();
-    let mut queued_valid = queued.map(Vec::into_iter);
-    let mut verdicts = Vec::with_capacity(subjects.len());
-    let mut queued: Option<Vec<QueueVerdict>> = queued_valid.as_ref().map(|_| Vec::with_capacity(subjects.len()));
-    for (s, e) in subjects.iter().zip(&errors) {
-        match e {
-            Some((why, help)) => {
-                verdicts.push(Verdict::invalid(s, why.clone(), help.clone()));
-                if let Some(q) = queued.as_mut() {
-                    q.push(QueueVerdict::not_checked(None, "it has errors (above): not queued".into()));
-                }
-            }
-            None => {
-                verdicts.extend(fitted.next());
-                if let (Some(q), Some(v)) = (queued.as_mut(), queued_valid.as_mut()) {
-                    q.extend(v.next());
-                }
-            }
-        }
-    }
+    let mut fitted = fit::fit_all(&cluster, &valid).into_iter();
+    let verdicts: Vec<Verdict> = subjects
+        .iter()
+        .zip(&errors)
+        .filter_map(|(s, e)| match e {
+            Some((why, help)) => Some(Verdict::invalid(s, why.clone(), help.clone())),
+            None => fitted.next(),
+        })
+        .collect();
     if !notes.is_empty() {
         out::stderr(&report::text_all(&notes, &sources));
     }

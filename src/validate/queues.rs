@@ -237,10 +237,16 @@ fn trainjob(
         Some(lq) => lq.spec.cluster_queue.clone(),
         None if have_local_queues => {
             let here: Vec<&String> = local.keys().filter(|(n, _)| *n == ns).map(|(_, name)| name).collect();
+            let mean = crate::spelling::nearest(q, here.iter().map(|n| n.as_str()), 3)
+                .map(|n| format!("; did you mean `{n}`?"))
+                .unwrap_or_default();
             out.push(finding(
                 &KUEUE_UNKNOWN_LOCAL_QUEUE,
                 label_path(&f.labels.queue_name),
-                format!("no LocalQueue `{q}` in namespace `{ns}` among the input's (namespace `{ns}` has {})", listed(here.into_iter())),
+                format!(
+                    "no LocalQueue `{q}` in namespace `{ns}` among the input's (namespace `{ns}` has {}){mean}",
+                    listed(here.iter().copied())
+                ),
             ));
             return out;
         }
