@@ -88,16 +88,12 @@ fn corpus_files() -> Vec<String> {
 fn cited_repository(file: &str, text: &str) -> String {
     let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
     let first = header.first().copied().unwrap_or_default();
-    let rest = first
-        .strip_prefix("# Follows ")
-        .or_else(|| first.strip_prefix("# Variant of "))
-        .unwrap_or_else(|| panic!("{file}: the first line must be `# Follows OWNER/REPO PATH` or `# Variant of OWNER/REPO PATH`, not {first:?}"));
+    let rest = first.strip_prefix("# Follows ").or_else(|| first.strip_prefix("# Variant of ")).unwrap_or_else(|| {
+        panic!("{file}: the first line must be `# Follows OWNER/REPO PATH` or `# Variant of OWNER/REPO PATH`, not {first:?}")
+    });
     let repo = rest.split_whitespace().next().unwrap_or_default();
     let parts: Vec<&str> = repo.split('/').collect();
-    assert!(
-        parts.len() == 2 && parts.iter().all(|p| !p.is_empty()),
-        "{file}: `{repo}` is not OWNER/REPO"
-    );
+    assert!(parts.len() == 2 && parts.iter().all(|p| !p.is_empty()), "{file}: `{repo}` is not OWNER/REPO");
     assert!(rest.split_whitespace().nth(1).is_some(), "{file}: the opening comment names no path in {repo}");
     let block = header.join(" ");
     let commit = block
@@ -130,14 +126,10 @@ fn validate(file: &Path, runtimes: Option<&Path>) -> Result<Verdict, String> {
     }
     let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", bin().display()))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let findings: Vec<Value> = serde_json::from_str(&stderr)
-        .map_err(|e| format!("stderr is not a JSON array of findings ({e}):\n{stderr}"))?;
+    let findings: Vec<Value> =
+        serde_json::from_str(&stderr).map_err(|e| format!("stderr is not a JSON array of findings ({e}):\n{stderr}"))?;
     let rules = |severity: &str| -> BTreeSet<String> {
-        findings
-            .iter()
-            .filter(|f| f["severity"] == severity)
-            .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
-            .collect()
+        findings.iter().filter(|f| f["severity"] == severity).map(|f| f["rule"].as_str().unwrap_or_default().to_string()).collect()
     };
     Ok(Verdict { exit: out.status.code().unwrap_or(-1), errors: rules("error"), warnings: rules("warning") })
 }
@@ -240,11 +232,7 @@ fn validate_gives_the_upstream_verdict() {
                 continue;
             }
         };
-        let expected = Verdict {
-            exit: case.exit,
-            errors: case.errors.keys().cloned().collect(),
-            warnings: case.warnings.clone(),
-        };
+        let expected = Verdict { exit: case.exit, errors: case.errors.keys().cloned().collect(), warnings: case.warnings.clone() };
         let agrees = verdict == expected;
         match (&case.pending, agrees) {
             (None, true) => {}
