@@ -134,9 +134,11 @@ fn verdict(s: &Subject<'_>, outcome: Outcome) -> Verdict {
     let rt = s.runtime();
     let (namespace, train_job) = match s {
         Subject::Runtime(_) => (rt.metadata.namespace.clone(), None),
-        Subject::TrainJob { trainjob, .. } => {
-            (trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()), trainjob.metadata.name.clone())
-        }
+        // A TrainJob with only `generateName` is named by it: the API server appends 5 characters.
+        Subject::TrainJob { trainjob, .. } => (
+            trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()),
+            trainjob.metadata.name.clone().or_else(|| trainjob.metadata.generate_name.clone()),
+        ),
     };
     Verdict { runtime: rt.metadata.name.clone().unwrap_or_default(), namespace, kind: rt.kind.clone(), train_job, outcome }
 }
