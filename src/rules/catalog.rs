@@ -105,7 +105,7 @@ define_rules! {
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";
     CATALOG_INVALID_MATRIX = "catalog/invalid-matrix", Error, Catalog,
-        "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime.",
+        "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime; or a variable whose values are lists or mappings written bare inside a longer string (`name: \"jax-{{ shape }}\"`, `topology: [[2x2, 4x4]]` read as `{{ topology }}` in a name): every row would get the value's text. A list or mapping is read by attribute (`{{ shape.topology }}`), through a filter, or as a whole value (`\"{{ env }}\"` alone keeps its type).",
         "Give every variable a list of values, or rows under `include`.";
     CATALOG_TEMPLATE = "catalog/template", Error, Catalog,
         "A template string of a `JaxRuntimeMatrix` that does not render: an undefined variable or attribute (as a whole value or inside a string), a syntax error, a value that cannot be used.",
@@ -158,4 +158,7 @@ define_rules! {
     CATALOG_CLUSTER_SCALE_UP = "catalog/cluster-scale-up", Warning, Catalog,
         "A runtime an autoscaling `JaxCluster` serves that does not fit the nodes its inventory lists: it runs only once the cluster adds nodes. The message gives fit's reason.",
         "Check that the autoscaler (node auto-provisioning, Karpenter, a node pool with a minimum of 0) can add the nodes the reason names.";
+    CATALOG_MATRIX_VARIABLE_UNUSED = "catalog/matrix-variable-unused", Error, Catalog,
+        "A variable of `spec.matrix` that no template string uses: each of its values makes another copy of every runtime, with the same names. `exclude` or `include` written inside `spec.matrix` is such a variable (its entries are taken as values, the exclusion or row is lost); they belong beside it, as `spec.exclude` and `spec.include`.",
+        "Use the variable in the template (`{{ name }}`), remove it, or move `exclude`/`include` up one level, beside `spec.matrix`; the message names the variable the template reads that is nearest.";
 }
