@@ -397,14 +397,11 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
     for (i, e) in entry.spec.env.iter().enumerate() {
         if facts().is_jax_variable(&e.name) {
             f.warnings.push(
-                Diagnostic::new(
-                    &CATALOG_JAX_PLUGIN_ENV,
-                    format!("`{}` is injected by Trainer's JAX plugin; a value here overrides it and can make `jax.distributed.initialize()` hang", e.name),
-                )
+                Diagnostic::new(&CATALOG_JAX_PLUGIN_ENV, facts().jax.set_by_runtime(&e.name))
                 .with_field(format!("spec.env[{i}].name"))
                 .with_help({
                     let [count, id, coordinator] = facts().jax.env();
-                    format!("remove it: Trainer sets {count}, {id} and {coordinator} for every pod")
+                    format!("remove it: Trainer's JAX plugin sets {count}, {id} and {coordinator} for every TrainJob with `spec.trainer`")
                 }),
             );
         }
@@ -414,7 +411,7 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,
-                    format!("`{}` (from JaxRuntimeDefaults env[{i}]) is injected by Trainer's JAX plugin; a value overrides it", e.name),
+                    format!("set by the JaxRuntimeDefaults' `spec.env[{i}]`: {}", facts().jax.set_by_runtime(&e.name)),
                 )
                 .with_field("spec.env")
                 .with_help("remove it from the defaults"),

@@ -63,22 +63,18 @@ pub fn check(fragment: &PodTemplateFragment, field: &str, from_defaults: bool) -
         }
         for (i, e) in container.env.iter().flatten().enumerate() {
             let owner = if facts().is_jax_variable(&e.name) {
-                "Trainer's JAX plugin (`mlPolicy.jax`) injects it into the `node` container when the TrainJob is created"
+                facts().jax.set_by_runtime(&e.name)
             } else if crate::accelerators::data().tpu.webhook.env().contains(&e.name.as_str()) {
-                "GKE's TPU webhook injects it into multi-host TPU pods (`jax-runtimes preview` shows its value)"
+                format!("`{}` is injected by GKE's TPU webhook into multi-host TPU pods (`jax-runtimes preview` shows its value)", e.name)
             } else {
                 continue;
             };
             let at = format!("{field}.spec.containers[{c}].env[{i}].name");
             let d = Diagnostic::new(
                 &CATALOG_POD_TEMPLATE_CONFLICT,
-                if from_defaults {
-                    format!("`{}` is set by the JaxRuntimeDefaults' `{at}`, and {owner}", e.name)
-                } else {
-                    format!("`{}` is set in the pod template, and {owner}", e.name)
-                },
+                if from_defaults { format!("set by the JaxRuntimeDefaults' `{at}`: {owner}") } else { format!("set in the pod template: {owner}") },
             )
-            .with_help("remove it from the pod template: the value there would replace the one the cluster computes for each pod");
+            .with_help("remove it from the pod template: the value each pod needs is computed for it");
             out.push(if from_defaults { d } else { d.with_field(at) });
         }
     }

@@ -84,8 +84,8 @@ define_rules! {
         "A CPU runtime with `accelerator.cpu.limitFromRequest: false` and no `cpu` limit: the Kubeflow SDK reads the device from limits only, so `list_runtimes()` shows its device and count as `Unknown` (and with a memory limit alone it cannot read the runtime at all).",
         "Leave `limitFromRequest` unset (the `cpu` request becomes the limit), set `spec.resources.limits.cpu`, or accept `Unknown` in the SDK.";
     CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
-        "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
-        "Remove it; Trainer sets all three for every pod.";
+        "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects: for a TrainJob with `spec.trainer` the plugin's value replaces the catalog's (kubeflow/trainer `pkg/runtime/framework/plugins/jax/jax.go` `EnforceMLPolicy` upserts by name); a TrainJob without `spec.trainer` runs with the catalog's value in every pod, which can make `jax.distributed.initialize()` hang. `validate` (`jax/plugin-env`) and `preview` say the same.",
+        "Remove it; the plugin sets all three for every TrainJob with `spec.trainer`.";
     CATALOG_POD_TEMPLATE_CONFLICT = "catalog/pod-template-conflict", Error, Catalog,
         "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env Trainer's JAX plugin (`JAX_COORDINATOR_ADDRESS`, `JAX_PROCESS_ID`, `JAX_NUM_PROCESSES`) or GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects. The fragment never overwrites a generated value silently: the message names both places.",
         "Remove the value from `spec.podTemplate`, or change the catalog field that generates it (`spec.accelerator`, `spec.image`, `spec.env`, ...).";

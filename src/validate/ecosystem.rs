@@ -105,7 +105,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                     if f.is_jax_variable(&env.name) {
                         out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
                             paths::pod_spec(i).container(c).field("env").index(e),
-                            format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
+                            f.jax.set_by_runtime(&env.name),
                         ));
                     }
                 }
