@@ -77,11 +77,17 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
         f.errors.push(Diagnostic::new(&CATALOG_IMAGE, "the image is empty").with_field("spec.image"));
     }
     let shared_memory = shared_memory(entry, &plan.accel);
-    if let Some(t) = &defaults.pod_template {
-        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", true));
-    }
-    if let Some(t) = &spec.pod_template {
-        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", false));
+    let fragments = [(&defaults.pod_template, true), (&spec.pod_template, false)];
+    for d in fragments
+        .into_iter()
+        .filter_map(|(t, from_defaults)| Some(super::pod_template::check(t.as_ref()?, "spec.podTemplate", from_defaults)))
+        .flatten()
+    {
+        if d.is_error() {
+            f.errors.push(d);
+        } else {
+            f.warnings.push(d);
+        }
     }
     let initializers = spec.initializers.as_ref().and_then(|i| match super::initializers::resolve(i, &trainer, plan.num_nodes) {
         Ok(r) => Some(r),
@@ -398,11 +404,13 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
         if facts().is_jax_variable(&e.name) {
             f.warnings.push(
                 Diagnostic::new(&CATALOG_JAX_PLUGIN_ENV, facts().jax.set_by_runtime(&e.name))
-                .with_field(format!("spec.env[{i}].name"))
-                .with_help({
-                    let [count, id, coordinator] = facts().jax.env();
-                    format!("remove it: Trainer's JAX plugin sets {count}, {id} and {coordinator} for every TrainJob with `spec.trainer`")
-                }),
+                    .with_field(format!("spec.env[{i}].name"))
+                    .with_help({
+                        let [count, id, coordinator] = facts().jax.env();
+                        format!(
+                            "remove it: Trainer's JAX plugin sets {count}, {id} and {coordinator} for every TrainJob with `spec.trainer`"
+                        )
+                    }),
             );
         }
     }

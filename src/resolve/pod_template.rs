@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::catalog::PodTemplateFragment;
 use crate::diag::Diagnostic;
-use crate::rules::catalog::CATALOG_POD_TEMPLATE_CONFLICT;
+use crate::rules::catalog::{CATALOG_JAX_PLUGIN_ENV, CATALOG_POD_TEMPLATE_CONFLICT};
 use crate::trainer::facts;
 
 /// A runtime's fragment, ready for `render`: the merged JSON of the defaults' and the runtime's
@@ -62,19 +62,32 @@ pub fn check(fragment: &PodTemplateFragment, field: &str, from_defaults: bool) -
             continue;
         }
         for (i, e) in container.env.iter().flatten().enumerate() {
-            let owner = if facts().is_jax_variable(&e.name) {
-                facts().jax.set_by_runtime(&e.name)
+            // A JAX plugin variable: the rule and the sentence of `spec.env` and of `validate`
+            // (`jax/plugin-env`); a warning, as there: the plugin replaces it with `spec.trainer`.
+            let (rule, owner, help) = if facts().is_jax_variable(&e.name) {
+                (&CATALOG_JAX_PLUGIN_ENV, facts().jax.set_by_runtime(&e.name), "remove it from the pod template")
             } else if crate::accelerators::data().tpu.webhook.env().contains(&e.name.as_str()) {
-                format!("`{}` is injected by GKE's TPU webhook into multi-host TPU pods (`jax-runtimes preview` shows its value)", e.name)
+                (
+                    &CATALOG_POD_TEMPLATE_CONFLICT,
+                    format!(
+                        "`{}` is injected by GKE's TPU webhook into multi-host TPU pods (`jax-runtimes preview` shows its value)",
+                        e.name
+                    ),
+                    "remove it from the pod template: the value each pod needs is computed for it",
+                )
             } else {
                 continue;
             };
             let at = format!("{field}.spec.containers[{c}].env[{i}].name");
             let d = Diagnostic::new(
-                &CATALOG_POD_TEMPLATE_CONFLICT,
-                if from_defaults { format!("set by the JaxRuntimeDefaults' `{at}`: {owner}") } else { format!("set in the pod template: {owner}") },
+                rule,
+                if from_defaults {
+                    format!("set by the JaxRuntimeDefaults' `{at}`: {owner}")
+                } else {
+                    format!("set in the pod template: {owner}")
+                },
             )
-            .with_help("remove it from the pod template: the value each pod needs is computed for it");
+            .with_help(help);
             out.push(if from_defaults { d } else { d.with_field(at) });
         }
     }
