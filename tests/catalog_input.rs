@@ -415,7 +415,13 @@ fn exclude_inside_the_matrix_and_variables_no_template_uses_are_errors_at_their_
             7,
             "its 2 values make 2 copies of every runtime, with the same names",
         ),
-        ("  matrix:\n    nodes: [[1, 2]]\n", "catalog/invalid-matrix", "spec.matrix.nodes[0]", 6, "is a list, and `spec.template.metadata.name` puts `{{ nodes }}` inside a string"),
+        (
+            "  matrix:\n    nodes: [[1, 2]]\n",
+            "catalog/invalid-matrix",
+            "spec.matrix.nodes[0]",
+            6,
+            "is a list, and `spec.template.metadata.name` puts `{{ nodes }}` inside a string",
+        ),
     ] {
         let text = matrix_doc(matrix, template);
         let (code, findings) = render_json(&[("m.yaml", &text)]);

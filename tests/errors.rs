@@ -317,7 +317,9 @@ fn a_helm_or_envsubst_template_is_named_as_one_with_the_command_that_renders_it(
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("error[trainjob/name]: job.yaml:4:"), "{err}");
     assert!(
-        err.contains("help: the value holds `${JOB_NAME}`: this looks like an envsubst template: render it first (`envsubst < job.yaml > out.yaml`)"),
+        err.contains(
+            "help: the value holds `${JOB_NAME}`: this looks like an envsubst template: render it first (`envsubst < job.yaml > out.yaml`)"
+        ),
         "{err}"
     );
     assert!(err.contains("help: the value holds `${NODES}`"), "{err}");

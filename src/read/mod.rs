@@ -477,8 +477,12 @@ fn malformed(source: &Source, e: yaml::YamlError) -> Diagnostic {
             )
             .with_file(source.name.clone(), None, e.line)
             .with_help(match m.engine {
-                template::Engine::Helm => "a chart's templates are not manifests: check the output of `helm template`, not the chart's files",
-                template::Engine::Envsubst => "a file for envsubst is not a manifest until its variables are substituted: check the output of `envsubst`",
+                template::Engine::Helm => {
+                    "a chart's templates are not manifests: check the output of `helm template`, not the chart's files"
+                }
+                template::Engine::Envsubst => {
+                    "a file for envsubst is not a manifest until its variables are substituted: check the output of `envsubst`"
+                }
             }),
             None => Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
                 .with_file(source.name.clone(), None, e.line)

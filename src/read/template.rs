@@ -67,8 +67,13 @@ pub fn in_text(text: &str, line: Option<usize>) -> Option<Marker> {
 /// What to do with a template: render it first, with the command that does.
 pub fn render_first(engine: Engine, file: &str) -> String {
     match engine {
-        Engine::Helm => "this looks like a Helm template: render it first (`helm template RELEASE CHART > out.yaml`) and check what it renders".to_string(),
-        Engine::Envsubst => format!("this looks like an envsubst template: render it first (`envsubst < {file} > out.yaml`) and check what it renders"),
+        Engine::Helm => {
+            "this looks like a Helm template: render it first (`helm template RELEASE CHART > out.yaml`) and check what it renders"
+                .to_string()
+        }
+        Engine::Envsubst => {
+            format!("this looks like an envsubst template: render it first (`envsubst < {file} > out.yaml`) and check what it renders")
+        }
     }
 }
 

@@ -777,7 +777,9 @@ spec:
     #[test]
     fn exclude_written_inside_the_matrix_is_an_error_that_points_at_spec_exclude() {
         // `exclude` one level too deep: a variable of mappings the template never reads.
-        let bad = M.replace("  exclude: [{topology: 4x4, nodes: 2}]\n", "").replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    exclude: [{topology: 4x4, nodes: 2}]\n");
+        let bad = M
+            .replace("  exclude: [{topology: 4x4, nodes: 2}]\n", "")
+            .replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    exclude: [{topology: 4x4, nodes: 2}]\n");
         assert!(bad.contains("    exclude: [{topology"), "{bad}");
         let x = expand_all(&matrix(&bad));
         assert!(x.rows.is_empty(), "nothing is expanded");
@@ -786,7 +788,9 @@ spec:
         assert_eq!(d.rule, &CATALOG_MATRIX_VARIABLE_UNUSED);
         assert_eq!(d.field.as_deref(), Some("spec.matrix.exclude"));
         assert!(d.message.ends_with("nothing is excluded; did you mean `spec.exclude`?"), "{}", d.message);
-        let bad = M.replace("  include: [{topology: 2x4, nodes: 1, chips: 8}]\n", "").replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    include: [{topology: 2x4, nodes: 1, chips: 8}]\n");
+        let bad = M
+            .replace("  include: [{topology: 2x4, nodes: 1, chips: 8}]\n", "")
+            .replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    include: [{topology: 2x4, nodes: 1, chips: 8}]\n");
         let x = expand_all(&matrix(&bad));
         assert_eq!(x.findings[0].field.as_deref(), Some("spec.matrix.include"));
         assert!(x.findings[0].message.ends_with("no row is included; did you mean `spec.include`?"), "{}", x.findings[0].message);
@@ -800,10 +804,16 @@ spec:
         assert_eq!(x.findings.len(), 1, "{:?}", x.findings);
         assert_eq!(x.findings[0].rule, &CATALOG_MATRIX_VARIABLE_UNUSED);
         assert_eq!(x.findings[0].field.as_deref(), Some("spec.matrix.zone"));
-        assert!(x.findings[0].message.contains("its 3 values make 3 copies of every runtime, with the same names"), "{}", x.findings[0].message);
+        assert!(
+            x.findings[0].message.contains("its 3 values make 3 copies of every runtime, with the same names"),
+            "{}",
+            x.findings[0].message
+        );
         // A misspelt variable: the template reads `topology`, the matrix defines `topolgy`. One
         // error, where the template reads the name, naming the variable.
-        let bad = M.replace("    topology: [2x2, 4x4]", "    topolgy: [2x2, 4x4]").replace("{topology: 4x4, nodes: 2}", "{topolgy: 4x4, nodes: 2}");
+        let bad = M
+            .replace("    topology: [2x2, 4x4]", "    topolgy: [2x2, 4x4]")
+            .replace("{topology: 4x4, nodes: 2}", "{topolgy: 4x4, nodes: 2}");
         let x = expand_all(&matrix(&bad));
         assert!(x.findings.is_empty(), "{:?}", x.findings);
         let (_, d) = &x.row_errors[0];
@@ -814,7 +824,12 @@ spec:
     #[test]
     fn a_list_or_mapping_put_bare_into_text_is_an_error_and_every_other_use_is_not() {
         for (from, to, field, says) in [
-            ("topology: [2x2, 4x4]", "topology: [[2x2, 4x4]]", "spec.matrix.topology[0]", "is a list, and `spec.template.metadata.name` puts `{{ topology }}` inside a string"),
+            (
+                "topology: [2x2, 4x4]",
+                "topology: [[2x2, 4x4]]",
+                "spec.matrix.topology[0]",
+                "is a list, and `spec.template.metadata.name` puts `{{ topology }}` inside a string",
+            ),
             ("nodes: [1, 2]", "nodes: [1, {n: 2}]", "spec.matrix.nodes[1]", "is a mapping, and `spec.template.metadata.name` puts"),
         ] {
             let x = expand_all(&matrix(&M.replace(from, to)));

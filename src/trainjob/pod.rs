@@ -234,7 +234,9 @@ fn runtime_plugin_env(eff: &Effective, runtime: &TrainingRuntime) -> Vec<String>
         .filter(|e| f.is_jax_variable(&e.name))
         .map(|e| {
             let gets = match &eff.jax {
-                Some(j) if j.overridden.contains(&e.name) => "this TrainJob sets it in `spec.trainer.env`, so the pod gets the TrainJob's value",
+                Some(j) if j.overridden.contains(&e.name) => {
+                    "this TrainJob sets it in `spec.trainer.env`, so the pod gets the TrainJob's value"
+                }
                 Some(_) => "this TrainJob has `spec.trainer`, so the pod gets the plugin's value",
                 None => "this TrainJob has no `spec.trainer`, so the pod gets the runtime's value",
             };

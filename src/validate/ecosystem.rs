@@ -103,7 +103,8 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == *node) {
                 for (e, env) in container.env.iter().flatten().enumerate() {
                     if f.is_jax_variable(&env.name) {
-                        out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
+                        out.push(Diagnostic::finding(
+                            &RULE_JAX_PLUGIN_ENV,
                             paths::pod_spec(i).container(c).field("env").index(e),
                             f.jax.set_by_runtime(&env.name),
                         ));
