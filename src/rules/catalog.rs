@@ -160,5 +160,5 @@ define_rules! {
         "Check that the autoscaler (node auto-provisioning, Karpenter, a node pool with a minimum of 0) can add the nodes the reason names.";
     CATALOG_MATRIX_VARIABLE_UNUSED = "catalog/matrix-variable-unused", Error, Catalog,
         "A variable of `spec.matrix` that no template string uses: each of its values makes another copy of every runtime, with the same names. `exclude` or `include` written inside `spec.matrix` is such a variable (its entries are taken as values, the exclusion or row is lost); they belong beside it, as `spec.exclude` and `spec.include`.",
-        "Use the variable in the template (`{{ name }}`), remove it, or move `exclude`/`include` up one level, beside `spec.matrix`; the message names the variable the template reads that is nearest.";
+        "Use the variable in the template (`{{ name }}`), remove it, or move `exclude`/`include` up one level, beside `spec.matrix` (`spec.exclude`, `spec.include`).";
 }
