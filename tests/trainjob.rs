@@ -520,7 +520,7 @@ fn render_validate_and_preview_say_the_same_of_a_plugin_variable_the_runtime_set
     let runtime = write(dir.path(), "runtime.yaml", &r.stdout);
     let r = run(&["validate", &runtime, "--format", "json"], None);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert_eq!(findings(&r, "jax/plugin-env"), [said.clone()], "validate: {}", r.all());
+    assert_eq!(findings(&r, "jax/plugin-env"), std::slice::from_ref(&said), "validate: {}", r.all());
     for (name, trainer, gets, value) in [
         // Process 1's pod: the plugin's fieldRef resolves to its completion index.
         ("with", "  trainer: {numNodes: 2}\n", "so the pod gets the plugin's value", "1"),
