@@ -484,3 +484,49 @@ fn extreme_trainjobs_are_reported_never_a_panic() {
         }
     }
 }
+
+/// A runtime that sets a JAX plugin variable itself: render (from a `JaxRuntimeDefaults`),
+/// validate (on the rendered runtime) and preview say one sentence, and preview's pod agrees
+/// with it: Trainer's plugin replaces the value by name only for a TrainJob with `spec.trainer`
+/// (kubeflow/trainer v2.3.0 pkg/runtime/framework/plugins/jax/jax.go EnforceMLPolicy).
+#[test]
+fn render_validate_and_preview_say_the_same_of_a_plugin_variable_the_runtime_sets() {
+    let said = jax_runtimes::trainer::facts().jax.set_by_runtime("JAX_PROCESS_ID");
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = write(
+        dir.path(),
+        "catalog.yaml",
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec:\n  env: [{name: JAX_PROCESS_ID, value: \"0\"}]\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec:\n  numNodes: 2\n  accelerator: {cpu: {}}\n",
+    );
+    let findings = |r: &support::Run, rule: &str| -> Vec<String> {
+        let all: Vec<Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        all.iter().filter(|f| f["rule"] == rule).map(|f| f["message"].as_str().unwrap().to_string()).collect()
+    };
+    let r = run(&["render", &catalog, "--format", "json"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let rendered = findings(&r, "catalog/jax-plugin-env");
+    assert_eq!(rendered.len(), 1, "{}", r.all());
+    assert!(rendered[0].ends_with(&said), "render: {}", rendered[0]);
+    let runtime = write(dir.path(), "runtime.yaml", &r.stdout);
+    let r = run(&["validate", &runtime, "--format", "json"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(findings(&r, "jax/plugin-env"), std::slice::from_ref(&said), "validate: {}", r.all());
+    for (name, trainer, gets, value) in [
+        // Process 1's pod: the plugin's fieldRef resolves to its completion index.
+        ("with", "  trainer: {numNodes: 2}\n", "so the pod gets the plugin's value", "1"),
+        ("without", "", "so the pod gets the runtime's value", "0"),
+    ] {
+        let job = write(
+            dir.path(),
+            "job.yaml",
+            &format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}}}\nspec:\n  runtimeRef: {{name: jax-cpu}}\n{trainer}"),
+        );
+        let r = run(&["preview", &job, "--runtimes", &runtime, "--process", "1"], None);
+        assert_eq!(r.code, 0, "{}", r.all());
+        let header: String = r.stdout.lines().take_while(|l| l.starts_with('#')).collect::<Vec<_>>().join("\n");
+        assert!(header.contains(&format!("sets JAX_PROCESS_ID: {said}; this TrainJob")) && header.contains(gets), "{name}: {header}");
+        let pod = documents(&r.stdout).remove(0);
+        let e = node(&pod)["env"].as_array().unwrap().iter().find(|e| e["name"] == "JAX_PROCESS_ID").cloned().unwrap();
+        assert_eq!(e["value"].as_str(), Some(value), "{name}: {e}");
+    }
+}

@@ -92,7 +92,7 @@ define_rules! {
         "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime.",
         "Add a `cpu` limit (or the accelerator's limit) next to the other limits.";
     JAX_PLUGIN_ENV = "jax/plugin-env", Warning, Ecosystem,
-        "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself; the Trainer JAX plugin injects them, and a TrainJob without `spec.trainer` would run with the hand-written, wrong values.",
+        "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself in its `node` container: for a TrainJob with `spec.trainer` the Trainer JAX plugin's value replaces it (kubeflow/trainer `pkg/runtime/framework/plugins/jax/jax.go` `EnforceMLPolicy` upserts by name), and a TrainJob without `spec.trainer` would run with the hand-written, wrong values. `render` (`catalog/jax-plugin-env`) and `preview` say the same.",
         "Remove the variable from the container's env.";
     JOBSET_SUBDOMAIN = "jobset/subdomain", Error, Ecosystem,
         "`spec.template.spec.network.subdomain` is set: the Trainer plugins build the coordinator address from the TrainJob name (`<trainjob>-node-0-0.<trainjob>`), which then does not resolve.",

@@ -80,6 +80,22 @@ impl JaxPlugin {
     pub fn env(&self) -> [&str; 3] {
         [&self.num_processes, &self.process_id, &self.coordinator_address]
     }
+
+    /// What becomes of one of the plugin's variables that a runtime sets itself in its `node`
+    /// container: the one sentence `render`, `validate` and `preview` all say.
+    ///
+    /// kubeflow/trainer v2.2.0 and v2.3.0: `pkg/runtime/runtime.go` `WithPodSet` starts the
+    /// PodSet's containers with the runtime's env; `pkg/runtime/framework/plugins/jax/jax.go`
+    /// `EnforceMLPolicy`, only when the TrainJob has `spec.trainer`, calls
+    /// `apply.UpsertEnvVars` on it, which replaces a variable of the same name in place
+    /// (`pkg/apply/apply.go` `upsert`); `plugins/jobset/jobset.go` `Build` upserts the result into
+    /// the JobSet's container. So the plugin's value wins with `spec.trainer`, and the runtime's
+    /// stays without it (the plugin then injects nothing).
+    pub fn set_by_runtime(&self, name: &str) -> String {
+        format!(
+            "`{name}` is injected by Trainer's JAX plugin: for a TrainJob with `spec.trainer` the plugin's value replaces this one (jax.go EnforceMLPolicy upserts it by name); a TrainJob without `spec.trainer` gets no plugin variables, so every pod runs with this value and `jax.distributed.initialize()` can hang"
+        )
+    }
 }
 
 /// Labels on runtimes, and the values Trainer reads.

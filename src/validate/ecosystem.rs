@@ -103,9 +103,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == *node) {
                 for (e, env) in container.env.iter().flatten().enumerate() {
                     if f.is_jax_variable(&env.name) {
-                        out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
+                        out.push(Diagnostic::finding(
+                            &RULE_JAX_PLUGIN_ENV,
                             paths::pod_spec(i).container(c).field("env").index(e),
-                            format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
+                            f.jax.set_by_runtime(&env.name),
                         ));
                     }
                 }
