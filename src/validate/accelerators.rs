@@ -3,7 +3,9 @@
 //!   count of the pod (its containers together, as the scheduler sums them) is the chips per host
 //!   of that slice; `numNodes` is its host count;
 //! - GPU: the count per pod (containers together) fits the selected model or machine type;
-//! - both: the pod tolerates the accelerator taint.
+//! - both, where the pod's platform is not known: the pod tolerates the accelerator taint (where
+//!   it is known, the platform's pool taints and the tolerations its admission adds, GKE's
+//!   ExtendedResourceToleration, are [`super::taints`]').
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
 //! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from

@@ -36,7 +36,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 rule,
                 paths::pod_spec(i).field("tolerations"),
                 format!(
-                    "replicated job `{}` selects {} ({}) but does not tolerate their taint `{}`: {}; add the toleration {}",
+                    "replicated job `{}` selects {} ({}) but does not tolerate the taint `{}` of those nodes: {}; add the toleration {}",
                     job.name,
                     s.on,
                     s.by,
