@@ -261,7 +261,11 @@ fn auto_provisioning_does_not_provision_spot_nodes_for_pods_without_the_spot_tol
     assert!(r.all().contains("carry the taint cloud.google.com/gke-spot=true:NoSchedule, which the pods do not tolerate"), "{}", r.all());
     // validate names the same taint (a warning: a Spot pool made by hand may lack it).
     let v = run(dir.path(), &["validate", &bare]);
-    assert!(v.all().contains("warning[taint/untolerated-some-pools]") && v.all().contains("cloud.google.com/gke-spot=true:NoSchedule"), "{}", v.all());
+    assert!(
+        v.all().contains("warning[taint/untolerated-some-pools]") && v.all().contains("cloud.google.com/gke-spot=true:NoSchedule"),
+        "{}",
+        v.all()
+    );
     // With the toleration, node auto-provisioning would provision it (the GPU taint is
     // ExtendedResourceToleration's), and validate is quiet about taints.
     let tolerated = write(

@@ -187,11 +187,8 @@ impl NodeData {
             [] => {}
             _ => return None,
         }
-        let by_resource: Vec<&PlatformNodes> = self
-            .platforms
-            .iter()
-            .filter(|p| p.taints.iter().any(|t| t.resources.iter().any(|r| requests.contains(&r.as_str()))))
-            .collect();
+        let by_resource: Vec<&PlatformNodes> =
+            self.platforms.iter().filter(|p| p.taints.iter().any(|t| t.resources.iter().any(|r| requests.contains(&r.as_str())))).collect();
         match by_resource.as_slice() {
             [one] => Some(one),
             _ => None,

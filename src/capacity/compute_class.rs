@@ -176,7 +176,10 @@ pub fn provisioned_taint(pod: &Pod<'_>, affinity: Option<&NodeSelector>) -> Opti
     let spec = PodSpec {
         node_selector: Some(pod.node_selector.clone()),
         affinity: affinity.map(|a| Affinity {
-            node_affinity: Some(NodeAffinity { required_during_scheduling_ignored_during_execution: Some(a.clone()), ..Default::default() }),
+            node_affinity: Some(NodeAffinity {
+                required_during_scheduling_ignored_during_execution: Some(a.clone()),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         ..Default::default()

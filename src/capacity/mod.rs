@@ -344,6 +344,19 @@ mod tests {
                 for t in &on.tolerations {
                     assert!(t.key.is_some() && t.effect.is_some(), "{}: tolerations name their key and effect", k.name);
                 }
+                for t in &on.node_taints {
+                    for m in &t.tolerated_in {
+                        assert!(d.kinds.iter().any(|x| &x.name == m && x.mode), "{}: toleratedIn names `{m}`, not a mode", k.name);
+                    }
+                    // The kind's own pods tolerate the taint its nodes carry.
+                    let taint = Taint { key: t.key.clone(), value: t.value.clone(), effect: t.effect.clone(), time_added: None };
+                    assert!(
+                        on.tolerations.iter().any(|x| crate::k8s::selection::tolerates(x, &taint)),
+                        "{}: the kind's tolerations do not tolerate its taint {}",
+                        k.name,
+                        t.key
+                    );
+                }
             }
         }
         for c in &d.conflicts {

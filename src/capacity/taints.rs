@@ -199,7 +199,10 @@ mod tests {
         assert!(untolerated(&Pod { pinned: &tpu, tolerations: &[], extended: &["google.com/tpu"], autopilot: false }).is_empty());
         // Selecting TPU nodes without requesting chips: some TPU pools carry the taint.
         let u = untolerated(&Pod { pinned: &tpu, tolerations: &[], extended: &[], autopilot: false });
-        assert_eq!(u.iter().map(|s| (s.text(), s.presence)).collect::<Vec<_>>(), [("google.com/tpu=present:NoSchedule".to_string(), Presence::SomePools)]);
+        assert_eq!(
+            u.iter().map(|s| (s.text(), s.presence)).collect::<Vec<_>>(),
+            [("google.com/tpu=present:NoSchedule".to_string(), Presence::SomePools)]
+        );
         // AKS: no ExtendedResourceToleration; the GPU guide's pools carry sku=gpu.
         let aks = pinned(&[("kubernetes.azure.com/agentpool", "gpunp")]);
         let nvidia = [tol("{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}")];
@@ -214,6 +217,9 @@ mod tests {
     fn aks_spot_is_always_tainted() {
         let p = pinned(&[("kubernetes.azure.com/scalesetpriority", "spot")]);
         let u = untolerated(&Pod { pinned: &p, tolerations: &[], extended: &[], autopilot: false });
-        assert_eq!(u.iter().map(|s| (s.text(), s.presence)).collect::<Vec<_>>(), [("kubernetes.azure.com/scalesetpriority=spot:NoSchedule".to_string(), Presence::Always)]);
+        assert_eq!(
+            u.iter().map(|s| (s.text(), s.presence)).collect::<Vec<_>>(),
+            [("kubernetes.azure.com/scalesetpriority=spot:NoSchedule".to_string(), Presence::Always)]
+        );
     }
 }

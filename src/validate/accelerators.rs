@@ -188,12 +188,8 @@ fn pod_platform(pod: &PodSpec) -> Option<&'static str> {
 /// runs ExtendedResourceToleration (GKE, `catalog/accelerators/nodes.yaml`) the request alone
 /// adds the toleration: the message says so, and names the platforms that do.
 fn missing_toleration(pod_path: &FieldPath, pod: &PodSpec, resource: &str, wanted: &[Toleration], what: &str, out: &mut Vec<Diagnostic>) {
-    let ert: Vec<&str> = crate::accelerators::nodes::nodes()
-        .platforms
-        .iter()
-        .filter(|p| p.extended_resource_toleration)
-        .map(|p| p.name.as_str())
-        .collect();
+    let ert: Vec<&str> =
+        crate::accelerators::nodes::nodes().platforms.iter().filter(|p| p.extended_resource_toleration).map(|p| p.name.as_str()).collect();
     let plugin = if ert.is_empty() {
         String::new()
     } else {
