@@ -278,6 +278,24 @@ fn auto_provisioning_does_not_provision_spot_nodes_for_pods_without_the_spot_tol
     assert!(r.stdout.contains("would be provisioned (node auto-provisioning)"), "{}", r.all());
     let v = run(dir.path(), &["validate", &tolerated]);
     assert!(!v.all().contains("taint/") && !v.all().contains("accelerator/missing-toleration"), "{}", v.all());
+    // render's catalog path runs the same check on what it generates.
+    let hand = write(
+        dir.path(),
+        "hand.yaml",
+        &entry(
+            "cpu-spot-hand",
+            "  platform: gke\n  accelerator: {cpu: {}}\n  podTemplate: {spec: {nodeSelector: {cloud.google.com/gke-spot: 'true'}}}\n",
+        ),
+    );
+    let r = run(dir.path(), &["render", &hand]);
+    assert!(
+        r.all().contains("warning[taint/untolerated-some-pools]") && r.all().contains("cloud.google.com/gke-spot=true:NoSchedule"),
+        "{}",
+        r.all()
+    );
+    let spot = write(dir.path(), "spot.yaml", &entry("cpu-spot", "  platform: gke\n  accelerator: {cpu: {}}\n  capacity: {spot: true}\n"));
+    let r = run(dir.path(), &["render", &spot]);
+    assert!(!r.all().contains("taint/"), "the generated Spot runtime tolerates the taint: {}", r.all());
 }
 
 #[test]
