@@ -406,10 +406,10 @@ fn cli_exit_codes_and_formats() {
     assert!(list["results"].as_array().unwrap().iter().any(|r| r["tags"]["rule"] == "schema/unknown-field"));
     // Warnings alone do not fail.
     let mut w = base("gpu");
-    w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-        .as_object_mut()
-        .unwrap()
-        .shift_remove("tolerations");
+    let pod = &mut w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"];
+    pod.as_object_mut().unwrap().shift_remove("tolerations");
+    // GPU Feature Discovery's label: no platform known, so no ExtendedResourceToleration assumed.
+    pod["nodeSelector"] = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"});
     let (code, out, _) = cli(&["-"], Some(&jax_runtimes::yaml::to_string(&w).unwrap()));
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning[accelerator/missing-toleration]"), "{out}");

@@ -131,6 +131,12 @@ define_rules! {
         "A container requests GPUs but the pod selects no GPU model or machine type: it may land on any GPU node.",
         "Add a node selector for the GPU model (GKE `cloud.google.com/gke-accelerator`, `node.kubernetes.io/instance-type`, or `nvidia.com/gpu.product`).";
     ACCELERATOR_MISSING_TOLERATION = "accelerator/missing-toleration", Warning, Accelerators,
-        "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`); unless the cluster adds it, the pod stays Pending.",
+        "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`), and its node labels say no platform: unless the cluster adds the toleration, the pod stays Pending. GKE does (its API server runs the ExtendedResourceToleration admission plugin, which adds it to a pod that requests the resource): a pod that selects GKE node labels is not warned, its pool taints are `taint/*`'s.",
         "Add `tolerations: [{key: <resource>, operator: Exists, effect: NoSchedule}]`.";
+    TAINT_UNTOLERATED = "taint/untolerated", Error, Accelerators,
+        "The pod selects nodes that always carry a taint it does not tolerate (`catalog/capacity.yaml` and `catalog/accelerators/nodes.yaml` say which: an AKS Spot pool's `kubernetes.azure.com/scalesetpriority=spot`, a GKE ComputeClass's `cloud.google.com/compute-class=NAME`): the scheduler never puts it there, whatever the cluster autoscales, so it stays Pending.",
+        "Add the toleration the message gives to the pod template (or to the catalog entry's `spec.tolerations`).";
+    TAINT_UNTOLERATED_SOME_POOLS = "taint/untolerated-some-pools", Warning, Accelerators,
+        "The pod selects nodes of which some carry a taint it does not tolerate: GKE Spot nodes that node auto-provisioning or Autopilot create carry `cloud.google.com/gke-spot=true:NoSchedule` (a Spot pool made by hand only if given it); some accelerator pools carry their accelerator's taint (AKS `sku=gpu`). On such nodes the pod stays Pending.",
+        "Add the toleration the message gives; it does no harm on nodes without the taint.";
 }

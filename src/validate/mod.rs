@@ -49,6 +49,7 @@ pub mod kubernetes;
 pub mod kueue;
 pub mod queues;
 pub mod structure;
+pub mod taints;
 pub mod tas;
 pub mod trainjob;
 
