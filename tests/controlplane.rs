@@ -1,0 +1,522 @@
+//! The real control plane as the judge (issue 42): a kube-apiserver v1.32 with the reference CRDs
+//! (Trainer v2.3.0, JobSet v0.12.0, Kueue v0.19.2), which tests/run starts once for the
+//! `controlplane` tier (tests/tiers.txt; support::controlplane).
+//!
+//! - Everything the tool writes, from every catalog of the repository, is created for real with
+//!   strict field validation and read back: the server must store it as written, apart from what
+//!   the server adds, listed here by name with the reason ([`SERVER_ADDS`]).
+//! - Every validate fixture of the suite (tests/validate/corpus.yaml, tests/validate/kubernetes.yaml,
+//!   tests/trainjob/corpus.yaml) goes to the server (`kubectl create --dry-run=server
+//!   --validate=strict`) and through `validate` with and without `--crd`: the tool reports an
+//!   error of the API server's layer exactly when the server refuses the object, and the two
+//!   modes give one verdict. A disagreement fails the test unless [`ALLOWED`] lists it with the
+//!   reason Kubernetes differs from the tool on purpose.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use jax_runtimes::diag::{Diagnostic, Severity};
+use jax_runtimes::rules::{Layer, Moment};
+use jax_runtimes::trainjob::TrainerVersion;
+use jax_runtimes::validate::{self, Options};
+use serde_json::{json, Value};
+use support::controlplane::{cluster, errors_by_file, write_files, Cluster};
+use support::{documents, parse, reference, root, run, trainjob_corpus, validate_corpus};
+
+/// The tests share one API server: one at a time (a dry-run create of a name another test has
+/// created for real would be refused as AlreadyExists).
+static SERVER: Mutex<()> = Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    SERVER.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The control plane and the reference data (`None`: the test does not run, and says why).
+fn setup() -> Option<(Cluster, PathBuf)> {
+    let reference = reference()?;
+    let cluster = cluster()?;
+    Some((cluster, reference))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything we write is accepted, and stored as written
+
+/// What the server adds to an object it stores, by field path (`*`: any key or index), and why.
+/// Anything else it adds, and anything it drops or rewrites, fails the test.
+const SERVER_ADDS: &[(&str, &str)] = &[
+    ("metadata.uid", "the API server owns it"),
+    ("metadata.resourceVersion", "the API server owns it"),
+    ("metadata.creationTimestamp", "the API server owns it"),
+    ("metadata.generation", "the API server owns it (custom resources count spec changes)"),
+    ("metadata.managedFields", "the API server records field ownership"),
+    ("metadata.namespace", "a namespaced object written without a namespace goes to the context's (`default`)"),
+];
+
+/// One object the tool wrote, and where from.
+struct Written {
+    from: String,
+    value: Value,
+}
+
+fn key_of(v: &Value) -> (String, String, String) {
+    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or_default().to_string();
+    (s("/kind"), s("/metadata/namespace"), s("/metadata/name"))
+}
+
+/// The object of a document the tool writes for the cluster: not a catalog object, not a
+/// kustomize or KRM wrapper, not a local-config file. Lists and ResourceLists give their items.
+fn cluster_objects(v: &Value, out: &mut Vec<Value>) {
+    let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind == "List" || kind == "ResourceList" {
+        for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
+            cluster_objects(item, out);
+        }
+        return;
+    }
+    let local = v.pointer("/metadata/annotations/config.kubernetes.io~1local-config").and_then(Value::as_str) == Some("true");
+    let ours = ["trainer.kubeflow.org/", "kueue.x-k8s.io/", "jobset.x-k8s.io/"].iter().any(|g| api.starts_with(g));
+    if ours && !local {
+        out.push(v.clone());
+    }
+}
+
+fn rendered(from: &str, args: &[&str], written: &mut Vec<Written>) {
+    let r = run(args, None);
+    assert_eq!(r.code, 0, "jax-runtimes {}:\n{}", args.join(" "), r.all());
+    let mut objects = Vec::new();
+    for d in documents(&r.stdout) {
+        cluster_objects(&d, &mut objects);
+    }
+    assert!(!objects.is_empty(), "jax-runtimes {} wrote no object for the cluster", args.join(" "));
+    written.extend(objects.into_iter().map(|value| Written { from: from.to_string(), value }));
+}
+
+fn committed(path: &Path, written: &mut Vec<Written>) {
+    let rel = path.strip_prefix(root()).unwrap().display().to_string();
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut objects = Vec::new();
+    for d in documents(&text) {
+        cluster_objects(&d, &mut objects);
+    }
+    written.extend(objects.into_iter().map(|value| Written { from: rel.clone(), value }));
+}
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every object the tool writes from the catalogs of the repository: the built-in catalog, the
+/// golden and e2e catalogs of tests/, the catalogs of functions/*/example and the fleet, the
+/// fleet's per-cluster builds and Kueue objects, and what the examples commit as their output.
+fn everything_written() -> Vec<Written> {
+    let mut written = Vec::new();
+    rendered("render (built-in catalog)", &["render"], &mut written);
+    let mut goldens: Vec<PathBuf> =
+        std::fs::read_dir(root().join("tests/golden")).unwrap().map(|e| e.unwrap().path().join("catalog.yaml")).filter(|p| p.is_file()).collect();
+    goldens.sort();
+    for g in goldens {
+        let rel = g.strip_prefix(root()).unwrap().display().to_string();
+        rendered(&format!("render {rel}"), &["render", &rel], &mut written);
+    }
+    for catalog in [
+        "tests/fixtures/e2e/catalog.yaml",
+        "tests/krm/passthrough/catalog",
+        "functions/argocd/example/catalog.yaml",
+        "functions/flux/example/catalog",
+        "functions/kpt/example/catalog",
+        "functions/kustomize/example/runtimes.yaml",
+        "functions/kustomize-legacy/example",
+        "functions/fleet/catalog",
+    ] {
+        rendered(&format!("render {catalog}"), &["render", catalog], &mut written);
+    }
+    // The fleet: `render -o DIR`, then what each cluster's kustomization builds.
+    let out = tempfile::tempdir().unwrap();
+    let fleet = out.path().join("deploy");
+    let r = run(&["render", "functions/fleet/catalog", "-o", fleet.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "render the fleet:\n{}", r.all());
+    let mut clusters: Vec<PathBuf> = std::fs::read_dir(fleet.join("clusters")).unwrap().map(|e| e.unwrap().path()).collect();
+    clusters.sort();
+    assert!(clusters.len() >= 4, "the example fleet has four clusters");
+    for c in &clusters {
+        let o = std::process::Command::new(support::tool("kubectl")).args(["kustomize"]).arg(c).output().unwrap();
+        assert!(o.status.success(), "kubectl kustomize {}:\n{}", c.display(), support::show(&o));
+        let name = c.file_name().unwrap().to_string_lossy().into_owned();
+        let mut objects = Vec::new();
+        for d in documents(&String::from_utf8_lossy(&o.stdout)) {
+            cluster_objects(&d, &mut objects);
+        }
+        written.extend(objects.into_iter().map(|value| Written { from: format!("fleet cluster {name} (kubectl kustomize)"), value }));
+    }
+    // `jax-runtimes kueue` for each node list of the fleet.
+    let mut nodes = Vec::new();
+    yaml_files(&root().join("functions/fleet/nodes"), &mut nodes);
+    for n in nodes {
+        let rel = n.strip_prefix(root()).unwrap().display().to_string();
+        rendered(&format!("kueue --nodes {rel}"), &["kueue", "--nodes", &rel, "functions/fleet/catalog"], &mut written);
+    }
+    // What the examples commit as their pipelines' output (tests/examples.rs keeps it current).
+    let mut files = Vec::new();
+    for f in std::fs::read_dir(root().join("functions")).unwrap() {
+        let f = f.unwrap().path();
+        yaml_files(&f.join("example"), &mut files);
+        yaml_files(&f.join("deploy"), &mut files);
+    }
+    for f in files {
+        committed(&f, &mut written);
+    }
+    written
+}
+
+/// Paths of `a` and `b` that differ: (path, what we wrote, what the server stored).
+fn diff(path: &str, written: Option<&Value>, stored: Option<&Value>, out: &mut Vec<(String, String, String)>) {
+    let show = |v: Option<&Value>| match v {
+        None => "(absent)".to_string(),
+        Some(v) => {
+            let s = v.to_string();
+            if s.len() > 60 {
+                format!("{}…", &s[..s.char_indices().nth(60).map_or(s.len(), |(i, _)| i)])
+            } else {
+                s
+            }
+        }
+    };
+    match (written, stored) {
+        (Some(Value::Object(w)), Some(Value::Object(s))) => {
+            let keys: BTreeSet<&String> = w.keys().chain(s.keys()).collect();
+            for k in keys {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                diff(&p, w.get(k), s.get(k), out);
+            }
+        }
+        (Some(Value::Array(w)), Some(Value::Array(s))) if w.len() == s.len() => {
+            for (i, (a, b)) in w.iter().zip(s).enumerate() {
+                diff(&format!("{path}[{i}]"), Some(a), Some(b), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => out.push((path.to_string(), show(a), show(b))),
+    }
+}
+
+/// Whether `path` is one of [`SERVER_ADDS`] (`*` matches one key or index).
+fn server_adds(path: &str, written: Option<&Value>) -> bool {
+    let generic: String = path
+        .split('.')
+        .map(|seg| match seg.find('[') {
+            Some(i) => format!("{}[*]", &seg[..i]),
+            None => seg.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".");
+    written.is_none() && SERVER_ADDS.iter().any(|(p, _)| *p == generic || *p == path)
+}
+
+#[test]
+fn everything_we_write_is_accepted_and_stored_as_written() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    let written = everything_written();
+    // One copy of each distinct object; objects of one name but different content go to different
+    // batches (cluster-scoped names would collide), each batch created, read back and deleted.
+    let mut seen = BTreeSet::new();
+    let mut batches: Vec<Vec<&Written>> = Vec::new();
+    for w in &written {
+        if !seen.insert(serde_json::to_string(&w.value).unwrap()) {
+            continue;
+        }
+        let key = key_of(&w.value);
+        match batches.iter_mut().find(|b| b.iter().all(|x| key_of(&x.value) != key)) {
+            Some(b) => b.push(w),
+            None => batches.push(vec![w]),
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures: Vec<String> = Vec::new();
+    let mut created: BTreeMap<String, usize> = BTreeMap::new();
+    let mut adds_seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, batch) in batches.iter().enumerate() {
+        let dir = tmp.path().join(format!("batch-{i}"));
+        let named: Vec<(String, Value)> = batch.iter().enumerate().map(|(j, w)| (format!("{j:04}"), w.value.clone())).collect();
+        let files = write_files(&dir, &named);
+        cluster.namespaces(batch.iter().filter_map(|w| w.value.pointer("/metadata/namespace").and_then(Value::as_str)));
+        let o = cluster.kubectl(&["create", "--validate=strict", "-f", dir.to_str().unwrap()]);
+        let errors = errors_by_file(&String::from_utf8_lossy(&o.stderr), &files);
+        if !o.status.success() && errors.iter().all(Option::is_none) {
+            panic!("kubectl create -f {}:\n{}", dir.display(), support::show(&o));
+        }
+        let got = cluster.kubectl(&["get", "-f", dir.to_str().unwrap(), "-o", "json", "--ignore-not-found"]);
+        let stored: Value = serde_json::from_slice(&got.stdout).unwrap_or(json!({"items": []}));
+        let items: Vec<&Value> = match stored.get("items") {
+            Some(Value::Array(a)) => a.iter().collect(),
+            _ => vec![&stored],
+        };
+        for ((w, err), _file) in batch.iter().zip(&errors).zip(&files) {
+            let (kind, ns, name) = key_of(&w.value);
+            let what = format!("{kind}/{}{name} (from {})", if ns.is_empty() { String::new() } else { format!("{ns}/") }, w.from);
+            if let Some(e) = err {
+                failures.push(format!("REFUSED  {what}\n         {e}"));
+                continue;
+            }
+            let Some(back) = items.iter().find(|s| {
+                let (k, n, m) = key_of(s);
+                k == kind && m == name && (ns.is_empty() || n == ns)
+            }) else {
+                failures.push(format!("MISSING  {what}: created, but not read back"));
+                continue;
+            };
+            *created.entry(kind.clone()).or_default() += 1;
+            let mut d = Vec::new();
+            diff("", Some(&w.value), Some(back), &mut d);
+            for (path, wrote, stored) in d {
+                let w_at = pointer_of(&w.value, &path);
+                if server_adds(&path, w_at) {
+                    let generic = SERVER_ADDS.iter().find(|(p, _)| path.starts_with(p)).map_or("?", |(p, _)| p);
+                    *adds_seen.entry(generic).or_default() += 1;
+                    continue;
+                }
+                failures.push(format!("CHANGED  {what}: `{path}`: wrote {wrote}, stored {stored}"));
+            }
+        }
+        cluster.kubectl(&["delete", "-f", dir.to_str().unwrap(), "--ignore-not-found", "--wait=true"]);
+    }
+    let total: usize = created.values().sum();
+    println!("controlplane: {} objects written by {} sources; {} distinct, in {} batches", written.len(), sources(&written), seen.len(), batches.len());
+    println!("controlplane: {total} objects created with --validate=strict and read back:");
+    for (kind, n) in &created {
+        println!("    {kind:<28} {n:>5}");
+    }
+    println!("controlplane: what the server added (listed in SERVER_ADDS):");
+    for (p, n) in &adds_seen {
+        println!("    {p:<28} {n:>5}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} object(s) the server refused, dropped fields of, or changed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(total >= 100 && created.contains_key("ClusterTrainingRuntime") && created.contains_key("ClusterQueue"), "{created:?}");
+}
+
+fn sources(written: &[Written]) -> usize {
+    written.iter().map(|w| w.from.as_str()).collect::<BTreeSet<_>>().len()
+}
+
+/// The value at a dotted path with `[i]` indices (as [`diff`] writes them).
+fn pointer_of<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = v;
+    for seg in path.split('.') {
+        let (key, idx) = match seg.find('[') {
+            Some(i) => (&seg[..i], Some(seg[i + 1..seg.len() - 1].parse::<usize>().ok()?)),
+            None => (seg, None),
+        };
+        cur = cur.get(key)?;
+        if let Some(i) = idx {
+            cur = cur.get(i)?;
+        }
+    }
+    Some(cur)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The validator agrees with the server on the server's layer
+
+/// Disagreements Kubernetes has with the tool on purpose: (case, mode, why). `mode` is
+/// `default`, `crd` (a disagreement of that mode with the server), or `modes` (the two modes'
+/// verdicts differ).
+const ALLOWED: &[(&str, &str, &str)] = &[];
+
+/// One fixture: the objects of one YAML stream, as `validate` reads it and the server gets it.
+struct Fixture {
+    name: String,
+    objects: Vec<Value>,
+    version: Option<TrainerVersion>,
+}
+
+fn fixtures() -> (Vec<Fixture>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut left_out = Vec::new();
+    for (file, cases) in [("validate/corpus.yaml", validate_corpus::corpus()), ("validate/kubernetes.yaml", validate_corpus::kubernetes_corpus())] {
+        for case in cases {
+            let name = format!("{file}: {}", case.name);
+            match case.crd.as_deref() {
+                None | Some("reference") => out.push(Fixture { name, objects: vec![validate_corpus::object(&case)], version: None }),
+                Some(crd) => left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)")),
+            }
+        }
+    }
+    for case in trainjob_corpus::cases() {
+        let mut rt = validate_corpus::base(&case.runtime);
+        for (pointer, value) in &case.runtime_set {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            rt.pointer_mut(parent).unwrap()[key.replace("~1", "/")] = value.clone();
+        }
+        let mut tj = json!({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"});
+        for (k, x) in case.trainjob.as_object().unwrap() {
+            tj[k] = x.clone();
+        }
+        out.push(Fixture {
+            name: format!("trainjob/corpus.yaml: {}", case.name),
+            objects: vec![rt, tj],
+            version: case.version.as_deref().map(|v| TrainerVersion::parse(v).unwrap()),
+        });
+    }
+    (out, left_out)
+}
+
+/// Whether a finding says the API server refuses the object: an error of the structure and CEL
+/// layers (the CRD's schema and rules, which the server enforces), or of a rule that says it
+/// fails at apply (metadata rules at the object's own metadata).
+fn api_server_layer(d: &Diagnostic) -> bool {
+    if d.severity != Severity::Error {
+        return false;
+    }
+    if matches!(d.rule.layer, Layer::Schema | Layer::Crd | Layer::Cel) {
+        return true;
+    }
+    let moment = d.fails.map(|f| f.moment).or(d.rule.fails);
+    match moment {
+        Some(Moment::Apply) => true,
+        Some(Moment::ApplyOrStart) => d.field.as_deref().is_some_and(|f| f == "metadata" || f.starts_with("metadata.")),
+        _ => false,
+    }
+}
+
+struct Verdict {
+    /// Per object: API-server-layer errors (rule ids).
+    api: Vec<Vec<&'static str>>,
+    /// Any error at all.
+    errors: Vec<&'static str>,
+}
+
+fn verdict(f: &Fixture, opts: &Options) -> Verdict {
+    let text: Vec<String> = f.objects.iter().map(|o| jax_runtimes::yaml::to_string(o).unwrap()).collect();
+    let docs = parse("case.yaml", &text.join("---\n"));
+    let opts = Options { trainer_version: f.version, ..opts.clone() };
+    let diags = validate::objects(&docs, &opts);
+    let mut api = vec![Vec::new(); f.objects.len()];
+    for d in diags.iter().filter(|d| api_server_layer(d)) {
+        api[d.index.unwrap_or(0).min(f.objects.len() - 1)].push(d.rule.id);
+    }
+    let errors = diags.iter().filter(|d| d.severity == Severity::Error).map(|d| d.rule.id).collect();
+    Verdict { api, errors }
+}
+
+#[test]
+fn the_validator_refuses_at_the_api_server_layer_exactly_what_the_server_refuses() {
+    let Some((cluster, reference)) = setup() else { return };
+    let _one = lock();
+    let crds: Vec<PathBuf> = ["clustertrainingruntimes", "trainingruntimes", "trainjobs"]
+        .iter()
+        .map(|k| reference.join(support::reference::TRAINER).join(format!("crds/trainer.kubeflow.org_{k}.yaml")))
+        .collect();
+    let with_crd = Options::with_crd_files(&crds).expect("the reference CRDs load");
+    let (fixtures, left_out) = fixtures();
+
+    // The server's verdict on every object of every fixture, in one dry run.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut named = Vec::new();
+    for (i, f) in fixtures.iter().enumerate() {
+        for (j, o) in f.objects.iter().enumerate() {
+            named.push((format!("case-{i:04}-{j}"), o.clone()));
+        }
+    }
+    let files = write_files(tmp.path(), &named);
+    let namespaces: BTreeSet<&str> = named
+        .iter()
+        .filter_map(|(_, o)| o.pointer("/metadata/namespace").and_then(Value::as_str))
+        .filter(|n| jax_runtimes::k8s::names::dns1123_label(n).is_ok())
+        .collect();
+    cluster.namespaces(namespaces);
+    let o = cluster.kubectl(&["create", "--dry-run=server", "--validate=strict", "-f", tmp.path().to_str().unwrap()]);
+    let refused = errors_by_file(&String::from_utf8_lossy(&o.stderr), &files);
+    let accepted_lines = String::from_utf8_lossy(&o.stdout).lines().filter(|l| l.ends_with("(server dry run)")).count();
+    assert_eq!(
+        accepted_lines + refused.iter().filter(|r| r.is_some()).count(),
+        files.len(),
+        "every object is either created (server dry run) or refused:\n{}",
+        support::show(&o)
+    );
+
+    let mut rows: Vec<(String, String, String, String)> = Vec::new();
+    let mut allowed_hits = BTreeSet::new();
+    let mut objects = 0;
+    let mut server_refusals = 0;
+    let mut k = 0;
+    for (i, f) in fixtures.iter().enumerate() {
+        let default = verdict(f, &Options::default());
+        let crd = verdict(f, &with_crd);
+        let mut disagree = |mode: &str, what: String, server: String| {
+            if let Some(a) = ALLOWED.iter().find(|(c, m, _)| *c == f.name && *m == mode) {
+                allowed_hits.insert(a.0);
+            } else {
+                rows.push((f.name.clone(), mode.to_string(), what, server));
+            }
+        };
+        for j in 0..f.objects.len() {
+            let server = refused[k].clone();
+            k += 1;
+            objects += 1;
+            server_refusals += usize::from(server.is_some());
+            let kind = f.objects[j]["kind"].as_str().unwrap_or("?").to_string();
+            for (mode, v) in [("default", &default), ("crd", &crd)] {
+                let tool = &v.api[j];
+                match (&server, tool.is_empty()) {
+                    (Some(e), true) => disagree(mode, format!("{kind}: no API-server-layer error"), format!("refuses: {}", cut(e))),
+                    (None, false) => disagree(mode, format!("{kind}: refuses at the API server: {}", tool.join(", ")), "accepts".into()),
+                    _ => {}
+                }
+            }
+        }
+        let _ = i;
+        if default.errors.is_empty() != crd.errors.is_empty() {
+            disagree(
+                "modes",
+                format!("default: {}", if default.errors.is_empty() { "no error".into() } else { default.errors.join(", ") }),
+                format!("--crd: {}", if crd.errors.is_empty() { "no error".into() } else { crd.errors.join(", ") }),
+            );
+        }
+    }
+    println!(
+        "controlplane: {} fixtures ({objects} objects) compared with the server (it refused {server_refusals}), each with validate and validate --crd; {} left out:",
+        fixtures.len(),
+        left_out.len()
+    );
+    for l in &left_out {
+        println!("    {l}");
+    }
+    let unused: Vec<&str> = ALLOWED.iter().map(|a| a.0).filter(|c| !allowed_hits.contains(c)).collect();
+    if !rows.is_empty() {
+        println!("{:<70} | {:<7} | {:<60} | server", "case", "mode", "tool");
+        for (c, m, t, s) in &rows {
+            println!("{:<70} | {m:<7} | {t:<60} | {s}", cut(c));
+        }
+    }
+    assert!(rows.is_empty(), "{} disagreement(s) between the tool and the API server (table above)", rows.len());
+    assert!(unused.is_empty(), "ALLOWED lists cases that no longer disagree: {unused:?}");
+    assert!(server_refusals >= 20 && objects >= 200, "the comparison is not vacuous: {server_refusals} refusals of {objects}");
+}
+
+fn cut(s: &str) -> String {
+    if s.chars().count() > 160 {
+        format!("{}…", s.chars().take(160).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
