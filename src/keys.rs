@@ -116,3 +116,7 @@ mod tests {
         }
     }
 }
+
+/// Where plain `kubectl apply` keeps the object it applied (k8s.io/api `core/v1`
+/// `annotation_key_constants.go` `LastAppliedConfigAnnotation`).
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

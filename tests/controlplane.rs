@@ -99,7 +99,11 @@ fn rendered(from: &str, args: &[&str], written: &mut Vec<Written>) {
 
 fn committed(path: &Path, written: &mut Vec<Written>) {
     let rel = path.strip_prefix(root()).unwrap().display().to_string();
-    let text = std::fs::read_to_string(path).unwrap();
+    let mut text = std::fs::read_to_string(path).unwrap();
+    if jax_runtimes::yaml::parse_stream(&text).is_err() {
+        // The stdout of several runs, one after the other (a generator's ResourceLists).
+        text = text.replace("\napiVersion:", "\n---\napiVersion:");
+    }
     let mut objects = Vec::new();
     for d in documents(&text) {
         cluster_objects(&d, &mut objects);
@@ -518,5 +522,66 @@ fn cut(s: &str) -> String {
         format!("{}…", s.chars().take(160).collect::<String>())
     } else {
         s.to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which apply route a size rule is about
+
+/// A catalog whose runtime's description is `bytes` long (it becomes an annotation).
+fn described(bytes: usize) -> String {
+    let lines = "    x\n".repeat(bytes / 2);
+    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: big-description}}\nspec:\n  accelerator: {{cpu: {{}}}}\n  description: |\n{lines}")
+}
+
+/// `k8s/annotations-size-client-side-apply` warns exactly when plain `kubectl apply` is refused
+/// and server-side apply is not; `k8s/annotations-size` is an error when both are refused.
+#[test]
+fn the_size_rules_say_which_apply_route_the_server_refuses() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for (bytes, rule) in [(100_000, None), (140_000, Some("warning[k8s/annotations-size-client-side-apply]")), (280_000, Some("error[k8s/annotations-size]"))] {
+        let catalog = dir.path().join(format!("catalog-{bytes}.yaml"));
+        std::fs::write(&catalog, described(bytes)).unwrap();
+        let r = run(&["render", catalog.to_str().unwrap(), "--color", "never"], None);
+        let warned = ["k8s/annotations-size-client-side-apply]", "k8s/annotations-size]"].iter().find(|r2| r.stderr.contains(*r2));
+        match rule {
+            None => assert!(warned.is_none() && r.code == 0, "{bytes} bytes: no size finding expected:\n{}", r.all()),
+            Some(id) => assert!(r.stderr.contains(id), "{bytes} bytes: `{id}` expected:\n{}", r.all()),
+        }
+        if rule.is_some_and(|id| id.starts_with("error")) {
+            // Nothing was written; the same object, written by hand, is refused on both routes.
+            assert_ne!(r.code, 0, "{}", r.all());
+            let small = run(&["render", dir.path().join("catalog-100000.yaml").to_str().unwrap()], None);
+            let mut doc = documents(&small.stdout).remove(0);
+            doc["metadata"]["annotations"]["jax-runtimes.dev/description"] = Value::String("x\n".repeat(bytes / 2));
+            let file = dir.path().join("by-hand.json");
+            std::fs::write(&file, doc.to_string()).unwrap();
+            let csa = cluster.kubectl(&["apply", "-f", file.to_str().unwrap()]);
+            let ssa = cluster.kubectl(&["apply", "--server-side", "-f", file.to_str().unwrap()]);
+            assert!(!csa.status.success() && !ssa.status.success(), "over 256 KiB: both routes refuse it");
+            seen.push(format!("{bytes} bytes: {id}: client-side and server-side apply refuse it", id = rule.unwrap()));
+            continue;
+        }
+        let file = dir.path().join(format!("runtime-{bytes}.yaml"));
+        std::fs::write(&file, &r.stdout).unwrap();
+        let csa = cluster.kubectl(&["apply", "-f", file.to_str().unwrap()]);
+        cluster.kubectl(&["delete", "-f", file.to_str().unwrap(), "--ignore-not-found"]);
+        let ssa = cluster.kubectl(&["apply", "--server-side", "-f", file.to_str().unwrap()]);
+        cluster.kubectl(&["delete", "-f", file.to_str().unwrap(), "--ignore-not-found"]);
+        assert!(ssa.status.success(), "{bytes} bytes: server-side apply takes it:\n{}", support::show(&ssa));
+        assert_eq!(
+            csa.status.success(),
+            rule.is_none(),
+            "{bytes} bytes: plain kubectl apply {} it, and jax-runtimes said {rule:?}:\n{}",
+            if csa.status.success() { "takes" } else { "refuses" },
+            support::show(&csa)
+        );
+        seen.push(format!("{bytes} bytes: {}: plain kubectl apply {}, server-side apply takes it", rule.unwrap_or("no finding"), if csa.status.success() { "takes it" } else { "refuses it" }));
+    }
+    for s in seen {
+        println!("controlplane: {s}");
     }
 }
