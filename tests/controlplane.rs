@@ -28,6 +28,14 @@ use serde_json::{json, Value};
 use support::controlplane::{cluster, errors_by_file, write_files, Cluster};
 use support::{documents, parse, reference, root, run, trainjob_corpus, validate_corpus};
 
+/// Prints past the test harness's capture: the tier's counts show on every run.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 /// The tests share one API server: one at a time (a dry-run create of a name another test has
 /// created for real would be refused as AlreadyExists).
 static SERVER: Mutex<()> = Mutex::new(());
@@ -152,8 +160,11 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn everything_written() -> Vec<Written> {
     let mut written = Vec::new();
     rendered("render (built-in catalog)", &["render"], &mut written);
-    let mut goldens: Vec<PathBuf> =
-        std::fs::read_dir(root().join("tests/golden")).unwrap().map(|e| e.unwrap().path().join("catalog.yaml")).filter(|p| p.is_file()).collect();
+    let mut goldens: Vec<PathBuf> = std::fs::read_dir(root().join("tests/golden"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("catalog.yaml"))
+        .filter(|p| p.is_file())
+        .collect();
     goldens.sort();
     for g in goldens {
         let rel = g.strip_prefix(root()).unwrap().display().to_string();
@@ -200,7 +211,9 @@ fn everything_written() -> Vec<Written> {
     // objects and renders on its own (a block that needs the files around it is counted apart).
     let tmp = tempfile::tempdir().unwrap();
     let mut pages = vec![root().join("README.md")];
-    pages.extend(std::fs::read_dir(root().join("docs")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")));
+    pages.extend(
+        std::fs::read_dir(root().join("docs")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
     pages.sort();
     let (mut shown, mut alone) = (0, 0);
     for page in pages {
@@ -225,7 +238,7 @@ fn everything_written() -> Vec<Written> {
             written.extend(objects.into_iter().map(|value| Written { from: format!("{rel} yaml block {}", i + 1), value }));
         }
     }
-    println!("controlplane: {shown} catalog blocks in the guides, {alone} render on their own (the others need the files around them)");
+    say!("controlplane: {shown} catalog blocks in the guides, {alone} render on their own (the others need the files around them)");
     assert!(alone >= 5, "the guides show catalogs that render on their own: {alone} of {shown}");
     // What the examples commit as their pipelines' output (tests/examples.rs keeps it current).
     let mut files = Vec::new();
@@ -369,18 +382,24 @@ fn everything_we_write_is_accepted_and_stored_as_written() {
         cluster.kubectl(&["delete", "-f", dir.to_str().unwrap(), "--ignore-not-found", "--wait=true"]);
     }
     let total: usize = created.values().sum();
-    println!("controlplane: {} objects written by {} sources; {} distinct, in {} batches", written.len(), sources(&written), seen.len(), batches.len());
-    println!("controlplane: {total} objects created with --validate=strict and read back:");
+    say!(
+        "controlplane: {} objects written by {} sources; {} distinct, in {} batches",
+        written.len(),
+        sources(&written),
+        seen.len(),
+        batches.len()
+    );
+    say!("controlplane: {total} objects created with --validate=strict and read back:");
     for (kind, n) in &created {
-        println!("    {kind:<28} {n:>5}");
+        say!("    {kind:<28} {n:>5}");
     }
-    println!("controlplane: what the server added (listed in SERVER_ADDS):");
+    say!("controlplane: what the server added (listed in SERVER_ADDS):");
     for (p, n) in &adds_seen {
-        println!("    {p:<70} {n:>5}");
+        say!("    {p:<70} {n:>5}");
     }
-    println!("controlplane: stored differently on purpose (STORED_DIFFERENTLY):");
+    say!("controlplane: stored differently on purpose (STORED_DIFFERENTLY):");
     for d in &differently {
-        println!("    {d}");
+        say!("    {d}");
     }
     assert_eq!(differently.len(), STORED_DIFFERENTLY.len(), "STORED_DIFFERENTLY lists a difference that is no longer there");
     assert!(
@@ -430,12 +449,16 @@ struct Fixture {
 fn fixtures() -> (Vec<Fixture>, Vec<String>) {
     let mut out = Vec::new();
     let mut left_out = Vec::new();
-    for (file, cases) in [("validate/corpus.yaml", validate_corpus::corpus()), ("validate/kubernetes.yaml", validate_corpus::kubernetes_corpus())] {
+    for (file, cases) in
+        [("validate/corpus.yaml", validate_corpus::corpus()), ("validate/kubernetes.yaml", validate_corpus::kubernetes_corpus())]
+    {
         for case in cases {
             let name = format!("{file}: {}", case.name);
             match case.crd.as_deref() {
                 None | Some("reference") => out.push(Fixture { name, objects: vec![validate_corpus::object(&case)], version: None }),
-                Some(crd) => left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)")),
+                Some(crd) => {
+                    left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)"))
+                }
             }
         }
     }
@@ -571,19 +594,19 @@ fn the_validator_refuses_at_the_api_server_layer_exactly_what_the_server_refuses
             );
         }
     }
-    println!(
+    say!(
         "controlplane: {} fixtures ({objects} objects) compared with the server (it refused {server_refusals}), each with validate and validate --crd; {} left out:",
         fixtures.len(),
         left_out.len()
     );
     for l in &left_out {
-        println!("    {l}");
+        say!("    {l}");
     }
     let unused: Vec<&str> = ALLOWED.iter().map(|a| a.0).filter(|c| !allowed_hits.contains(c)).collect();
     if !rows.is_empty() {
-        println!("{:<70} | {:<7} | {:<60} | server", "case", "mode", "tool");
+        say!("{:<70} | {:<7} | {:<60} | server", "case", "mode", "tool");
         for (c, m, t, s) in &rows {
-            println!("{:<70} | {m:<7} | {t:<60} | {s}", cut(c));
+            say!("{:<70} | {m:<7} | {t:<60} | {s}", cut(c));
         }
     }
     assert!(rows.is_empty(), "{} disagreement(s) between the tool and the API server (table above)", rows.len());
@@ -616,7 +639,11 @@ fn the_size_rules_say_which_apply_route_the_server_refuses() {
     let _one = lock();
     let dir = tempfile::tempdir().unwrap();
     let mut seen = Vec::new();
-    for (bytes, rule) in [(100_000, None), (140_000, Some("warning[k8s/annotations-size-client-side-apply]")), (280_000, Some("error[k8s/annotations-size]"))] {
+    for (bytes, rule) in [
+        (100_000, None),
+        (140_000, Some("warning[k8s/annotations-size-client-side-apply]")),
+        (280_000, Some("error[k8s/annotations-size]")),
+    ] {
         let catalog = dir.path().join(format!("catalog-{bytes}.yaml"));
         std::fs::write(&catalog, described(bytes)).unwrap();
         let r = run(&["render", catalog.to_str().unwrap(), "--color", "never"], None);
@@ -653,9 +680,13 @@ fn the_size_rules_say_which_apply_route_the_server_refuses() {
             if csa.status.success() { "takes" } else { "refuses" },
             support::show(&csa)
         );
-        seen.push(format!("{bytes} bytes: {}: plain kubectl apply {}, server-side apply takes it", rule.unwrap_or("no finding"), if csa.status.success() { "takes it" } else { "refuses it" }));
+        seen.push(format!(
+            "{bytes} bytes: {}: plain kubectl apply {}, server-side apply takes it",
+            rule.unwrap_or("no finding"),
+            if csa.status.success() { "takes it" } else { "refuses it" }
+        ));
     }
     for s in seen {
-        println!("controlplane: {s}");
+        say!("controlplane: {s}");
     }
 }

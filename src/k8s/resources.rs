@@ -14,12 +14,12 @@ use super::facts::facts;
 use super::finding::{finding, finding_at, shown, Scope};
 use super::names;
 use super::quantity::{self, Quantity, QuantityError};
-use crate::rules::Moment;
 use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{
     K8S_HUGEPAGES, K8S_QUANTITY, K8S_QUANTITY_NEGATIVE, K8S_REQUEST_ABOVE_LIMIT, K8S_RESOURCE_INTEGER, K8S_RESOURCE_NAME,
     RESOURCES_REQUESTS_LIMITS,
 };
+use crate::rules::Moment;
 
 /// `IsNativeResource`: no `/`, or inside the `kubernetes.io/` domain.
 pub fn is_native(name: &str) -> bool {

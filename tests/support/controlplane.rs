@@ -25,7 +25,9 @@ pub struct Cluster {
 
 /// Where the control plane's `start` and `stop` are.
 pub fn home() -> PathBuf {
-    std::env::var_os("JAX_RUNTIMES_CONTROLPLANE").filter(|v| !v.is_empty()).map_or_else(|| root().join("../shared/controlplane"), PathBuf::from)
+    std::env::var_os("JAX_RUNTIMES_CONTROLPLANE")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| root().join("../shared/controlplane"), PathBuf::from)
 }
 
 /// The control plane tests/run started, or `None` (after recording the skip) where there is none.

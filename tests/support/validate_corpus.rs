@@ -146,4 +146,3 @@ pub fn apply(v: &mut Value, op: &Op) {
         }
     }
 }
-
