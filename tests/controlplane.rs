@@ -457,7 +457,7 @@ fn fixtures() -> (Vec<Fixture>, Vec<String>) {
             match case.crd.as_deref() {
                 None | Some("reference") => out.push(Fixture { name, objects: vec![validate_corpus::object(&case)], version: None }),
                 Some(crd) => {
-                    left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)"))
+                    left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)"));
                 }
             }
         }
