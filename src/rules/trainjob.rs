@@ -6,7 +6,12 @@ use super::rule::define_rules;
 define_rules! {
     TRAINJOB_NAME = "trainjob/name", Error, TrainJob,
         "`metadata.name` is missing or not an RFC 1035 label of at most 63 characters (lowercase letters, digits and `-`, starting with a letter); the TrainJob CRD rejects it.",
-        "Rename the TrainJob: lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.";
+        "Rename the TrainJob: lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.",
+        fails Apply, source "Kubeflow Trainer v2.3.0 `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`, the root's `x-kubernetes-validations`: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`, `size(self.metadata.name) <= 63` (`pkg/apis/trainer/v1alpha1/trainjob_types.go`)";
+    TRAINJOB_STORAGE_URI = "trainjob/storage-uri", Error, TrainJob,
+        "`spec.initializer.dataset.storageUri` or `spec.initializer.model.storageUri` is neither empty nor a URI with a scheme (`hf:/my-org/data`, `my-org/data`); the TrainJob CRD's CEL rule rejects it.",
+        "Write the URI with its scheme and `://`: `hf://my-org/data`, `s3://bucket/path`.",
+        fails Apply, source "Kubeflow Trainer v2.3.0 `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`, `x-kubernetes-validations` of `storageUri`: `self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')`";
     TRAINJOB_NAME_LENGTH = "trainjob/name-length", Error, TrainJob,
         "The TrainJob's name makes a pod name longer than 63 characters: JobSet names pods `<name>-<job>-0-<index>-<5 characters>` and rejects the JobSet (\"JobSet name is too long\"), so Trainer never starts the job. The limit depends on the replicated jobs and on numNodes.",
         "Shorten the name to the length the message gives.";

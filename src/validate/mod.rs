@@ -231,7 +231,12 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
         .flat_map(|doc| {
             let api_version = doc.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
             let crd = opts.crd_for(api_version, trainer::KIND_TRAINJOB).map(|(_, v)| v);
-            trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx).into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
+            let mut found = trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx);
+            if crd.is_none() {
+                // The CEL rules of the TrainJob CRD that the typed model does not hold.
+                found.extend(cel::builtin_trainjob(&doc.value).into_iter().map(|d| d.with_object(crate::diag::ObjectRef::of(&doc.value))));
+            }
+            found.into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
         })
         .collect()
 }

@@ -68,6 +68,7 @@ pub fn render(args: &[&Path]) -> String {
     r.stdout
 }
 
+pub mod controlplane;
 pub mod reference;
 pub mod trainjob_corpus;
 pub mod validate_corpus;
