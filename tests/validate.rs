@@ -18,7 +18,7 @@ use jax_runtimes::rules::{self, Layer};
 use jax_runtimes::validate::{self, Options};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use support::validate_corpus::{base, corpus, kubernetes_corpus, Case};
+use support::validate_corpus::{apply, base, corpus, kubernetes_corpus, Case, Op};
 use support::{copy_dir, parse, path_with_bin, reference, reference_crd_files, root, tool};
 
 /// The upstream Trainer CRDs, compiled once for the whole test binary (`None`: the reference
