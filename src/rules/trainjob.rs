@@ -34,7 +34,7 @@ define_rules! {
         "With Trainer's merge, the `node` container no longer requests the accelerator the runtime requests (v2.2 replaces the runtime's resources with `resourcesPerNode`; a zero count drops it in both): the pod lands on an accelerator node without using it, or on a node without one.",
         "Add the runtime's accelerator limit to `resourcesPerNode` (or remove the zero).";
     TRAINJOB_RESOURCES = "trainjob/resources", Error, TrainJob,
-        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit, or an accelerator's request differs from its limit (v2.3 merges per resource key, so a TrainJob that sets only the limit keeps the runtime's request); Kubernetes rejects every pod.",
+        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit, or an accelerator's request differs from its limit or has no limit (v2.3 merges per resource key, so a TrainJob that sets only the limit keeps the runtime's request, and one that sets only the request of a resource the runtime does not limit leaves it without a limit); Kubernetes rejects every pod.",
         "Set `requests` and `limits` of that resource together in `resourcesPerNode` (the same value for an accelerator), or raise the limit.";
     TRAINJOB_EMPTY_IMAGE = "trainjob/empty-image", Error, TrainJob,
         "`spec.trainer.image` is an empty string: Trainer replaces the `node` container's image whenever the field is set, and Kubernetes rejects the Job JobSet creates from it (`spec.template.spec.containers[0].image: Required value`), so no pod starts.",
@@ -57,6 +57,9 @@ define_rules! {
     TRAINJOB_PATCH_ENV = "trainjob/patch-env", Error, TrainJob,
         "A runtime patch sets `env` on the `node`, `dataset-initializer` or `model-initializer` container; the Trainer webhook rejects it (\"must not have envs for the ... containers\").",
         "Put the variables in `spec.trainer.env` (for `node`) or `spec.initializer.*.env`.";
+    TRAINJOB_INITIALIZER = "trainjob/initializer", Error, TrainJob,
+        "`spec.initializer.dataset` (or `.model`) is set, but the runtime (with the TrainJob's runtime patches) has no `dataset-initializer` (`model-initializer`) replicated job, no container of that name in it, or (Trainer v2.3) that container has no volumeMount named `initializer`; the Trainer webhook rejects the TrainJob (plugins/jobset/jobset.go `Validate`).",
+        "Use a runtime with that initializer job (the container mounting the `initializer` volume), or remove `spec.initializer.dataset`/`.model` and fetch the data in the trainer.";
     TRAINJOB_PATCH_MANAGER = "trainjob/patch-manager", Error, TrainJob,
         "A `runtimePatches[].manager` is not a domain-prefixed path such as `example.com/my-controller`; the Trainer webhook rejects the TrainJob.",
         "Name the manager `<domain>/<name>`.";

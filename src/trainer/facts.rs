@@ -34,6 +34,8 @@ pub struct TrainerFacts {
     pub labels: Labels,
     pub pod_name_suffix: String,
     pub initializers: InitializerFacts,
+    /// ML policy -> replicated job name -> the volumes its plugin adds to that job's pods.
+    pub plugin_volumes: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// How Trainer's dataset and model initializers are wired (`catalog/trainer.yaml`).
@@ -55,6 +57,11 @@ pub struct InitializerFacts {
     pub image_tags: BTreeMap<String, String>,
     /// Step -> the `STORAGE_URI` schemes it reads.
     pub schemes: BTreeMap<String, Vec<String>>,
+    /// `spec.initializer.<field>` -> the step (replicated job and container name) the webhook
+    /// requires in the runtime when the TrainJob sets it.
+    pub required: BTreeMap<String, String>,
+    /// The first release whose webhook also requires that container to mount `volume`.
+    pub mount_required_since: String,
 }
 
 /// A value of the ancestor label, and the container its job must have.
@@ -123,6 +130,18 @@ impl TrainerFacts {
         if let Some(r) = f.releases.iter().find(|r| !f.jobset.contains_key(*r)) {
             return Err(TrainerFactsError(format!("release `{r}` has no JobSet release")));
         }
+        if let Some(step) = f.initializers.required.values().find(|s| !f.is_initializer(s)) {
+            return Err(TrainerFactsError(format!("initializers.required: `{step}` is not an initializer step")));
+        }
+        if !f.releases.contains(&f.initializers.mount_required_since) {
+            return Err(TrainerFactsError(format!(
+                "initializers.mountRequiredSince `{}` is not one of the releases",
+                f.initializers.mount_required_since
+            )));
+        }
+        if let Some(p) = f.plugin_volumes.keys().find(|p| !f.ml_policies.contains(p)) {
+            return Err(TrainerFactsError(format!("pluginVolumes: `{p}` is not one of the mlPolicies")));
+        }
         if !f.steps.iter().any(|s| s.step == f.trainer_step) {
             return Err(TrainerFactsError(format!("trainerStep `{}` is not one of the steps", f.trainer_step)));
         }
@@ -137,6 +156,12 @@ impl TrainerFacts {
     /// The container the webhook requires in a job of `step`.
     pub fn container_of(&self, step: &str) -> Option<&str> {
         self.steps.iter().find(|s| s.step == step).map(|s| s.container.as_str())
+    }
+
+    /// The volumes the plugin of ML policy `policy` (`None`: PlainML) adds to the pods of the
+    /// replicated job `job` when a TrainJob starts.
+    pub fn plugin_volumes(&self, policy: Option<&str>, job: &str) -> &[String] {
+        policy.and_then(|p| self.plugin_volumes.get(p)).and_then(|jobs| jobs.get(job)).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// True for a variable the JAX plugin injects.
@@ -165,6 +190,10 @@ mod tests {
         assert!(f.ml_policies.contains(&"jax".to_string()));
         assert_eq!(f.jax.env(), ["JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"]);
         assert!(f.without_jax.iter().all(|r| !f.releases.contains(r)));
+        assert_eq!(f.plugin_volumes(Some("mpi"), "launcher"), ["mpi-ssh-auth", "mpi-hostfile"]);
+        assert_eq!(f.plugin_volumes(Some("mpi"), "node"), ["mpi-ssh-auth"]);
+        assert!(f.plugin_volumes(Some("mpi"), "worker").is_empty() && f.plugin_volumes(Some("torch"), "node").is_empty());
+        assert!(f.plugin_volumes(None, "node").is_empty());
         for step in &f.steps {
             assert!(f.patch_env_forbidden.contains(&step.container), "{}", step.container);
         }
@@ -187,5 +216,7 @@ mod tests {
         assert!(TrainerFacts::parse(&bad).unwrap_err().to_string().contains("defaultRelease"));
         let no_jobset = TRAINER_YAML.replace("  v2.3: v0.12.0\n", "");
         assert!(TrainerFacts::parse(&no_jobset).unwrap_err().to_string().contains("JobSet"));
+        let bad_policy = TRAINER_YAML.replace("pluginVolumes:\n  mpi:", "pluginVolumes:\n  mpii:");
+        assert!(TrainerFacts::parse(&bad_policy).unwrap_err().to_string().contains("pluginVolumes"));
     }
 }

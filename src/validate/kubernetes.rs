@@ -18,7 +18,7 @@ use crate::k8s::{meta, resources};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH, K8S_ANNOTATIONS_SIZE_CLIENT_SIDE_APPLY};
 use crate::trainer::names::{fits_job_names, label_max, max_jobset_name};
 use crate::trainer::pods::{job_pods, max_trainjob_name_of};
-use crate::trainer::{paths, TrainingRuntime, KIND_NAMESPACED};
+use crate::trainer::{self, paths, TrainingRuntime, KIND_NAMESPACED};
 
 /// Plain `kubectl apply` (client-side) stores the whole object, its annotations included, as JSON
 /// in the annotation `kubectl.kubernetes.io/last-applied-configuration` (kubectl
@@ -106,6 +106,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             }
         }
     }
+    let policy = rt.spec.ml_policy.as_ref().and_then(|m| m.framework());
     let jobs = &jobset.spec.replicated_jobs;
     duplicates(jobs.iter().map(|j| j.name.as_str()), &paths::replicated_jobs(), "name", "replicated job name", &mut out);
     for pods in job_pods(rt) {
@@ -123,7 +124,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             metadata(pm, &spec_path.field("template").field("metadata"), &mut out);
         }
         if let Some(ps) = &spec.template.spec {
-            pod_spec(ps, &spec_path.field("template").field("spec"), &claims, &mut out);
+            // The volumes the ML policy's plugin adds to this job's pods (MPI: `mpi-ssh-auth`).
+            let injected = trainer::facts().plugin_volumes(policy, &job.name);
+            let volumes: Vec<&str> = claims.iter().copied().chain(injected.iter().map(String::as_str)).collect();
+            pod_spec(ps, &spec_path.field("template").field("spec"), &volumes, &mut out);
         }
     }
     out

@@ -44,6 +44,7 @@ pub mod crd;
 pub mod crd_cel;
 pub mod ecosystem;
 pub mod go_regexp;
+pub mod initializer;
 pub mod interconnect;
 pub mod kubernetes;
 pub mod kueue;

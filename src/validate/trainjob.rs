@@ -193,6 +193,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         }
     }
     out.extend(patches(tj, rt, version));
+    out.extend(super::initializer::check(tj, &over));
     out.extend(tpu_slice(tj, rt, &over));
     out.extend(resources(tj, rt, &over));
     // The runtime rules find some of the direct findings again (a TPU slice's hosts and chips):
@@ -497,15 +498,26 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     }
     if let Some(r) = &after {
         for (key, req) in r.requests.iter().flatten() {
-            let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else { continue };
             if dropped.contains(key) {
                 continue; // one finding per key: `trainjob/accelerator-dropped` says it
             }
-            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let merge = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2's replacement",
                 TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
             };
+            let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else {
+                // kubernetes `validation.go` `ValidateResourceRequirements`: "Limit must be set for
+                // non overcommitable resources" (the runtime rule `resources/requests-limits`).
+                if !overcommit_allowed(key) && quantity::parse(&req.0).is_ok() {
+                    out.push(Diagnostic::finding(
+                        &TRAINJOB_RESOURCES,
+                        resource_field(tj, "requests", key),
+                        format!("after {merge} the `node` container requests `{key}: {}` with no limit: `{key}` cannot be overcommitted, and Kubernetes rejects the pods (\"Limit must be set for non overcommitable resources\"); set `limits` of `{key}` in `resourcesPerNode` to the same value", req.0),
+                    ));
+                }
+                continue;
+            };
+            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let problem = if is_extended(key) || !overcommit_allowed(key) {
                 (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
             } else {
