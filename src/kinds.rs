@@ -85,6 +85,10 @@ pub fn near_miss_served(gvk: Gvk<'_>, crd: Option<Served<'_>>) -> Option<Diagnos
     if let Some(d) = unserved(gvk, crd) {
         return Some(d);
     }
+    // A version the `--crd` CRD of this group and kind serves is served, whatever the table says.
+    if crd.is_some_and(|c| c.versions.iter().any(|v| v == gvk.version)) {
+        return None;
+    }
     let families = families();
     if families.iter().any(|f| f.group == gvk.group && f.versions.iter().any(|v| v == gvk.version) && f.kinds.iter().any(|k| k == gvk.kind))
     {

@@ -671,7 +671,7 @@ fn compare_schemas(crd: &Value, ours: &Value, root: &Value, path: &str, depth: u
     for r in our_required.difference(&theirs_required) {
         // A field the CRD does not define at all is refused as unknown anyway.
         if crd.get("properties").is_some_and(|p| p.get(r).is_some()) {
-            let def = parts.iter().filter_map(|p| p.get("$ref").and_then(Value::as_str)).last().unwrap_or("the root");
+            let def = parts.iter().rev().find_map(|p| p.get("$ref").and_then(Value::as_str)).unwrap_or("the root");
             problems.push(format!("{path} ({def}): the built-in model requires `{r}`, the CRD does not"));
         }
     }
@@ -679,7 +679,8 @@ fn compare_schemas(crd: &Value, ours: &Value, root: &Value, path: &str, depth: u
     let their_type = crd.get("type").and_then(Value::as_str);
     let our_type = parts.iter().find_map(|p| p.get("type").and_then(Value::as_str));
     if let (Some(a), Some(b)) = (their_type, our_type) {
-        if a != b && !int_or_string(crd) && !parts.iter().any(|p| int_or_string(p)) && !(a == "number" && b == "integer") {
+        let same = a == b || (a == "number" && b == "integer");
+        if !same && !int_or_string(crd) && !parts.iter().any(|p| int_or_string(p)) {
             problems.push(format!("{path}: the CRD's type is `{a}`, the built-in model's `{b}`"));
         }
     }

@@ -153,10 +153,10 @@ mod tests {
     #[test]
     fn names_and_finalizers() {
         let mut out = Vec::new();
-        object_name(Some("jax-tpu.v5e"), &"metadata.name".into(), &mut out);
-        object_name(Some("0jax"), &"metadata.name".into(), &mut out);
+        object_name(Some("jax-tpu.v5e"), None, &"metadata.name".into(), &mut out);
+        object_name(Some("0jax"), None, &"metadata.name".into(), &mut out);
         assert!(out.is_empty());
-        object_name(Some("JAX_TPU"), &"metadata.name".into(), &mut out);
+        object_name(Some("JAX_TPU"), None, &"metadata.name".into(), &mut out);
         object_name(None, None, &"metadata.name".into(), &mut out);
         object_name(None, Some("jax-"), &"metadata.name".into(), &mut out);
         object_name(None, Some("Jax_"), &"metadata.name".into(), &mut out);
