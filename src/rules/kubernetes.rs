@@ -14,7 +14,7 @@ use super::rule::define_rules;
 define_rules! {
     sourced;
     K8S_NAME = "k8s/name", Error, Kubernetes,
-        "`metadata.name` is missing or not a DNS-1123 subdomain (at most 253 lowercase letters, digits, `-` and `.`).",
+        "`metadata.name` is missing (without a `metadata.generateName` for the API server to generate it from) or not a DNS-1123 subdomain (at most 253 lowercase letters, digits, `-` and `.`); or `metadata.generateName` is not a valid prefix of one.",
         "Use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit.",
         fails Apply, source "apimachinery `pkg/api/validation/objectmeta.go` `ValidateObjectMetaAccessor`; apiextensions-apiserver v0.34.1 `pkg/registry/customresource/validator.go` `customResourceValidator.Validate` (`NameIsDNSSubdomain`); apimachinery `pkg/util/validation/validation.go` `IsDNS1123Subdomain`";
     K8S_NAMESPACE = "k8s/namespace", Error, Kubernetes,

@@ -5,8 +5,8 @@ use super::rule::define_rules;
 
 define_rules! {
     TRAINJOB_NAME = "trainjob/name", Error, TrainJob,
-        "`metadata.name` is missing or not an RFC 1035 label of at most 63 characters (lowercase letters, digits and `-`, starting with a letter); the TrainJob CRD rejects it.",
-        "Rename the TrainJob: lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.",
+        "`metadata.name` is missing (and no `metadata.generateName`), or not an RFC 1035 label of at most 63 characters (lowercase letters, digits and `-`, starting with a letter); the TrainJob CRD rejects it. With `generateName` the API server generates the name (the prefix cut to 58 characters, then 5 random ones) and checks that: the prefix must be a valid name prefix and make valid names.",
+        "Rename the TrainJob (or change `generateName`): lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.",
         fails Apply, source "Kubeflow Trainer v2.3.0 `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`, the root's `x-kubernetes-validations`: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`, `size(self.metadata.name) <= 63` (`pkg/apis/trainer/v1alpha1/trainjob_types.go`)";
     TRAINJOB_STORAGE_URI = "trainjob/storage-uri", Error, TrainJob,
         "`spec.initializer.dataset.storageUri` or `spec.initializer.model.storageUri` is neither empty nor a URI with a scheme (`hf:/my-org/data`, `my-org/data`); the TrainJob CRD's CEL rule rejects it.",
@@ -51,6 +51,12 @@ define_rules! {
     TRAINJOB_NO_TRAINER = "trainjob/no-trainer", Warning, TrainJob,
         "A TrainJob without `spec.trainer` on a multi-node JAX runtime: the JAX plugin injects its variables only when `spec.trainer` is set, so the processes do not know each other (outside TPU auto-detection `jax.distributed.initialize()` fails).",
         "Add `trainer: {}` (or the overrides you need) to the spec.";
+    TRAINJOB_OVERRIDES_DROPPED = "trainjob/overrides-dropped", Error, TrainJob,
+        "The TrainJob sets `spec.trainer` fields that Trainer applies to nothing for this runtime: `image`, `command`, `args`, `env` and `resourcesPerNode` go only to the container `node` of the replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` (kubeflow/trainer plugins/jobset/builder.go `Trainer`, pkg/runtime/core/trainingruntime.go `newRuntimeInfo`; v2.3 merges `resourcesPerNode` only into a runtime with an `mlPolicy`), `numNodes` only to the job with that label (MPI: the job named `node`). Trainer accepts the TrainJob and silently runs the runtime's image, command and sizes instead.",
+        "Use a runtime whose trainer job is labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and has a container `node`, or remove the fields the message names.";
+    TRAINJOB_RUNTIME_UNCHECKED = "trainjob/runtime-unchecked", Warning, TrainJob,
+        "No runtime was given at all (none in the input, no `--runtimes`): the TrainJob's own fields were checked, but not what its runtime makes of them (the merge, the pod, the node count).",
+        "Pass the runtime: `--runtimes` with its file or folder (or the catalog), or put it in the same input.";
     TRAINJOB_PATCH_TARGET = "trainjob/patch-target", Error, TrainJob,
         "A `runtimePatches` entry names a replicated job, container or init container the runtime does not have. v2.2 skips an unknown job silently; v2.3 appends it (a job or container without an image, which JobSet and the pod reject).",
         "Use a name the runtime has (the message lists them).";

@@ -36,6 +36,19 @@ pub struct TrainerFacts {
     pub initializers: InitializerFacts,
     /// ML policy -> replicated job name -> the volumes its plugin adds to that job's pods.
     pub plugin_volumes: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// The API versions the CRDs serve, per group (`catalog/trainer.yaml` `served`).
+    pub served: BTreeMap<String, ServedGroup>,
+}
+
+/// A group's kinds and the versions its CRDs serve (`spec.versions[]` with `served: true`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServedGroup {
+    /// Whose kinds, for messages (`Trainer`), and the release whose CRDs the versions are.
+    pub owner: String,
+    pub release: String,
+    pub versions: Vec<String>,
+    pub kinds: Vec<String>,
 }
 
 /// How Trainer's dataset and model initializers are wired (`catalog/trainer.yaml`).

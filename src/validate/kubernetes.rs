@@ -60,7 +60,7 @@ fn client_side_apply(rt: &TrainingRuntime, out: &mut Vec<Diagnostic>) {
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let m = &rt.metadata;
-    meta::object_name(m.name.as_deref(), &"metadata.name".into(), &mut out);
+    meta::object_name(m.name.as_deref(), m.generate_name.as_deref(), &"metadata.name".into(), &mut out);
     if rt.kind == KIND_NAMESPACED {
         if let Some(ns) = m.namespace.as_deref().filter(|n| !n.is_empty()) {
             meta::namespace(ns, &"metadata.namespace".into(), &mut out);
