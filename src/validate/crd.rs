@@ -363,7 +363,10 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
                         out.push(Diagnostic::finding(
                             family.rule("unknown-field"),
                             field,
-                            format!("unknown field `{u}`{near}; the API server would drop it"),
+                            format!(
+                                "unknown field `{u}`{near}: `kubectl apply` refuses the object (its default `--validate=strict`: unknown field \"{field_name}\"); with `--validate=false` the API server drops the field",
+                                field_name = u
+                            ),
                         ));
                     }
                 }
