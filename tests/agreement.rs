@@ -196,6 +196,12 @@ fn check(dir: &Path, f: &Fixture) -> Outcome {
             say(format!("TrainJob {tj}: validate {}, preview exit {}: {}", if bad { "error" } else { "no error" }, p.code, p.stderr));
         }
     }
+    let kinds = ["ClusterTrainingRuntime", "TrainingRuntime", "TrainJob"];
+    let docs = support::parse("case.yaml", &f.text);
+    if !docs.iter().any(|d| kinds.iter().any(|k| d.value["kind"] == *k)) {
+        // Kueue objects alone: nothing for fit to place.
+        return out;
+    }
     if fit.code == 2 {
         // fit refused the input as unreadable (validate must have an error on it), or could not
         // place a TrainJob whose runtime was not given (validate: not checked against it).
@@ -204,19 +210,18 @@ fn check(dir: &Path, f: &Fixture) -> Outcome {
         }
         return out;
     }
-    let kinds = ["ClusterTrainingRuntime", "TrainingRuntime", "TrainJob"];
-    if !support::parse("case.yaml", &f.text).iter().any(|d| kinds.iter().any(|k| d.value["kind"] == *k)) {
-        // Kueue objects alone: nothing for fit to place.
-        return out;
-    }
     let rows = fit_rows(&fit);
+    let named: BTreeSet<&str> =
+        docs.iter().filter(|d| d.value["kind"] == "TrainJob").filter_map(|d| d.value["metadata"]["name"].as_str()).collect();
     for (invalid, _) in rows.values() {
         *(if *invalid { &mut out.invalid } else { &mut out.placed }) += 1;
     }
     for (object, (invalid, runtime)) in &rows {
         // A TrainJob with only `generateName` is named by it in fit's row, and has no name in
         // validate's findings.
-        let unnamed = runtime.is_some() && object.ends_with('-') && errors.iter().any(|e| e.starts_with("TrainJob/") && e.ends_with('/'));
+        let unnamed = runtime.is_some()
+            && !named.iter().any(|n| object.ends_with(&format!("/{n}")))
+            && errors.iter().any(|e| e.starts_with("TrainJob/") && e.ends_with('/'));
         let expected = errors.contains(object) || unnamed || runtime.as_ref().is_some_and(|r| errors.contains(r));
         if *invalid != expected {
             let fit_says = if *invalid { "invalid" } else { "placed" };

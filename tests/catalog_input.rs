@@ -998,11 +998,15 @@ spec:
         .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap(), f["message"].as_str().unwrap().to_string()))
         .collect();
     got.sort();
+    // What `kubectl apply` does with an unknown field, as the message says it.
+    let strict = |f: &str| {
+        format!("`kubectl apply` refuses the object (its default `--validate=strict`: unknown field \"{f}\"); with `--validate=false` the API server drops the field")
+    };
     assert_eq!(
         got,
         [
-            (15, 17, "unknown field `nodeSelectr` (did you mean `nodeSelector`?); the API server would drop it".to_string()),
-            (19, 19, "unknown field `resorces` (did you mean `resources`?); the API server would drop it".to_string()),
+            (15, 17, format!("unknown field `nodeSelectr` (did you mean `nodeSelector`?): {STRICT}", STRICT = strict("nodeSelectr"))),
+            (19, 19, format!("unknown field `resorces` (did you mean `resources`?): {STRICT}", STRICT = strict("resorces"))),
         ],
         "{findings:#?}"
     );

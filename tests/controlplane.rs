@@ -118,7 +118,12 @@ fn cluster_objects(v: &Value, out: &mut Vec<Value>) {
 
 fn rendered(from: &str, args: &[&str], written: &mut Vec<Written>) {
     let r = run(args, None);
-    assert_eq!(r.code, 0, "jax-runtimes {}:\n{}", args.join(" "), r.all());
+    // `kueue` writes the objects and exits 1 when the nodes cannot hold one TrainJob of a served
+    // runtime (validate's own error on them): those objects are written for the cluster too.
+    let capacity_only = args.first() == Some(&"kueue")
+        && r.code == 1
+        && r.stderr.lines().filter(|l| l.starts_with("error[")).all(|l| l.contains("the cluster's nodes do not hold one TrainJob"));
+    assert!(r.code == 0 || capacity_only, "jax-runtimes {}:\n{}", args.join(" "), r.all());
     let mut objects = Vec::new();
     for d in documents(&r.stdout) {
         cluster_objects(&d, &mut objects);
@@ -463,18 +468,9 @@ fn fixtures() -> (Vec<Fixture>, Vec<String>) {
         }
     }
     for case in trainjob_corpus::cases() {
-        let mut rt = validate_corpus::base(&case.runtime);
-        for (pointer, value) in &case.runtime_set {
-            let (parent, key) = pointer.rsplit_once('/').unwrap();
-            rt.pointer_mut(parent).unwrap()[key.replace("~1", "/")] = value.clone();
-        }
-        let mut tj = json!({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"});
-        for (k, x) in case.trainjob.as_object().unwrap() {
-            tj[k] = x.clone();
-        }
         out.push(Fixture {
             name: format!("trainjob/corpus.yaml: {}", case.name),
-            objects: vec![rt, tj],
+            objects: parse("case.yaml", &case.text()).into_iter().map(|d| d.value).collect(),
             version: case.version.as_deref().map(|v| TrainerVersion::parse(v).unwrap()),
         });
     }

@@ -94,6 +94,9 @@ pub fn run(a: &PreviewArgs) -> Exit {
             out::error(&format!("no preview: {e}"));
             return match e {
                 pod::PodError::NoSuchProcess { .. } => Exit::Usage,
+                // Trainer still runs the runtime's pods as written (`trainer/node-container`, a
+                // warning): nothing to show of the TrainJob's, and nothing refused.
+                pod::PodError::NoTrainerJob if !has_errors(&diags) => Exit::Ok,
                 _ => Exit::Findings,
             };
         }

@@ -88,8 +88,8 @@ define_rules! {
     SDK_TRAINER_CONTAINER = "sdk/trainer-container", Warning, Ecosystem,
         "The Kubeflow SDK cannot find the trainer: no replicated job carries the `trainer.kubeflow.org/trainjob-ancestor-step` label, or the first one has no container `node` with an image. kubectl needs neither: a warning, an error with `validate --require sdk` (or `spec.require: [sdk]` of `JaxRuntimeValidation`).",
         "Label the trainer replicated job `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and give it a container named `node` with an `image`.";
-    SDK_UNKNOWN_DEVICE = "sdk/unknown-device", Error, Ecosystem,
-        "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime.",
+    SDK_UNKNOWN_DEVICE = "sdk/unknown-device", Warning, Ecosystem,
+        "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime. kubectl and Trainer do not read them: a warning, an error with `validate --require sdk` (or `spec.require: [sdk]` of `JaxRuntimeValidation`).",
         "Add a `cpu` limit (or the accelerator's limit) next to the other limits.";
     TRAINER_NODE_CONTAINER = "trainer/node-container", Warning, Ecosystem,
         "No replicated job is labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` with a container `node` (or the webhook that would refuse a labelled job without one is disabled): Trainer v2.3 applies a TrainJob's `image`, `command`, `args`, `env`, `numNodes` and `resourcesPerNode` to nothing (kubeflow/trainer plugins/jobset/builder.go `Trainer`), so every TrainJob runs the runtime as written; TrainJobs that set them are errors (`trainjob/overrides-dropped`).",

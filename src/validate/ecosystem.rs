@@ -174,7 +174,7 @@ pub fn require(diags: &mut [Diagnostic], clients: &[crate::catalog::Requirement]
     if !clients.contains(&crate::catalog::Requirement::Sdk) {
         return;
     }
-    for d in diags.iter_mut().filter(|d| [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER].contains(&d.rule)) {
+    for d in diags.iter_mut().filter(|d| [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER, &SDK_UNKNOWN_DEVICE].contains(&d.rule)) {
         if d.severity == crate::diag::Severity::Warning {
             d.severity = crate::diag::Severity::Error;
             d.message.push_str(" (an error: the Kubeflow SDK is required)");

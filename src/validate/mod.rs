@@ -204,15 +204,20 @@ pub fn objects_by_document(docs: &[Document], opts: &Options) -> Vec<(Option<usi
     for (i, d) in docs.iter().enumerate() {
         at.entry((d.source.name.as_str(), d.index, ObjectRef::of(&d.value))).or_insert(i);
     }
-    objects(docs, opts)
+    // A kind of ours at a version its CRD does not serve: what `validate` says first.
+    let unserved = docs.iter().enumerate().filter(|(_, d)| is_runtime(&d.value) || is_trainjob(&d.value)).filter_map(|(i, d)| {
+        crate::kinds::near_miss(crate::gvk::Gvk::of(&d.value)).map(|f| (Some(i), d.locate(f.with_object(ObjectRef::of(&d.value)))))
+    });
+    let unserved: Vec<(Option<usize>, Diagnostic)> = unserved.collect();
+    unserved
         .into_iter()
-        .map(|d| {
+        .chain(objects(docs, opts).into_iter().map(|d| {
             let i = match (&d.file, d.index, &d.object) {
                 (Some(f), Some(n), Some(o)) => at.get(&(f.as_str(), n, o.clone())).copied(),
                 _ => None,
             };
             (i, d)
-        })
+        }))
         .collect()
 }
 
