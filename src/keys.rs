@@ -102,6 +102,12 @@ pub fn is_orchestrator_annotation(key: &str) -> bool {
     ORCHESTRATOR_PREFIXES.iter().any(|p| key.starts_with(p))
 }
 
+// --- Written by kubectl ---------------------------------------------------------------------------
+
+/// Where plain `kubectl apply` keeps the object it applied (k8s.io/api `core/v1`
+/// `annotation_key_constants.go` `LastAppliedConfigAnnotation`).
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
 #[cfg(test)]
 mod tests {
     use super::*;

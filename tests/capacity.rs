@@ -241,6 +241,64 @@ fn fit_matches_capacity_labels_like_any_selector_and_names_the_missing_capacity(
 }
 
 #[test]
+fn auto_provisioning_does_not_provision_spot_nodes_for_pods_without_the_spot_toleration() {
+    // Issue 41: a runtime that selects GKE Spot VMs without tolerating the taint node
+    // auto-provisioning puts on them was "would be provisioned", and validate said nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = |tolerations: &str| {
+        format!(
+            "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: l4-spot\n  labels: {{trainer.kubeflow.org/framework: jax}}\nspec:\n  mlPolicy: {{numNodes: 1, jax: {{}}}}\n  template:\n    spec:\n      replicatedJobs:\n      - name: node\n        template:\n          metadata: {{labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}}}\n          spec:\n            template:\n              spec:\n                nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4, cloud.google.com/gke-spot: 'true'}}\n{tolerations}                containers: [{{name: node, image: python:3.12, resources: {{limits: {{nvidia.com/gpu: 1}}}}}}]\n"
+        )
+    };
+    let nodes = json!({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "c1", "labels": {"kubernetes.io/hostname": "c1", "cloud.google.com/gke-nodepool": "default"}},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}, "conditions": [{"type": "Ready", "status": "True"}]}}]});
+    let nodes = write(dir.path(), "nodes.json", &nodes.to_string());
+    let bare = write(dir.path(), "bare.yaml", &runtime(""));
+    let r = run(dir.path(), &["fit", &bare, "--nodes", &nodes, "--auto-provisioning"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(!r.stdout.contains("would be provisioned"), "{}", r.all());
+    assert!(r.all().contains("carry the taint cloud.google.com/gke-spot=true:NoSchedule, which the pods do not tolerate"), "{}", r.all());
+    // validate names the same taint (a warning: a Spot pool made by hand may lack it).
+    let v = run(dir.path(), &["validate", &bare]);
+    assert!(
+        v.all().contains("warning[taint/untolerated-some-pools]") && v.all().contains("cloud.google.com/gke-spot=true:NoSchedule"),
+        "{}",
+        v.all()
+    );
+    // With the toleration, node auto-provisioning would provision it (the GPU taint is
+    // ExtendedResourceToleration's), and validate is quiet about taints.
+    let tolerated = write(
+        dir.path(),
+        "tolerated.yaml",
+        &runtime("                tolerations: [{key: cloud.google.com/gke-spot, operator: Equal, value: 'true', effect: NoSchedule}]\n"),
+    );
+    let r = run(dir.path(), &["fit", &tolerated, "--nodes", &nodes, "--auto-provisioning"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("would be provisioned (node auto-provisioning)"), "{}", r.all());
+    let v = run(dir.path(), &["validate", &tolerated]);
+    assert!(!v.all().contains("taint/") && !v.all().contains("accelerator/missing-toleration"), "{}", v.all());
+    // render's catalog path runs the same check on what it generates.
+    let hand = write(
+        dir.path(),
+        "hand.yaml",
+        &entry(
+            "cpu-spot-hand",
+            "  platform: gke\n  accelerator: {cpu: {}}\n  podTemplate: {spec: {nodeSelector: {cloud.google.com/gke-spot: 'true'}}}\n",
+        ),
+    );
+    let r = run(dir.path(), &["render", &hand]);
+    assert!(
+        r.all().contains("warning[taint/untolerated-some-pools]") && r.all().contains("cloud.google.com/gke-spot=true:NoSchedule"),
+        "{}",
+        r.all()
+    );
+    let spot = write(dir.path(), "spot.yaml", &entry("cpu-spot", "  platform: gke\n  accelerator: {cpu: {}}\n  capacity: {spot: true}\n"));
+    let r = run(dir.path(), &["render", &spot]);
+    assert!(!r.all().contains("taint/"), "the generated Spot runtime tolerates the taint: {}", r.all());
+}
+
+#[test]
 fn a_queue_makes_spot_and_on_demand_flavors_of_one_shape_in_the_order_given() {
     let catalog = format!(
         "{}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {{name: tpu}}\nspec:\n  capacity: [{{spot: true}}, {{onDemand: true}}]\n  quotas:\n  - {{runtime: v5e, slices: 2}}\n",

@@ -390,6 +390,59 @@ fn include_and_exclude_keys_must_be_matrix_variables() {
 }
 
 #[test]
+fn exclude_inside_the_matrix_and_variables_no_template_uses_are_errors_at_their_line() {
+    let template = "    metadata: {name: \"x-{{ nodes }}\"}\n    spec:\n      accelerator: {cpu: {}}\n      numNodes: \"{{ nodes }}\"\n";
+    for (matrix, rule, field, line, says) in [
+        // `exclude` one level too deep: today a variable of mappings, the exclusion lost.
+        (
+            "  matrix:\n    nodes: [1, 2]\n    exclude: [{nodes: 2}]\n",
+            "catalog/matrix-variable-unused",
+            "spec.matrix.exclude",
+            7,
+            "nothing is excluded; did you mean `spec.exclude`?",
+        ),
+        (
+            "  matrix:\n    nodes: [1, 2]\n    include:\n    - {nodes: 4}\n",
+            "catalog/matrix-variable-unused",
+            "spec.matrix.include",
+            7,
+            "no row is included; did you mean `spec.include`?",
+        ),
+        (
+            "  matrix:\n    nodes: [1, 2]\n    zone: [a, b]\n",
+            "catalog/matrix-variable-unused",
+            "spec.matrix.zone",
+            7,
+            "its 2 values make 2 copies of every runtime, with the same names",
+        ),
+        (
+            "  matrix:\n    nodes: [[1, 2]]\n",
+            "catalog/invalid-matrix",
+            "spec.matrix.nodes[0]",
+            6,
+            "is a list, and `spec.template.metadata.name` puts `{{ nodes }}` inside a string",
+        ),
+    ] {
+        let text = matrix_doc(matrix, template);
+        let (code, findings) = render_json(&[("m.yaml", &text)]);
+        assert_eq!(code, 1, "{text}\n{findings:#?}");
+        let errs = errors(&findings);
+        assert_eq!(errs.len(), 1, "{findings:#?}");
+        assert_eq!((errs[0]["rule"].as_str(), errs[0]["field"].as_str()), (Some(rule), Some(field)), "{text}");
+        assert_eq!(errs[0]["file"], "m.yaml");
+        assert_eq!(errs[0]["line"], line, "{text}");
+        assert!(errs[0]["message"].as_str().unwrap().contains(says), "{:#}", errs[0]);
+        let (code, list) = krm(&[("catalog/m.yaml", &text)], None);
+        assert_eq!(code, 1);
+        assert!(results(&list).iter().any(|r| r.0 == rule && r.2 == field), "{list:#}");
+    }
+    // Written where it belongs, the same exclusion renders one runtime.
+    let text = matrix_doc("  matrix:\n    nodes: [1, 2]\n  exclude: [{nodes: 2}]\n", template);
+    let (code, findings) = render_json(&[("m.yaml", &text)]);
+    assert_eq!(code, 0, "{findings:#?}");
+}
+
+#[test]
 fn one_bad_value_is_one_error_at_the_value_with_the_rows_it_affects() {
     let text = matrix_doc(
         "  matrix:\n    model: [h100-80gb, h900]\n    nodes: [1, 2, 4, 8, 16]\n",
@@ -945,11 +998,15 @@ spec:
         .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap(), f["message"].as_str().unwrap().to_string()))
         .collect();
     got.sort();
+    // What `kubectl apply` does with an unknown field, as the message says it.
+    let strict = |f: &str| {
+        format!("`kubectl apply` refuses the object (its default `--validate=strict`: unknown field \"{f}\"); with `--validate=false` the API server drops the field")
+    };
     assert_eq!(
         got,
         [
-            (15, 17, "unknown field `nodeSelectr` (did you mean `nodeSelector`?); the API server would drop it".to_string()),
-            (19, 19, "unknown field `resorces` (did you mean `resources`?); the API server would drop it".to_string()),
+            (15, 17, format!("unknown field `nodeSelectr` (did you mean `nodeSelector`?): {STRICT}", STRICT = strict("nodeSelectr"))),
+            (19, 19, format!("unknown field `resorces` (did you mean `resources`?): {STRICT}", STRICT = strict("resorces"))),
         ],
         "{findings:#?}"
     );

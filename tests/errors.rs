@@ -280,3 +280,54 @@ fn a_large_multibyte_stream_reports_the_line_of_a_single_parse() {
     let err = fails_with("big.yaml", &text, &["error[catalog/unknown-field]", "`spec.nodeSelectr`"]);
     assert!(err.contains(&format!("big.yaml:{bad_line}:")), "expected line {bad_line}:\n{}", &err[..err.len().min(2000)]);
 }
+
+/// `jax-runtimes ARGS` in a folder holding `files`: (exit code, stderr).
+fn run_on(files: &[(&str, &str)], args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    let out = support::cli(args).current_dir(dir.path()).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_helm_or_envsubst_template_is_named_as_one_with_the_command_that_renders_it() {
+    // A chart's template: the markers break the YAML; the message says what the file is.
+    let chart = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: {{ .Values.name }}\n  labels:\n    {{- include \"chart.labels\" . | nindent 4 }}\nspec:\n  mlPolicy: {numNodes: 1, jax: {}}\n";
+    let (code, err) = run_on(&[("runtime.yaml", chart)], &["validate", "runtime.yaml"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[input/malformed-yaml]: runtime.yaml:4:"), "{err}");
+    assert!(
+        err.contains("line 4 holds `{{ .Values.name }}`: this looks like a Helm template: render it first (`helm template RELEASE CHART > out.yaml`)"),
+        "{err}"
+    );
+    // The same for a catalog file `render` reads.
+    let catalog = format!("{HEAD}metadata: {{name: {{{{ .Values.name }}}}}}\nspec:\n  accelerator: {{cpu: {{}}}}\n");
+    fails_with("catalog.yaml", &catalog, &["error[input/malformed-yaml]", "catalog.yaml:3", "this looks like a Helm template"]);
+    // Quoted markers parse, as strings where a number or a name belongs: the finding says it.
+    let quoted = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: \"{{ .Values.name }}\"\nspec:\n  runtimeRef: {name: jax-cpu}\n  trainer:\n    numNodes: \"{{ .Values.nodes }}\"\n";
+    let (code, err) = run_on(&[("job.yaml", quoted)], &["validate", "job.yaml"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[schema/type]: job.yaml:8:"), "{err}");
+    assert!(err.contains("help: the value holds `{{ .Values.nodes }}`: this looks like a Helm template: render it first"), "{err}");
+    // An envsubst file: `${VAR}` parses as a string.
+    let envsubst = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: ${JOB_NAME}\nspec:\n  runtimeRef: {name: jax-cpu}\n  trainer:\n    numNodes: ${NODES}\n";
+    let (code, err) = run_on(&[("job.yaml", envsubst)], &["validate", "job.yaml"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[trainjob/name]: job.yaml:4:"), "{err}");
+    assert!(
+        err.contains(
+            "help: the value holds `${JOB_NAME}`: this looks like an envsubst template: render it first (`envsubst < job.yaml > out.yaml`)"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("help: the value holds `${NODES}`"), "{err}");
+    // A matrix template's `{{ }}` is the catalog's own template language: no Helm hint there.
+    let matrix = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeMatrix\nmetadata: {name: m}\nspec:\n  matrix: {nodes: [1, 2]}\n  template:\n    metadata: {name: \"x-{{ nodes }}\"}\n    spec:\n      accelerator: {cpu: {}}\n      numNodes: \"{{ node }}\"\n";
+    let err = fails_with("m.yaml", matrix, &["error[catalog/template]"]);
+    assert!(!err.contains("Helm"), "{err}");
+    // A YAML mistake with no marker gets no template hint.
+    let err = fails_with("bad.yaml", &format!("{HEAD}metadata: {{name: x}}\nspec: [1, 2\n"), &["error[input/malformed-yaml]"]);
+    assert!(!err.contains("template"), "{err}");
+}

@@ -645,8 +645,9 @@ fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_thoug
 
 #[test]
 fn fit_places_the_pod_preview_prints() {
-    // v2.2 replaces the runtime's resources with resourcesPerNode (the GPUs are gone), v2.3 merges
-    // them: the pod preview shows is the pod fit places, in both releases.
+    // v2.3 merges resourcesPerNode into the runtime's resources: the pod preview shows is the pod
+    // fit places. v2.2 replaces them (the GPUs are gone): `validate` has an error on that
+    // (trainjob/accelerator-dropped), and preview and fit both say it rather than place the pod.
     let nodes = list(&gke_a3_pool(1, &[], "8"));
     let runtimes =
         support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
@@ -666,8 +667,15 @@ fn fit_places_the_pod_preview_prints() {
         );
         let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.all()));
         let why = reason(&all[0]);
-        assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
         assert_eq!(per_pod.contains_key("nvidia.com/gpu"), version == "v2.3", "{version}: {per_pod:?}");
+        if version == "v2.2" {
+            assert_eq!((p.code, r.code, &all[0]["invalid"]), (1, 1, &Value::Bool(true)), "{}\n{}", p.all(), r.all());
+            assert!(why.starts_with("trainjob/accelerator-dropped: ") && p.stderr.contains("error[trainjob/accelerator-dropped]"), "{why}");
+        } else {
+            // 250 cores: more than a node has, so the reason names the pod's requests.
+            assert_eq!((p.code, all[0].get("invalid")), (0, None), "{}\n{}", p.all(), r.all());
+            assert!(why.contains(&format!("needs 1 pod ({})", jax_runtimes::fit::words::requests(&per_pod))), "{version}: {why}");
+        }
     }
 }
 
@@ -1215,4 +1223,66 @@ fn kubectl_json_lists_get_the_answer_and_the_errors_their_yaml_gets() {
     assert!(r.stderr.contains(&format!("error[fit/not-a-pod]: pods.yaml:{line}:")), "{}", r.stderr);
     let r = same(&nodes.replace("cpu: \"111650m\"", "cpu: \"x\""), &pods);
     assert_eq!(r.code, 2, "{}", r.all());
+}
+
+// ------------------------------------------------------------------ one verdict with validate
+
+/// The cases of issue 41 where `fit` said "yes" (or "admitted") and `validate` said the job never
+/// starts: each is now an `invalid` row with validate's error, and exit 1; the control fits.
+#[test]
+fn fit_never_says_yes_where_validate_says_no() {
+    let nodes = list(&[gke_v5e_pool("v5e-4x4-a", "4x4", 4, 0), gke_a3_pool(2, &[], "8")].concat());
+    let runtimes = support::render(&[
+        &support::root().join("catalog/runtimes/gpu-gke.yaml"),
+        &support::root().join("catalog/runtimes/tpu-v5e.yaml"),
+        &support::root().join("catalog/runtimes/defaults.yaml"),
+    ]);
+    let job = |name: &str, labels: &str, runtime: &str, trainer: &str| {
+        format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}, namespace: team-a{labels}}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
+    };
+    let queued = ", labels: {kueue.x-k8s.io/queue-name: training}";
+    let jobs = [
+        job("control", queued, "jax-tpu-v5e-4x4", "{}"),
+        job("typo", ", labels: {kueue.x-k8s.io/queue-name: trainin}", "jax-tpu-v5e-4x4", "{}"),
+        job("two-of-a-slice", queued, "jax-tpu-v5e-4x4", "{numNodes: 2}"),
+        job("gpu-limit", queued, "jax-gpu-gke-h100", "{resourcesPerNode: {requests: {nvidia.com/gpu: 8}, limits: {nvidia.com/gpu: 16}}}"),
+        job(&"n".repeat(59), queued, "jax-gpu-gke-h100-2nodes", "{}"),
+        // A namespace with no LocalQueue.
+        job("elsewhere", queued, "jax-tpu-v5e-4x4", "{}").replace("namespace: team-a", "namespace: team-b"),
+    ]
+    .join("---\n");
+    let queues = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: training, namespace: team-a}\nspec: {clusterQueue: training}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: training}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, memory, google.com/tpu, nvidia.com/gpu]\n    flavors:\n    - name: default\n      resources: [{name: cpu, nominalQuota: 10k}, {name: memory, nominalQuota: 100Ti}, {name: google.com/tpu, nominalQuota: 64}, {name: nvidia.com/gpu, nominalQuota: 64}]\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n";
+    let files =
+        [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", jobs.as_str()), ("queues.yaml", queues)];
+    let args = ["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "--queues", "queues.yaml", "jobs.yaml", "--format", "json"];
+    let r = fit(&files, &args);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let rows: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let by: std::collections::BTreeMap<&str, &Value> = rows.iter().map(|v| (v["trainJob"].as_str().unwrap(), v)).collect();
+    let control = by["control"];
+    assert_eq!((control["fits"].as_bool(), control["queue"]["admission"].as_str()), (Some(true), Some("admitted")), "{control:#}");
+    for (name, rule) in [
+        ("typo", "kueue/unknown-local-queue"),
+        ("two-of-a-slice", "trainjob/tpu-num-nodes"),
+        ("gpu-limit", "trainjob/resources"),
+        (&"n".repeat(59), "trainjob/name-length"),
+        ("elsewhere", "kueue/unknown-local-queue"),
+    ] {
+        let row = by[name];
+        assert_eq!((row["invalid"].as_bool(), row["fits"].as_bool()), (Some(true), Some(false)), "{name}: {row:#}");
+        assert!(reason(row).starts_with(&format!("{rule}: ")), "{name}: {}", reason(row));
+        assert_ne!(row["queue"]["admission"], "admitted", "{name}: {row:#}");
+        assert!(r.stderr.contains(&format!("error[{rule}]: jobs.yaml:")), "{name}: validate's finding is said: {}", r.stderr);
+    }
+    assert!(reason(by["typo"]).contains("namespace `team-a` has `training`"), "{}", reason(by["typo"]));
+    // validate says the same of the same files.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    let v = run_in(dir.path(), &["validate", "jobs.yaml", "queues.yaml", "--runtimes", "runtimes.yaml"], None);
+    assert_eq!(v.code, 1, "{}", v.all());
+    for rule in ["kueue/unknown-local-queue", "trainjob/tpu-num-nodes", "trainjob/resources", "trainjob/name-length"] {
+        assert!(v.stderr.contains(&format!("error[{rule}]")), "{rule}: {}", v.stderr);
+    }
 }

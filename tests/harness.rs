@@ -22,7 +22,10 @@ fn tiers_txt_names_existing_binaries_and_tests() {
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let fields: Vec<&str> = line.split_whitespace().collect();
         assert!(matches!(fields.len(), 2 | 3), "tests/tiers.txt: `{line}`: expected NEED BINARY [TEST]");
-        assert!(["venv", "podman"].contains(&fields[0]), "tests/tiers.txt: `{line}`: the needs are venv and podman");
+        assert!(
+            ["venv", "podman", "controlplane"].contains(&fields[0]),
+            "tests/tiers.txt: `{line}`: the needs are venv, podman and controlplane"
+        );
         let file = root().join("tests").join(format!("{}.rs", fields[1]));
         let source = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("tests/tiers.txt: `{line}`: {}: {e}", file.display()));
         if let Some(test) = fields.get(2) {
@@ -31,8 +34,8 @@ fn tiers_txt_names_existing_binaries_and_tests() {
         binaries.insert(fields[1]);
         lines += 1;
     }
-    // The ones the quick tier is defined by: JAX, the SDK and the image.
-    for b in ["e2e_jax", "sdk", "krm_image"] {
+    // The ones the quick tier is defined by: JAX, the SDK, the image and the control plane.
+    for b in ["e2e_jax", "sdk", "krm_image", "controlplane"] {
         assert!(binaries.contains(b), "tests/tiers.txt lacks {b}");
     }
     assert!(lines >= 4);

@@ -666,9 +666,11 @@ fn kueue_quotas_equal_what_the_inventory_holds() {
     assert_eq!(v.code, 0, "{}", v.all());
 }
 
-/// A cluster too small for a runtime is said, and the objects are still written.
+/// A cluster too small for a runtime is said with the error `validate` gives (Kueue never admits
+/// the TrainJob), and the objects are still written; the command exits 1, as `validate` of its
+/// output with the runtimes does.
 #[test]
-fn kueue_warns_when_the_cluster_cannot_hold_one_trainjob() {
+fn kueue_says_when_the_cluster_cannot_hold_one_trainjob() {
     let dir = tempfile::tempdir().unwrap();
     let one_gpu_node = format!(
         "apiVersion: v1\nkind: List\nitems:\n{}",
@@ -682,9 +684,9 @@ fn kueue_warns_when_the_cluster_cannot_hold_one_trainjob() {
     std::fs::write(dir.path().join("nodes.yaml"), one_gpu_node).unwrap();
     std::fs::write(dir.path().join("catalog.yaml"), INVENTORY_CATALOG).unwrap();
     let r = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "--color", "never"], None);
-    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(r.code, 1, "{}", r.all());
     assert!(
-        r.stderr.contains("warning[kueue/quota-below-gang]") && r.stderr.contains("the cluster's nodes do not hold one TrainJob"),
+        r.stderr.contains("error[kueue/quota-below-gang]") && r.stderr.contains("the cluster's nodes do not hold one TrainJob"),
         "{}",
         r.stderr
     );
@@ -718,12 +720,22 @@ fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
     assert!(tpu["queue"]["reason"].as_str().unwrap().contains("has 0 of `google.com/tpu` free of 16"), "{tpu:#}");
     assert_eq!(tpu["fits"], true, "the scheduler would place it once admitted");
     // The cluster's own queues instead (`kubectl get clusterqueues,resourceflavors -o yaml`), for
-    // runtimes rendered without a JaxRuntimeQueue: the ClusterQueue is the only one given.
+    // runtimes rendered without a JaxRuntimeQueue: no queue serves them (no annotation), so they
+    // are not checked, unless `--cluster-queue` names the one to check them against. Never a guess
+    // (the built output of a cluster folder has one ClusterQueue; the catalog may have several).
     let k = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml"], None);
     assert_eq!(k.code, 0, "{}", k.all());
     std::fs::write(dir.path().join("kueue.yaml"), &k.stdout).unwrap();
     std::fs::write(dir.path().join("plain.yaml"), INVENTORY_CATALOG).unwrap();
     let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "plain.yaml"], None);
+    assert_eq!(r.code, 0, "not checked is not a refusal: {}", r.all());
+    for name in ["cpu", "gke-h100-2nodes", "tpu-4x4"] {
+        let row = r.stdout.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{}", r.stdout));
+        assert!(row.contains("not checked"), "{row}");
+    }
+    assert!(r.stdout.contains("cpu: queue: no queue serves it"), "{}", r.stdout);
+    let r =
+        run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "--cluster-queue", "training", "plain.yaml"], None);
     assert_eq!(r.code, 0, "{}", r.all());
     for name in ["cpu", "gke-h100-2nodes", "tpu-4x4"] {
         let row = r.stdout.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{}", r.stdout));
@@ -739,7 +751,8 @@ fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
     // A queue too small for a TrainJob: never admitted, whatever the scheduler would do.
     let small = k.stdout.replacen("nominalQuota: 32", "nominalQuota: 8", 1);
     std::fs::write(dir.path().join("kueue.yaml"), small).unwrap();
-    let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "plain.yaml"], None);
+    let r =
+        run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "--queues", "kueue.yaml", "--cluster-queue", "training", "plain.yaml"], None);
     assert_eq!(r.code, 1, "{}", r.all());
     let row = r.stdout.lines().find(|l| l.starts_with("tpu-4x4")).unwrap();
     assert!(row.contains("never (training)"), "{row}");

@@ -133,13 +133,24 @@ fn a_different_tpu_topology_selector_is_an_error_naming_both_places() {
 }
 
 #[test]
-fn the_jax_plugins_env_is_an_error_naming_both_places() {
-    let err = conflict(
-        &cpu("    spec:\n      containers:\n      - name: node\n        env: [{name: JAX_COORDINATOR_ADDRESS, value: 'x:1'}]\n"),
-        11,
-        "Trainer's JAX plugin (`mlPolicy.jax`)",
+fn the_jax_plugins_env_in_the_pod_template_is_the_warning_spec_env_gets() {
+    // The same fact as `spec.env` and `validate`'s `jax/plugin-env`: one rule, one sentence; a
+    // warning, as the plugin replaces the value for a TrainJob with `spec.trainer`.
+    let (r, _dir) = render_text(&cpu(
+        "    spec:\n      containers:\n      - name: node\n        env: [{name: JAX_COORDINATOR_ADDRESS, value: 'x:1'}]\n",
+    ));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.contains("warning[catalog/jax-plugin-env]: ") && r.stderr.contains("catalog.yaml:11:"), "{}", r.all());
+    assert!(!r.stderr.contains("[jax/plugin-env]"), "reported once, in the catalog's terms: {}", r.all());
+    assert!(
+        r.stderr.contains(&format!(
+            "set in the pod template: {}",
+            jax_runtimes::trainer::facts().jax.set_by_runtime("JAX_COORDINATOR_ADDRESS")
+        )),
+        "{}",
+        r.all()
     );
-    assert!(err.contains("spec.podTemplate.spec.containers[0].env[0].name"), "{err}");
+    assert!(r.stderr.contains("spec.podTemplate.spec.containers[0].env[0].name"), "{}", r.all());
 }
 
 #[test]

@@ -18,6 +18,7 @@ use jax_runtimes::rules::{self, Layer};
 use jax_runtimes::validate::{self, Options};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use support::validate_corpus::{apply, base, corpus, kubernetes_corpus, Case, Op};
 use support::{copy_dir, parse, path_with_bin, reference, reference_crd_files, root, tool};
 
 /// The upstream Trainer CRDs, compiled once for the whole test binary (`None`: the reference
@@ -26,11 +27,6 @@ fn reference_options() -> Option<Options> {
     static OPTS: OnceLock<Options> = OnceLock::new();
     let files = reference_crd_files()?;
     Some(OPTS.get_or_init(|| Options::with_crd_files(&files).expect("reference CRDs load")).clone())
-}
-
-fn base(name: &str) -> Value {
-    let text = std::fs::read_to_string(root().join(format!("tests/validate/base/{name}.yaml"))).unwrap();
-    parse(name, &text).remove(0).value
 }
 
 fn problems(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
@@ -42,132 +38,7 @@ fn show(diags: &[Diagnostic]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mutation corpus
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    name: String,
-    base: String,
-    #[serde(default)]
-    crd: Option<String>,
-    ops: Vec<Op>,
-    /// Absent only for a legal look-alike (`legal: true`).
-    #[serde(default)]
-    expect: Option<Expect>,
-    #[serde(default)]
-    also: Vec<String>,
-    /// Kubernetes corpus: the case is legal and must stay clean.
-    #[serde(default)]
-    legal: bool,
-    /// Kubernetes corpus: the upstream file and function the case's rule follows.
-    #[serde(default)]
-    source: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "lowercase")]
-enum Op {
-    Set {
-        path: String,
-        value: Value,
-    },
-    Remove(String),
-    Rename {
-        path: String,
-        to: String,
-    },
-    /// A string of `bytes` `x` characters (long values without writing them out).
-    Fill {
-        path: String,
-        bytes: usize,
-    },
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Expect {
-    rule: String,
-    field: String,
-    /// `error`, `warning` or `info`; default: the rule's own severity.
-    #[serde(default)]
-    severity: Option<String>,
-}
-
-fn corpus() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("tests/validate/corpus.yaml")).unwrap();
-    let cases: Vec<Case> = serde_saphyr::from_str(&text).expect("corpus.yaml parses");
-    assert!(cases.iter().all(|c| c.expect.is_some() && !c.legal), "every corpus.yaml case expects a finding");
-    cases
-}
-
-fn kubernetes_corpus() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("tests/validate/kubernetes.yaml")).unwrap();
-    serde_saphyr::from_str(&text).expect("kubernetes.yaml parses")
-}
-
-fn split_pointer(path: &str) -> (Vec<String>, String) {
-    let mut parts: Vec<String> = path.trim_start_matches('/').split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
-    let last = parts.pop().expect("non-empty pointer");
-    (parts, last)
-}
-
-fn parent<'a>(v: &'a mut Value, parts: &[String], create: bool) -> &'a mut Value {
-    let mut cur = v;
-    for p in parts {
-        cur = match cur {
-            Value::Array(a) => &mut a[p.parse::<usize>().expect("array index")],
-            Value::Object(m) => {
-                if create {
-                    m.entry(p.clone()).or_insert_with(|| json!({}))
-                } else {
-                    m.get_mut(p).unwrap_or_else(|| panic!("no `{p}` on the way"))
-                }
-            }
-            other => panic!("cannot descend into {other}"),
-        };
-    }
-    cur
-}
-
-fn apply(v: &mut Value, op: &Op) {
-    match op {
-        Op::Set { path, value } => {
-            let (parts, last) = split_pointer(path);
-            match parent(v, &parts, true) {
-                Value::Array(a) => {
-                    let i: usize = last.parse().unwrap();
-                    if i == a.len() {
-                        a.push(value.clone());
-                    } else {
-                        a[i] = value.clone();
-                    }
-                }
-                Value::Object(m) => {
-                    m.insert(last, value.clone());
-                }
-                other => panic!("cannot set in {other}"),
-            }
-        }
-        Op::Remove(path) => {
-            let (parts, last) = split_pointer(path);
-            match parent(v, &parts, false) {
-                Value::Object(m) => assert!(m.shift_remove(&last).is_some(), "nothing to remove at {path}"),
-                Value::Array(a) => {
-                    a.remove(last.parse().unwrap());
-                }
-                other => panic!("cannot remove from {other}"),
-            }
-        }
-        Op::Fill { path, bytes } => apply(v, &Op::Set { path: path.clone(), value: Value::String("x".repeat(*bytes)) }),
-        Op::Rename { path, to } => {
-            let (parts, last) = split_pointer(path);
-            let Value::Object(m) = parent(v, &parts, false) else { panic!("rename needs an object") };
-            let value = m.shift_remove(&last).unwrap_or_else(|| panic!("nothing at {path}"));
-            m.insert(to.clone(), value);
-        }
-    }
-}
+// Mutation corpus (its cases: tests/support/validate_corpus.rs)
 
 /// The options a case without `crd: reference` is checked with.
 fn options_for(case: &Case) -> Options {
@@ -180,11 +51,7 @@ fn options_for(case: &Case) -> Options {
 
 /// Runs one case through the same path the CLI takes: YAML text -> documents -> findings.
 fn run_case(case: &Case, opts: &Options) -> (String, Vec<Diagnostic>) {
-    let mut v = base(&case.base);
-    for op in &case.ops {
-        apply(&mut v, op);
-    }
-    let text = jax_runtimes::yaml::to_string(&v).expect("serializes");
+    let text = jax_runtimes::yaml::to_string(&case.object()).expect("serializes");
     let docs = parse("case.yaml", &text);
     (text, validate::objects(&docs, opts))
 }
@@ -475,6 +342,10 @@ fn crd_structure_agrees_with_python_jsonschema() {
                 .into_iter()
                 .filter(|d| d.rule.id.starts_with("crd/"))
                 .map(|d| d.field.unwrap_or_default())
+                // The object's own metadata is decoded by the API server as ObjectMeta (label
+                // values are strings, creationTimestamp a date), outside the CRD's schema, which is
+                // all Python's validator sees: `--crd` checks it as the server does.
+                .filter(|f| !f.starts_with("metadata."))
                 .collect();
             (name.clone(), fields.into_iter().collect())
         })
@@ -539,10 +410,10 @@ fn cli_exit_codes_and_formats() {
     assert!(list["results"].as_array().unwrap().iter().any(|r| r["tags"]["rule"] == "schema/unknown-field"));
     // Warnings alone do not fail.
     let mut w = base("gpu");
-    w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-        .as_object_mut()
-        .unwrap()
-        .shift_remove("tolerations");
+    let pod = &mut w["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"];
+    pod.as_object_mut().unwrap().shift_remove("tolerations");
+    // GPU Feature Discovery's label: no platform known, so no ExtendedResourceToleration assumed.
+    pod["nodeSelector"] = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"});
     let (code, out, _) = cli(&["-"], Some(&jax_runtimes::yaml::to_string(&w).unwrap()));
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning[accelerator/missing-toleration]"), "{out}");
@@ -563,6 +434,168 @@ fn cli_input_rules() {
     // Missing path: usage error.
     let (code, _, _) = cli(&["tests/validate/no-such-file.yaml"], None);
     assert_eq!(code, 2);
+}
+
+/// The served versions jax-runtimes knows (catalog/trainer.yaml `served`, catalog/kueue.yaml
+/// `apiVersions.supported`) are those of the reference CRDs, kind by kind: a served version
+/// passes, any other is `input/unserved-version` naming exactly the served ones (issue 41:
+/// `trainer.kubeflow.org/v2alpha1` was accepted silently).
+#[test]
+fn served_versions_are_those_of_the_reference_crds() {
+    let Some(reference) = reference() else { return };
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["kubeflow-trainer-v2.3.0/crds", "jobset-v0.12.0", "kueue-v0.19.2/crds"] {
+        for e in std::fs::read_dir(reference.join(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    files.sort();
+    let mut checked = 0;
+    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yaml")) {
+        for doc in parse(&f.display().to_string(), &std::fs::read_to_string(f).unwrap()) {
+            let v = &doc.value;
+            let (Some(group), Some(kind)) =
+                (v.pointer("/spec/group").and_then(Value::as_str), v.pointer("/spec/names/kind").and_then(Value::as_str))
+            else {
+                continue;
+            };
+            let versions = v.pointer("/spec/versions").and_then(Value::as_array).unwrap();
+            let served: Vec<String> = versions
+                .iter()
+                .filter(|x| x["served"] == json!(true))
+                .map(|x| format!("`{group}/{}`", x["name"].as_str().unwrap()))
+                .collect();
+            for x in versions {
+                let api = format!("{group}/{}", x["name"].as_str().unwrap());
+                let found = jax_runtimes::kinds::near_miss(jax_runtimes::gvk::Gvk::new(&api, kind));
+                assert_eq!(found.is_none(), x["served"] == json!(true), "{api} {kind}: {found:?}");
+            }
+            let d = jax_runtimes::kinds::near_miss(jax_runtimes::gvk::Gvk::new(&format!("{group}/v9alpha9"), kind))
+                .unwrap_or_else(|| panic!("{group}/v9alpha9 {kind} is not served"));
+            assert_eq!(d.rule.id, "input/unserved-version");
+            let listed: BTreeSet<String> =
+                d.message.split(" only as ").nth(1).unwrap().split(';').next().unwrap().split(", ").map(str::to_string).collect();
+            assert_eq!(listed, served.iter().cloned().collect::<BTreeSet<_>>(), "{kind}: {}", d.message);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "{checked} CRDs compared");
+}
+
+/// `validate` reports an unserved version of a TrainJob with and without `--crd` (matched by
+/// group and kind, the CRD's versions named), and still checks the rest of it.
+#[test]
+fn an_unserved_trainjob_version_is_an_error_with_and_without_crd() {
+    let Some(reference) = reference() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let runtimes = reference.join("kubeflow-trainer-v2.3.0/runtimes").display().to_string();
+    let crd = reference.join("kubeflow-trainer-v2.3.0/crds/trainer.kubeflow.org_trainjobs.yaml").display().to_string();
+    let file = dir.path().join("megatron.yaml");
+    std::fs::write(&file, "apiVersion: trainer.kubeflow.org/v2alpha1\nkind: TrainJob\nmetadata: {name: megatron}\nspec:\n  runtimeRef: {name: torch-distributed}\n").unwrap();
+    let file = file.display().to_string();
+    for extra in [vec![], vec!["--crd", crd.as_str()]] {
+        let mut args = vec!["validate", file.as_str(), "--runtimes", runtimes.as_str(), "--format", "json"];
+        args.extend(extra.iter().copied());
+        let r = support::run(&args, None);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.all());
+        let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+        let f = findings.iter().find(|f| f["rule"] == "input/unserved-version").unwrap_or_else(|| panic!("{}", r.all()));
+        assert_eq!(f["field"], "apiVersion");
+        assert!(f["message"].as_str().unwrap().contains("only as `trainer.kubeflow.org/v1alpha1`"), "{f}");
+        if !extra.is_empty() {
+            assert!(f["message"].as_str().unwrap().contains("trainjobs.trainer.kubeflow.org"), "{f}");
+        }
+        assert!(findings.iter().all(|f| f["rule"] != "crd/not-covered"), "{}", r.all());
+    }
+}
+
+/// The nodes of a schema at one path: the node itself, what its `$ref`s name and its `allOf`
+/// members (the built-in model's schema is schemars', with `$defs`).
+fn schema_parts<'a>(node: &'a Value, root: &'a Value, out: &mut Vec<&'a Value>) {
+    if out.len() > 64 {
+        return;
+    }
+    out.push(node);
+    if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+        if let Some(def) = r.strip_prefix("#/").and_then(|p| root.pointer(&format!("/{p}"))) {
+            schema_parts(def, root, out);
+        }
+    }
+    for m in node.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+        schema_parts(m, root, out);
+    }
+}
+
+/// Walks a CRD's schema and the built-in model's side by side: every `required` of the model must
+/// be one of the CRD's, and every `type` both state must agree.
+fn compare_schemas(crd: &Value, ours: &Value, root: &Value, path: &str, depth: usize, problems: &mut Vec<String>) {
+    if depth > 40 {
+        return;
+    }
+    let mut parts = Vec::new();
+    schema_parts(ours, root, &mut parts);
+    let strs = |v: Option<&Value>| -> BTreeSet<String> {
+        v.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+    };
+    let theirs_required = strs(crd.get("required"));
+    let our_required: BTreeSet<String> = parts.iter().flat_map(|p| strs(p.get("required"))).collect();
+    for r in our_required.difference(&theirs_required) {
+        // A field the CRD does not define at all is refused as unknown anyway.
+        if crd.get("properties").is_some_and(|p| p.get(r).is_some()) {
+            let def = parts.iter().rev().find_map(|p| p.get("$ref").and_then(Value::as_str)).unwrap_or("the root");
+            problems.push(format!("{path} ({def}): the built-in model requires `{r}`, the CRD does not"));
+        }
+    }
+    let int_or_string = |v: &Value| v.get("x-kubernetes-int-or-string") == Some(&json!(true));
+    let their_type = crd.get("type").and_then(Value::as_str);
+    let our_type = parts.iter().find_map(|p| p.get("type").and_then(Value::as_str));
+    if let (Some(a), Some(b)) = (their_type, our_type) {
+        let same = a == b || (a == "number" && b == "integer");
+        if !same && !int_or_string(crd) && !parts.iter().any(|p| int_or_string(p)) {
+            problems.push(format!("{path}: the CRD's type is `{a}`, the built-in model's `{b}`"));
+        }
+    }
+    if let Some(props) = crd.get("properties").and_then(Value::as_object) {
+        for (k, sub) in props {
+            if let Some(o) = parts.iter().find_map(|p| p.get("properties").and_then(|ps| ps.get(k))) {
+                compare_schemas(sub, o, root, &format!("{path}.{k}"), depth + 1, problems);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = crd.get(key).filter(|s| s.is_object()) {
+            if let Some(o) = parts.iter().find_map(|p| p.get(key).filter(|s| s.is_object())) {
+                compare_schemas(sub, o, root, &format!("{path}[{key}]"), depth + 1, problems);
+            }
+        }
+    }
+}
+
+/// The built-in model never requires what the CRD does not, and states the CRD's types (issue
+/// 41: `schema/required replicatedJobs` came from the model, the v2.3 CRD does not require it):
+/// every node of the ClusterTrainingRuntime, TrainingRuntime and TrainJob CRDs against the
+/// schema `validate` uses without `--crd`.
+#[test]
+fn the_builtin_model_requires_and_types_what_the_reference_crds_do() {
+    let Some(reference) = reference() else { return };
+    let crds = reference.join("kubeflow-trainer-v2.3.0/crds");
+    let mut problems = Vec::new();
+    let mut nodes = 0;
+    for (file, ours) in [
+        ("trainer.kubeflow.org_clustertrainingruntimes.yaml", validate::structure::schema()),
+        ("trainer.kubeflow.org_trainingruntimes.yaml", validate::structure::schema()),
+        ("trainer.kubeflow.org_trainjobs.yaml", validate::structure::trainjob_schema()),
+    ] {
+        let text = std::fs::read_to_string(crds.join(file)).unwrap();
+        let crd = parse(file, &text).remove(0).value;
+        let schema = crd.pointer("/spec/versions/0/schema/openAPIV3Schema").unwrap();
+        nodes += schema.to_string().matches("\"type\"").count();
+        compare_schemas(schema, ours, ours, file, 0, &mut problems);
+    }
+    assert!(nodes > 1000, "{nodes} typed nodes compared");
+    problems.sort();
+    problems.dedup();
+    assert!(problems.is_empty(), "{} difference(s):\n{}", problems.len(), problems.join("\n"));
 }
 
 #[test]
@@ -590,6 +623,52 @@ fn krm_validation_config_validates_items_and_leaves_them_alone() {
     let r = results.iter().find(|r| r["tags"]["rule"] == "tpu/hosts").expect("tpu/hosts result");
     assert_eq!(r["file"]["path"], "runtimes/tpu.yaml");
     assert_eq!(r["field"]["path"], "spec.mlPolicy.numNodes");
+}
+
+/// The SDK-only rules are warnings (kubectl works without them), errors where the SDK is
+/// required: `validate --require sdk` and `JaxRuntimeValidation` `spec.require: [sdk]`; their
+/// help names the framework of the runtime's own mlPolicy (issue 41: "add framework: jax" on
+/// torch and MPI runtimes).
+#[test]
+fn sdk_rules_are_warnings_unless_the_sdk_is_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rt = base("cpu");
+    rt["metadata"]["labels"] = json!({});
+    rt["spec"]["mlPolicy"] = json!({"numNodes": 1, "torch": {}});
+    rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"] = json!([]);
+    let file = dir.path().join("torch.yaml");
+    std::fs::write(&file, jax_runtimes::yaml::to_string(&rt).unwrap()).unwrap();
+    let file = file.display().to_string();
+    let r = support::run(&["validate", &file, "--format", "json"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let f = findings.iter().find(|f| f["rule"] == "sdk/framework-label").unwrap_or_else(|| panic!("{}", r.all()));
+    assert_eq!(f["severity"], "warning");
+    let help = f["help"].as_str().unwrap();
+    assert!(help.contains("mlPolicy is `torch`") && help.contains("framework: torch}") && !help.contains("jax"), "{help}");
+    let r = support::run(&["validate", &file, "--require", "sdk", "--format", "json"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert!(findings.iter().any(|f| f["rule"] == "sdk/framework-label" && f["severity"] == "error"), "{}", r.all());
+    let r = support::run(&["validate", &file, "--require", "pip"], None);
+    assert_eq!(r.code, 2, "{}", r.all());
+    // The KRM validator: a warning passes, `spec.require: [sdk]` fails.
+    let list = |require: Value| {
+        let list = json!({
+            "apiVersion": "config.kubernetes.io/v1",
+            "kind": "ResourceList",
+            "items": [rt.clone()],
+            "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": {"require": require}},
+        });
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
+        (code.code(), String::from_utf8_lossy(&out).to_string())
+    };
+    let (code, out) = list(json!([]));
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = list(json!(["sdk"]));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("sdk/framework-label"), "{out}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -816,7 +895,8 @@ fn trainjob_examples() -> BTreeMap<String, String> {
         if out.contains_key(&rule) {
             continue;
         }
-        let mut rt = base(&case.runtime);
+        let alone = case.runtime == "none";
+        let mut rt = if alone { json!({}) } else { base(&case.runtime) };
         for (pointer, value) in &case.runtime_set {
             let (parent, key) = pointer.rsplit_once('/').unwrap();
             rt.pointer_mut(parent).unwrap()[key.replace("~1", "/")] = value.clone();
@@ -828,7 +908,7 @@ fn trainjob_examples() -> BTreeMap<String, String> {
         let tj_text = jax_runtimes::yaml::to_string(&tj).unwrap();
         std::fs::write(dir.path().join("runtime.yaml"), jax_runtimes::yaml::to_string(&rt).unwrap()).unwrap();
         std::fs::write(dir.path().join("trainjob.yaml"), &tj_text).unwrap();
-        let mut args = vec!["validate", "--runtimes", "runtime.yaml"];
+        let mut args = if alone { vec!["validate"] } else { vec!["validate", "--runtimes", "runtime.yaml"] };
         if let Some(v) = &case.version {
             args.extend(["--trainer-version", v]);
         }
@@ -845,9 +925,9 @@ fn trainjob_examples() -> BTreeMap<String, String> {
         out.insert(
             rule,
             format!(
-                "Example ({}): this TrainJob on the `{}` test runtime{changed}.\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes {}\n{block}\n```",
+                "Example ({}): this TrainJob {}{changed}.\n\n```yaml\n{}```\n\n```text\n$ jax-runtimes {}\n{block}\n```",
                 case.name,
-                case.runtime,
+                if alone { "alone, without any runtime".to_string() } else { format!("on the `{}` test runtime", case.runtime) },
                 tj_text,
                 args.join(" ")
             ),

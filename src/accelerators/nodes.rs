@@ -58,6 +58,8 @@ pub struct PlatformNodes {
     pub node_labels: Vec<String>,
     /// The labels naming a node's pool, first present wins.
     pub pool_labels: Vec<String>,
+    /// Node label prefixes only this platform's nodes carry: a pod selecting one runs here.
+    pub label_prefixes: Vec<String>,
     /// The API server adds a NoSchedule toleration for every extended resource a pod requests.
     pub extended_resource_toleration: bool,
     /// Taints the platform's pools carry.
@@ -77,6 +79,41 @@ pub struct PoolTaint {
     /// The extended resources of the accelerator pools that carry it.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// The node labels of the pools that carry it (`"*"`: any value): a pod selecting them lands
+    /// on such a pool.
+    #[serde(default)]
+    pub selected_by: BTreeMap<String, String>,
+    /// Whether every pool it names carries it.
+    #[serde(default)]
+    pub presence: Presence,
+}
+
+/// How sure it is that a node a pod selects carries a taint (`nodes.yaml` and `capacity.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Presence {
+    /// Every node with the labels carries it: a pod that does not tolerate it is never scheduled.
+    Always,
+    /// Every node the platform creates on demand (GKE node auto-provisioning, Autopilot) carries
+    /// it; a node pool made by hand carries it only if given.
+    AutoProvisioned,
+    /// Only some pools carry it.
+    #[default]
+    #[serde(rename = "some")]
+    SomePools,
+}
+
+impl Presence {
+    /// Which selected nodes carry the taint, in words: a clause that ends with the consequence.
+    pub fn words(self) -> &'static str {
+        match self {
+            Presence::Always => "every such node carries it, so the pods are never scheduled, whatever the cluster autoscales",
+            Presence::AutoProvisioned => {
+                "every such node the platform provisions carries it (GKE node auto-provisioning and Autopilot; a node pool made by hand only if given it), and there the pods stay Pending"
+            }
+            Presence::SomePools => "some such node pools carry it, and there the pods stay Pending",
+        }
+    }
 }
 
 impl PoolTaint {
@@ -135,6 +172,32 @@ impl NodeData {
     pub fn pool_of<'a>(&self, labels: &'a BTreeMap<String, String>) -> Option<(&str, &'a str)> {
         let platform = self.platform_of(labels)?;
         platform.pool_labels.iter().find_map(|k| labels.get(k).map(|v| (k.as_str(), v.as_str())))
+    }
+
+    /// The platform a pod runs on, from what it pins ([`crate::k8s::selection::pinned_labels`])
+    /// and the extended resources it requests: the one platform whose `labelPrefixes` a pinned
+    /// label has, else the one platform whose pool taints name a requested resource (only GKE
+    /// has TPUs). `None` when that is not one platform.
+    pub fn platform_of_pod<'a>(&self, pinned: impl IntoIterator<Item = &'a str>, requests: &[&str]) -> Option<&PlatformNodes> {
+        let keys: Vec<&str> = pinned.into_iter().collect();
+        let by_label: Vec<&PlatformNodes> =
+            self.platforms.iter().filter(|p| keys.iter().any(|k| p.label_prefixes.iter().any(|x| k.starts_with(x.as_str())))).collect();
+        match by_label.as_slice() {
+            [one] => return Some(one),
+            [] => {}
+            _ => return None,
+        }
+        let by_resource: Vec<&PlatformNodes> =
+            self.platforms.iter().filter(|p| p.taints.iter().any(|t| t.resources.iter().any(|r| requests.contains(&r.as_str())))).collect();
+        match by_resource.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The platform named `name`.
+    pub fn platform(&self, name: &str) -> Option<&PlatformNodes> {
+        self.platforms.iter().find(|p| p.name == name)
     }
 
     /// What Kubernetes says with this taint key, if it is one of its own.

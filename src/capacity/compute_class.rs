@@ -12,11 +12,13 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::Toleration;
+use k8s_openapi::api::core::v1::{Affinity, NodeAffinity, NodeSelector, PodSpec, Toleration};
 use serde::Deserialize;
 
-use super::Choice;
+use super::{taints, Choice};
+use crate::accelerators::nodes::Presence;
 use crate::k8s::requests::Amounts;
+use crate::k8s::resources::is_extended;
 use crate::k8s::selection;
 
 /// The kind and group of a ComputeClass object.
@@ -104,6 +106,9 @@ pub enum Refusal {
     NoPriority { class: String, wants: String },
     /// The pod does not tolerate the class's taint.
     Taint { class: String, taint: String },
+    /// The nodes node auto-provisioning would create for the pod carry a taint it does not
+    /// tolerate ([`super::taints`]): `on` is what the pod selects, in words (`Spot VMs`).
+    ProvisionedTaint { on: String, taint: String },
 }
 
 /// The label keys a pod's accelerator is read from (GKE's TPU and GPU node labels).
@@ -152,13 +157,42 @@ pub fn provisions<'a>(classes: &'a [ComputeClass], name: &str, pod: &Pod<'_>) ->
         return Err(Refusal::NoPriority { class: name.to_string(), wants });
     }
     let choice = Choice::named("computeClass", name);
-    for taint in choice.node_taints(&super::data().autopilot.platform) {
-        if !pod.tolerations.iter().any(|t| selection::tolerates(t, &taint)) {
-            let taint = format!("{}={}:{}", taint.key, taint.value.unwrap_or_default(), taint.effect);
-            return Err(Refusal::Taint { class: name.to_string(), taint });
+    let platform = &super::data().autopilot.platform;
+    let extended: Vec<&str> = pod.requests.keys().map(String::as_str).filter(|r| is_extended(r)).collect();
+    for taint in choice.node_taints(platform) {
+        if !taints::tolerates(pod.tolerations, &extended, platform, &taint) {
+            return Err(Refusal::Taint { class: name.to_string(), taint: selection::taint_text(&taint) });
         }
     }
     Ok(&class.metadata.name)
+}
+
+/// Why GKE node auto-provisioning would not provision nodes the pod can use: the first taint the
+/// provisioned nodes always carry ([`Presence::Always`], [`Presence::AutoProvisioned`]: the Spot
+/// taint, a ComputeClass's) that the pod does not tolerate, after admission, with the same
+/// data and matching `validate` uses ([`taints::untolerated`]). `affinity` is the pod's required
+/// node affinity.
+pub fn provisioned_taint(pod: &Pod<'_>, affinity: Option<&NodeSelector>) -> Option<Refusal> {
+    let spec = PodSpec {
+        node_selector: Some(pod.node_selector.clone()),
+        affinity: affinity.map(|a| Affinity {
+            node_affinity: Some(NodeAffinity {
+                required_during_scheduling_ignored_during_execution: Some(a.clone()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let pinned = selection::pinned_labels(&spec);
+    let extended: Vec<&str> = pod.requests.keys().map(String::as_str).filter(|r| is_extended(r)).collect();
+    let autopilot = super::is_autopilot(None, Some(pod.node_selector));
+    let view = taints::Pod { pinned: &pinned, tolerations: pod.tolerations, extended: &extended, autopilot };
+    let platform = &super::data().autopilot.platform;
+    taints::untolerated(&view)
+        .into_iter()
+        .find(|s| &s.platform == platform && matches!(s.presence, Presence::Always | Presence::AutoProvisioned))
+        .map(|s| Refusal::ProvisionedTaint { taint: s.text(), on: s.on })
 }
 
 /// Whether GKE node auto-provisioning would create a node pool for the pod: it selects a TPU (with
@@ -212,5 +246,28 @@ mod tests {
         let manual = vec![class(&GUIDE.replace("enabled: true", "enabled: false"))];
         assert!(matches!(provisions(&manual, "tpu-multihost-v5-8", &pod), Err(Refusal::NoAutoCreation(_))));
         assert!(!auto_provisions(&pod), "a pod of a class is the class's");
+    }
+
+    #[test]
+    fn auto_provisioned_spot_nodes_refuse_a_pod_without_the_spot_toleration() {
+        let sel: BTreeMap<String, String> = [(GPU_ACCELERATOR, "nvidia-l4"), ("cloud.google.com/gke-spot", "true")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let req = Amounts::from([(GPU.to_string(), 1)]);
+        let bare = Pod { node_selector: &sel, tolerations: &[], requests: &req };
+        assert!(auto_provisions(&bare));
+        // The GPU taint is ExtendedResourceToleration's; the Spot one is not.
+        assert_eq!(
+            provisioned_taint(&bare, None),
+            Some(Refusal::ProvisionedTaint { on: "Spot VMs".into(), taint: "cloud.google.com/gke-spot=true:NoSchedule".into() })
+        );
+        let tol = vec![Toleration {
+            key: Some("cloud.google.com/gke-spot".into()),
+            operator: Some("Exists".into()),
+            effect: Some("NoSchedule".into()),
+            ..Default::default()
+        }];
+        assert_eq!(provisioned_taint(&Pod { tolerations: &tol, ..bare }, None), None);
     }
 }

@@ -13,7 +13,10 @@ use std::sync::OnceLock;
 use k8s_openapi::api::core::v1::{Taint, Toleration};
 use serde::Deserialize;
 
+use crate::accelerators::nodes::Presence;
+
 pub mod compute_class;
+pub mod taints;
 
 const CAPACITY_YAML: &str = include_str!("../../catalog/capacity.yaml");
 
@@ -81,6 +84,12 @@ pub struct NodeTaint {
     #[serde(default)]
     pub value: Option<String>,
     pub effect: String,
+    /// Whether every node of the kind carries it, or every node the platform provisions.
+    pub presence: Presence,
+    /// The modes (kinds with `mode: true`, GKE Autopilot) in which the platform adds the
+    /// toleration to the pods itself.
+    #[serde(default)]
+    pub tolerated_in: Vec<String>,
 }
 
 /// Two (or more) kinds that cannot be combined, and why.
@@ -210,14 +219,23 @@ impl Choice {
 
     /// The taints its nodes carry on `platform`.
     pub fn node_taints(&self, platform: &str) -> Vec<Taint> {
+        self.node_taints_of(platform).into_iter().map(|(t, _)| t).collect()
+    }
+
+    /// The taints its nodes carry on `platform`, each with its data (presence, the modes that
+    /// tolerate it).
+    pub fn node_taints_of(&self, platform: &str) -> Vec<(Taint, &'static NodeTaint)> {
         let Some(on) = self.data().and_then(|k| k.on(platform)) else { return Vec::new() };
         on.node_taints
             .iter()
-            .map(|t| Taint {
-                key: t.key.clone(),
-                value: t.value.as_deref().map(|v| self.fill(v)),
-                effect: t.effect.clone(),
-                time_added: None,
+            .map(|t| {
+                let taint = Taint {
+                    key: t.key.clone(),
+                    value: t.value.as_deref().map(|v| self.fill(v)),
+                    effect: t.effect.clone(),
+                    time_added: None,
+                };
+                (taint, t)
             })
             .collect()
     }
@@ -325,6 +343,19 @@ mod tests {
                 assert!(!uses || named, "{}: only a kind that takes a name fills in `{{name}}`", k.name);
                 for t in &on.tolerations {
                     assert!(t.key.is_some() && t.effect.is_some(), "{}: tolerations name their key and effect", k.name);
+                }
+                for t in &on.node_taints {
+                    for m in &t.tolerated_in {
+                        assert!(d.kinds.iter().any(|x| &x.name == m && x.mode), "{}: toleratedIn names `{m}`, not a mode", k.name);
+                    }
+                    // The kind's own pods tolerate the taint its nodes carry.
+                    let taint = Taint { key: t.key.clone(), value: t.value.clone(), effect: t.effect.clone(), time_added: None };
+                    assert!(
+                        on.tolerations.iter().any(|x| crate::k8s::selection::tolerates(x, &taint)),
+                        "{}: the kind's tolerations do not tolerate its taint {}",
+                        k.name,
+                        t.key
+                    );
                 }
             }
         }

@@ -741,6 +741,30 @@ pub struct ValidationSpec {
     /// yaml`). Without it the nodes are taken as empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pods: Option<String>,
+    /// Clients whose needs are errors rather than warnings (`jax-runtimes validate --require`):
+    /// `sdk`, the Kubeflow Python SDK (`sdk/framework-label`, `sdk/trainer-container`: a
+    /// runtime without them works with kubectl, but the SDK cannot list or use it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub require: Vec<Requirement>,
+}
+
+/// A client whose needs `validate --require` (and `JaxRuntimeValidation`'s `spec.require`) makes
+/// errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Requirement {
+    /// The Kubeflow Python SDK (`TrainerClient`): the framework label and the trainer container.
+    Sdk,
+}
+
+impl std::str::FromStr for Requirement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "sdk" => Ok(Requirement::Sdk),
+            _ => Err(format!("`{s}` is not a client jax-runtimes knows the needs of; the one there is: sdk")),
+        }
+    }
 }
 
 /// One cluster of a fleet: which of the catalog's runtimes it serves (by default those of its

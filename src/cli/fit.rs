@@ -10,10 +10,11 @@ use std::sync::Arc;
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::{load_runtimes, read_catalog};
+use super::shared::{load_runtimes, read_catalog, Gate};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::fit::{self, inventory, Cluster, Subject, Verdict};
+use crate::kueue;
 use crate::queues::gate::QueueVerdict;
 use crate::read::{self, Document, Source, Sources};
 use crate::report;
@@ -22,7 +23,7 @@ use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::trainer::{TrainJob, TrainingRuntime};
 use crate::trainjob::{self, TrainerVersion};
 use crate::validate::trainjob::runtime_ref_finding;
-use crate::validate::{is_runtime, is_trainjob, structure};
+use crate::validate::{self, is_runtime, is_trainjob, structure};
 use crate::{fit::words, pipeline};
 
 use super::fit_queues;
@@ -70,8 +71,9 @@ pub struct FitArgs {
     /// taken as empty.
     #[arg(long, value_name = "WORKLOADS")]
     pub workloads: Option<PathBuf>,
-    /// The ClusterQueue the TrainJobs queue in, for runtimes without the
-    /// `jax-runtimes.dev/cluster-queue` annotation (default: the only ClusterQueue given).
+    /// The ClusterQueue to check runtimes without the `jax-runtimes.dev/cluster-queue`
+    /// annotation against (without it, they are not checked). A TrainJob queues in the
+    /// ClusterQueue of the LocalQueue its `kueue.x-k8s.io/queue-name` label names, and in no other.
     #[arg(long = "cluster-queue", value_name = "NAME")]
     pub cluster_queue: Option<String>,
     /// How to print the answer (on stdout).
@@ -103,11 +105,13 @@ pub fn run(a: &FitArgs) -> Exit {
         Ok(r) => r.runtimes,
         Err((diags, _)) => return bad_input(&diags, &sources),
     };
-    let Some(loaded) = fit_queues::load(&a.queues, a.workloads.as_deref(), input.queues.clone(), &mut sources, read_one) else {
+    let Some((loaded, queue_docs)) =
+        fit_queues::load(&a.queues, a.workloads.as_deref(), &input.queues, &input.kueue, &mut sources, read_one)
+    else {
         return Exit::Usage;
     };
     // The files' runtimes first: they win on a name both have.
-    let known: Vec<TrainingRuntime> = input.runtimes.iter().cloned().chain(extra).collect();
+    let known: Vec<TrainingRuntime> = input.runtimes.iter().cloned().chain(extra.iter().cloned()).collect();
     let mut subjects: Vec<Subject<'_>> = input.runtimes.iter().map(Subject::Runtime).collect();
     let mut problems = Vec::new();
     for (doc, tj) in &input.trainjobs {
@@ -123,26 +127,68 @@ pub fn run(a: &FitArgs) -> Exit {
         out::note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
         return Exit::Usage;
     }
-    // With queues, Kueue first: each subject is placed as Kueue would hand its pods over.
+    // The gate: what `validate` says of the same objects, with the same code. A runtime or
+    // TrainJob it has an error on is not placed: its row says the error.
+    let findings = gate(&input, &extra, queue_docs, a.trainer_version);
+    if !findings.is_empty() {
+        // What `validate` prints by default.
+        let shown = Gate::default();
+        let all: Vec<Diagnostic> = findings.iter().filter(|(_, d)| shown.shows(d)).map(|(_, d)| d.clone()).collect();
+        if !all.is_empty() {
+            out::stderr(&report::text_all(&all, &sources));
+        }
+    }
+    let mut errors: Vec<Option<(String, Option<String>)>> = (0..subjects.len())
+        .map(|i| {
+            findings
+                .iter()
+                .find(|(at, d)| *at == Some(i) && d.is_error())
+                .map(|(_, d)| (format!("{}: {}", d.rule.id, d.message), d.help.clone()))
+        })
+        .collect();
+    // A TrainJob on a runtime of the input that has errors fails with it.
+    for (i, s) in subjects.iter().enumerate() {
+        let Subject::TrainJob { runtime, .. } = s else { continue };
+        let Some(at) = known.iter().position(|r| std::ptr::eq(r, *runtime)).filter(|at| *at < input.runtimes.len()) else { continue };
+        if errors[i].is_none() {
+            if let Some((why, _)) = errors[at].clone() {
+                let name = runtime.metadata.name.as_deref().unwrap_or_default();
+                errors[i] = Some((format!("its runtime `{name}` has errors (above): {why}"), Some(format!("fix `{name}` first"))));
+            }
+        }
+    }
+    // With queues, Kueue first: each subject is placed as Kueue would hand its pods over. An
+    // invalid one keeps Kueue's "waits" or "never", never "admitted".
     let (queued, placed) = if loaded.is_empty() {
         (None, Vec::new())
     } else {
-        let (v, placed) = fit_queues::gate_all(&subjects, &loaded, a.cluster_queue.as_deref());
+        let (mut v, placed) = fit_queues::gate_all(&subjects, &loaded, a.cluster_queue.as_deref());
+        for (q, _) in v.iter_mut().zip(&errors).filter(|(q, e)| e.is_some() && q.admitted()) {
+            *q = QueueVerdict::not_checked(q.cluster_queue.clone(), "it has errors (above)".into());
+        }
         (Some(v), placed)
     };
-    let verdicts = if placed.is_empty() {
-        fit::fit_all(&cluster, &subjects)
-    } else {
-        let gated: Vec<Subject<'_>> = subjects
-            .iter()
-            .zip(&placed)
-            .map(|(s, rt)| match s {
-                Subject::Runtime(_) => Subject::Runtime(rt),
-                Subject::TrainJob { trainjob, version, .. } => Subject::TrainJob { trainjob, runtime: rt, version: *version },
-            })
-            .collect();
-        fit::fit_all(&cluster, &gated)
-    };
+    let valid: Vec<Subject<'_>> = subjects
+        .iter()
+        .zip(&errors)
+        .enumerate()
+        .filter(|(_, (_, e))| e.is_none())
+        .map(|(i, (s, _))| match (s, placed.get(i)) {
+            (Subject::Runtime(_), Some(rt)) => Subject::Runtime(rt),
+            (Subject::TrainJob { trainjob, version, .. }, Some(rt)) => Subject::TrainJob { trainjob, runtime: rt, version: *version },
+            (s, None) => *s,
+        })
+        .collect();
+    // Back in the order of the input, the invalid ones with their first error.
+    let mut fitted = fit::fit_all(&cluster, &valid).into_iter();
+    let verdicts: Vec<Verdict> = subjects
+        .iter()
+        .zip(&errors)
+        .filter_map(|(s, e)| match e {
+            Some((why, help)) => Some(Verdict::invalid(s, why.clone(), help.clone())),
+            None => fitted.next(),
+        })
+        .collect();
     if !notes.is_empty() {
         out::stderr(&report::text_all(&notes, &sources));
     }
@@ -155,8 +201,8 @@ pub fn run(a: &FitArgs) -> Exit {
     if code != Exit::Ok {
         return code;
     }
-    let admitted = queued.as_ref().is_none_or(|q| q.iter().all(|v| v.admitted()));
-    if admitted && verdicts.iter().all(|v| v.outcome.fits || v.outcome.provisioned.is_some()) {
+    let blocked = queued.as_ref().is_some_and(|q| q.iter().any(QueueVerdict::blocks));
+    if !blocked && verdicts.iter().all(|v| v.outcome.fits || v.outcome.provisioned.is_some()) {
         Exit::Ok
     } else {
         Exit::Findings
@@ -272,10 +318,15 @@ fn json(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
 /// What the paths hold to fit: runtimes (catalog objects rendered, runtime documents read as they
 /// are) and TrainJobs.
 struct Subjects {
+    /// The catalog's runtimes, then those read as they are.
     runtimes: Vec<TrainingRuntime>,
+    /// The documents of the runtimes read as they are: the last of `runtimes`.
+    runtime_docs: Vec<Document>,
     trainjobs: Vec<(Document, TrainJob)>,
     /// The Kueue objects of the catalog's queues.
     queues: Vec<serde_json::Value>,
+    /// The Kueue objects among the paths (a LocalQueue beside the TrainJob that names it).
+    kueue: Vec<Document>,
 }
 
 /// The runtimes and TrainJobs of the paths; on any error prints it and returns `None`.
@@ -302,6 +353,8 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     }
     let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
     let mut out: Vec<TrainingRuntime> = generated.runtimes;
+    let mut runtime_docs = Vec::new();
+    let mut kueue_docs = Vec::new();
     let mut trainjobs = Vec::new();
     let mut problems = Vec::new();
     let mut skipped = Vec::new();
@@ -320,6 +373,10 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
             }
             continue;
         }
+        if kueue::is_kueue(&doc.value) {
+            kueue_docs.push(doc.clone());
+            continue;
+        }
         if !is_runtime(&doc.value) {
             skipped.push(
                 doc.locate(
@@ -330,7 +387,10 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
             continue;
         }
         match serde_path_to_error::deserialize::<_, TrainingRuntime>(&doc.value) {
-            Ok(rt) => out.push(rt),
+            Ok(rt) => {
+                out.push(rt);
+                runtime_docs.push(doc.clone());
+            }
             Err(e) => {
                 let path = e.path().to_string();
                 problems.push(
@@ -360,7 +420,28 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     if !skipped.is_empty() {
         out::stderr(&report::text_all(&skipped, sources));
     }
-    Some(Subjects { runtimes: out, trainjobs, queues })
+    Some(Subjects { runtimes: out, runtime_docs, trainjobs, queues, kueue: kueue_docs })
+}
+
+/// What `validate` says of the runtimes and TrainJobs `fit` judges, with the Kueue objects it
+/// admits them by: each finding with the subject it is about (its position among the subjects:
+/// the runtimes, then the TrainJobs; `None` for the catalog's runtimes, which `render` checked,
+/// and for the Kueue objects).
+fn gate(
+    input: &Subjects,
+    extra: &[TrainingRuntime],
+    queue_docs: Vec<Document>,
+    version: Option<TrainerVersion>,
+) -> Vec<(Option<usize>, Diagnostic)> {
+    let generated = input.runtimes.len() - input.runtime_docs.len();
+    let mut docs: Vec<Document> = input.runtime_docs.clone();
+    docs.extend(input.trainjobs.iter().map(|(d, _)| d.clone()));
+    let judged = docs.len();
+    docs.extend(queue_docs);
+    // The catalog's runtimes are known to the TrainJobs as `--runtimes` are.
+    let known: Vec<TrainingRuntime> = input.runtimes[..generated].iter().chain(extra).cloned().collect();
+    let opts = validate::Options { runtimes: known.into(), trainer_version: version, ..validate::Options::default() };
+    validate::objects_by_document(&docs, &opts).into_iter().map(|(at, d)| (at.filter(|i| *i < judged).map(|i| i + generated), d)).collect()
 }
 
 /// How a verdict is named in the table: the runtime (`ns/name` for a TrainingRuntime), or
@@ -391,6 +472,7 @@ fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
             let o = &v.outcome;
             let name = label(v);
             let fits = match (o.fits, o.fits_empty) {
+                _ if o.invalid => "invalid",
                 (true, _) => "yes",
                 (false, _) if o.provisioned.is_some() => "scale-up",
                 (false, true) => "not now",
@@ -451,6 +533,7 @@ fn table(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
 /// The counts on stderr, and what the answer does not cover.
 fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdict]>) {
     let fit = verdicts.iter().filter(|v| v.outcome.fits).count();
+    let invalid = verdicts.iter().filter(|v| v.outcome.invalid).count();
     let later = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.fits_empty).count();
     let provisioned = verdicts.iter().filter(|v| !v.outcome.fits && v.outcome.provisioned.is_some()).count();
     let p = &cluster.pods;
@@ -470,7 +553,8 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdic
         "{fit} of {} {what} fit now{}; {}, {pods}",
         verdicts.len(),
         if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() }
-            + &if provisioned > 0 { format!(", {provisioned} would be provisioned") } else { String::new() },
+            + &if provisioned > 0 { format!(", {provisioned} would be provisioned") } else { String::new() }
+            + &if invalid > 0 { format!(", {invalid} not placed: `validate` has errors on them") } else { String::new() },
         words::count(cluster.nodes.len(), "node")
     ));
     match queued {

@@ -15,7 +15,7 @@ use crate::gvk::Gvk;
 use crate::kueue::{self, ClusterQueue, LocalQueue, ResourceFlavor, Topology, Workload};
 use crate::queues::gate::{gate, QueueVerdict};
 use crate::queues::Queues;
-use crate::read::{self, Document, Sources};
+use crate::read::{self, Document, Source, Sources};
 use crate::report;
 use crate::rules::kueue::KUEUE_UNREADABLE;
 use crate::trainer::TrainJob;
@@ -38,15 +38,31 @@ impl Loaded {
         self.cluster_queues.is_empty()
     }
 
-    /// The ClusterQueue a TrainJob queues in: that of the LocalQueue its `kueue.x-k8s.io/queue-name`
-    /// names in its namespace, when that LocalQueue was given.
-    pub fn cluster_queue_of(&self, tj: &TrainJob) -> Option<String> {
-        let queue = tj.metadata.labels.as_ref()?.get(&kueue::facts().labels.queue_name)?;
+    /// Where a TrainJob queues: the ClusterQueue of the LocalQueue its `kueue.x-k8s.io/queue-name`
+    /// names in its namespace (the same lookup `validate` makes: [`crate::validate::queues`]).
+    pub fn queue_of(&self, tj: &TrainJob) -> QueueOf {
+        let Some(queue) = tj.metadata.labels.as_ref().and_then(|l| l.get(&kueue::facts().labels.queue_name)) else {
+            return QueueOf::NoLabel;
+        };
+        if self.local_queues.is_empty() {
+            return QueueOf::NoLocalQueues(queue.clone());
+        }
         let ns = tj.metadata.namespace.as_deref().unwrap_or("default");
-        self.local_queues
-            .iter()
-            .find(|lq| lq.metadata.name.as_deref() == Some(queue.as_str()) && lq.metadata.namespace.as_deref().unwrap_or("default") == ns)
-            .map(|lq| lq.spec.cluster_queue.clone())
+        let here: Vec<&LocalQueue> =
+            self.local_queues.iter().filter(|lq| lq.metadata.namespace.as_deref().unwrap_or("default") == ns).collect();
+        match here.iter().find(|lq| lq.metadata.name.as_deref() == Some(queue.as_str())) {
+            Some(lq) => QueueOf::ClusterQueue(lq.spec.cluster_queue.clone()),
+            None => {
+                let names: Vec<&str> = here.iter().filter_map(|lq| lq.metadata.name.as_deref()).collect();
+                let nearest = crate::spelling::nearest(queue, names.iter().copied(), 3);
+                QueueOf::Unknown {
+                    queue: queue.clone(),
+                    namespace: ns.to_string(),
+                    known: names.iter().map(|n| n.to_string()).collect(),
+                    nearest: nearest.map(str::to_string),
+                }
+            }
+        }
     }
 
     fn queues(&self) -> Queues<'_> {
@@ -62,32 +78,50 @@ impl Loaded {
     }
 }
 
+/// Where a TrainJob queues, as far as the LocalQueues given say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueOf {
+    /// No `kueue.x-k8s.io/queue-name` label: Kueue leaves it alone (by default).
+    NoLabel,
+    /// A queue name, and no LocalQueue among the inputs to look it up in.
+    NoLocalQueues(String),
+    /// The LocalQueue's ClusterQueue.
+    ClusterQueue(String),
+    /// The namespace has no LocalQueue of that name: Kueue never admits the TrainJob.
+    Unknown { queue: String, namespace: String, known: Vec<String>, nearest: Option<String> },
+}
+
 /// How `fit` reads one file (or stdin): its documents, or `None` after printing why not.
 pub type ReadOne = fn(&Path, &mut Sources) -> Option<Vec<Document>>;
 
-/// Reads the `--queues` files and `--workloads` with `read_one`, with the catalog's generated
-/// objects first; on an error prints it and returns `None`.
+/// Reads the `--queues` files and `--workloads` with `read_one`, after the catalog's generated
+/// objects and the Kueue objects among `fit`'s own paths; on an error prints it and returns
+/// `None`. Also returns the Kueue objects as documents (an item of a `List` as its own), which
+/// `fit` checks as `validate` does.
 pub fn load(
     paths: &[PathBuf],
     workloads: Option<&Path>,
-    generated: Vec<Value>,
+    generated: &[Value],
+    among_inputs: &[Document],
     sources: &mut Sources,
     read_one: ReadOne,
-) -> Option<Loaded> {
-    let mut values = generated;
+) -> Option<(Loaded, Vec<Document>)> {
+    let catalog = Source::named("(the catalog's queues)");
+    let mut docs: Vec<Document> = generated.iter().enumerate().map(|(i, v)| Document::new(catalog.clone(), i, v.clone())).collect();
+    docs.extend(among_inputs.iter().cloned());
     let mut problems = Vec::new();
-    let read = |path: &Path, sources: &mut Sources| -> Option<Vec<Value>> {
-        let docs = read_one(path, sources)?;
-        Some(docs.into_iter().flat_map(|d| read::list_items(d.value).unwrap_or_else(|v| vec![v])).collect())
+    let read = |path: &Path, sources: &mut Sources| -> Option<Vec<Document>> {
+        Some(read_one(path, sources)?.into_iter().flat_map(items).collect())
     };
     for p in paths {
-        values.extend(read(p, sources)?);
+        docs.extend(read(p, sources)?.into_iter().filter(|d| kueue::is_kueue(&d.value)));
     }
     let mut out = Loaded::default();
-    for v in values.into_iter().filter(kueue::is_kueue) {
+    for d in docs.iter().filter(|d| kueue::is_kueue(&d.value)) {
+        let v = d.value.clone();
         let object = ObjectRef::of(&v);
         let bad = |e: serde_json::Error| {
-            Diagnostic::finding(&KUEUE_UNREADABLE, "", format!("does not read as its kind: {e}")).with_object(object.clone())
+            d.locate(Diagnostic::finding(&KUEUE_UNREADABLE, "", format!("does not read as its kind: {e}")).with_object(object.clone()))
         };
         match Gvk::of(&v).kind {
             kueue::KIND_RESOURCE_FLAVOR => serde_json::from_value(v).map(|f| out.flavors.push(f)).map_err(bad),
@@ -99,12 +133,13 @@ pub fn load(
         .unwrap_or_else(|d| problems.push(d));
     }
     if let Some(w) = workloads {
-        for v in read(w, sources)?.into_iter().filter(kueue::is_workload) {
-            let object = ObjectRef::of(&v);
-            match serde_json::from_value::<Workload>(v) {
+        for d in read(w, sources)?.into_iter().filter(|d| kueue::is_workload(&d.value)) {
+            let object = ObjectRef::of(&d.value);
+            match serde_json::from_value::<Workload>(d.value.clone()) {
                 Ok(wl) => out.workloads.push(wl),
-                Err(e) => problems
-                    .push(Diagnostic::finding(&KUEUE_UNREADABLE, "", format!("does not read as a Workload: {e}")).with_object(object)),
+                Err(e) => problems.push(
+                    d.locate(Diagnostic::finding(&KUEUE_UNREADABLE, "", format!("does not read as a Workload: {e}")).with_object(object)),
+                ),
             }
         }
     }
@@ -112,23 +147,60 @@ pub fn load(
         crate::cli::out::stderr(&report::text_all(&problems, sources));
         return None;
     }
-    Some(out)
+    Some((out, docs))
 }
 
-/// Kueue's verdict for each subject (a TrainJob in the ClusterQueue of its LocalQueue, else
-/// `chosen`), and the runtime each is then placed on: an admitted one's with its flavors' node
-/// labels and tolerations (Kueue writes them into the TrainJob's pods), the others as they are.
+/// A document, or each item of a `List` document as a document of its own.
+fn items(d: Document) -> Vec<Document> {
+    match read::list_items(d.value.clone()) {
+        Ok(values) => {
+            values.into_iter().enumerate().map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() }).collect()
+        }
+        Err(_) => vec![d],
+    }
+}
+
+/// Kueue's verdict for each subject (a TrainJob in the ClusterQueue of its LocalQueue, a runtime
+/// in `chosen` or the one its annotation names), and the runtime each is then placed on: an
+/// admitted one's with its flavors' node labels and tolerations (Kueue writes them into the
+/// TrainJob's pods), the others as they are. A TrainJob never falls back to another queue than
+/// its own: a LocalQueue that does not exist is "never", as `validate` says.
 pub fn gate_all(subjects: &[Subject<'_>], loaded: &Loaded, chosen: Option<&str>) -> (Vec<QueueVerdict>, Vec<TrainingRuntime>) {
     let queues = loaded.queues();
+    let label = &kueue::facts().labels.queue_name;
     subjects
         .iter()
         .map(|s| {
             let (verdict, assignment) = match s {
                 Subject::Runtime(rt) => gate(rt, &queues, chosen),
-                Subject::TrainJob { trainjob, runtime, version } => {
-                    let cq = loaded.cluster_queue_of(trainjob);
-                    gate(&trainjob_runtime(trainjob, runtime, *version), &queues, cq.as_deref().or(chosen))
-                }
+                Subject::TrainJob { trainjob, runtime, version } => match loaded.queue_of(trainjob) {
+                    QueueOf::ClusterQueue(cq) => gate(&trainjob_runtime(trainjob, runtime, *version), &queues, Some(&cq)),
+                    QueueOf::NoLabel => (
+                        QueueVerdict::not_checked(
+                            None,
+                            format!("no `{label}` label: Kueue does not queue it (unless its configuration sets `manageJobsWithoutQueueName`)"),
+                        ),
+                        None,
+                    ),
+                    QueueOf::NoLocalQueues(q) => (
+                        QueueVerdict::not_checked(
+                            None,
+                            format!("it queues in LocalQueue `{q}`, and no LocalQueue was given (`kubectl get localqueues -A -o yaml`, with --queues)"),
+                        ),
+                        None,
+                    ),
+                    QueueOf::Unknown { queue, namespace, known, nearest } => {
+                        let has = if known.is_empty() { "none".to_string() } else { known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ") };
+                        let mean = nearest.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+                        (
+                            QueueVerdict::never(
+                                None,
+                                format!("no LocalQueue `{queue}` in namespace `{namespace}` (it has {has}){mean}: the TrainJob stays suspended"),
+                            ),
+                            None,
+                        )
+                    }
+                },
             };
             let rt = s.runtime();
             (verdict, assignment.map_or_else(|| rt.clone(), |a| a.apply(rt)))

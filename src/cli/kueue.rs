@@ -11,7 +11,7 @@ use serde_json::json;
 use super::out;
 use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
 use crate::catalog::API_VERSION;
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::fit::inventory;
 use crate::pipeline;
@@ -102,9 +102,11 @@ pub fn run(a: &KueueArgs) -> Exit {
     }
     if !generated.has_errors() {
         let (objects, found) = pipeline::queue_objects(&plan, Some(&cluster));
-        diags.extend(found.into_iter().map(capacity_warning));
+        let capacity: Vec<Diagnostic> = found.into_iter().map(capacity_said).collect();
+        let refused = report.refused(&diags);
+        diags.extend(capacity.iter().cloned());
         report.findings(&diags);
-        if report.refused(&diags) {
+        if refused {
             return report.finish(Exit::Findings);
         }
         summary(&plan, &cluster, &report);
@@ -132,21 +134,21 @@ pub fn run(a: &KueueArgs) -> Exit {
                 }
             }
         };
+        // Written, and still a finding that fails the command.
+        let code = if code == Exit::Ok && report.refused(&capacity) { Exit::Findings } else { code };
         return report.finish(code);
     }
     report.findings(&diags);
     report.finish(Exit::Findings)
 }
 
-/// A served runtime the cluster's nodes cannot hold is not the queue's mistake: a warning that
-/// says so (the objects are still written, with the quota the nodes hold).
-fn capacity_warning(d: Diagnostic) -> Diagnostic {
-    use crate::rules::kueue::{KUEUE_NO_MATCHING_FLAVOR, KUEUE_QUOTA_BELOW_GANG};
-    if std::ptr::eq(d.rule, &KUEUE_QUOTA_BELOW_GANG) || std::ptr::eq(d.rule, &KUEUE_NO_MATCHING_FLAVOR) {
-        Diagnostic { severity: Severity::Warning, message: format!("the cluster's nodes do not hold one TrainJob: {}", d.message), ..d }
-    } else {
-        d
-    }
+/// A served runtime the cluster's nodes cannot hold: the same finding `validate` gives the
+/// objects written (its rule and severity: the TrainJob is never admitted), saying that the
+/// quota comes from the nodes. The objects are still written, with the quota the nodes hold, and
+/// the command exits 1.
+fn capacity_said(d: Diagnostic) -> Diagnostic {
+    let message = format!("the cluster's nodes do not hold one TrainJob: {}", d.message);
+    Diagnostic { message, ..d }
 }
 
 /// What was counted, on stderr: per flavor the nodes its quota comes from, and the nodes left out.

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::load_runtimes;
+use super::shared::{load_runtimes, Gate};
 use crate::diag::{has_errors, Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::read::{self, Document, Sources};
@@ -61,16 +61,26 @@ pub fn run(a: &PreviewArgs) -> Exit {
         }
     };
     // The file's runtimes first: they win on a name both have.
-    let mut all: Vec<TrainingRuntime> = docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
+    let in_file: Vec<(usize, TrainingRuntime)> = docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| is_runtime(&d.value))
+        .filter_map(|(i, d)| structure::typed(&d.value).map(|r| (i, r)))
+        .collect();
+    let mut all: Vec<TrainingRuntime> = in_file.iter().map(|(_, r)| r.clone()).collect();
     all.append(&mut runtimes);
-    let ctx = validate::trainjob::Context { runtimes: &all, version: a.trainer_version };
-    diags.extend(validate::trainjob::check(&doc.value, None, false, &ctx).into_iter().map(|d| doc.locate(d)));
     let Some(tj) = structure::typed_trainjob(&doc.value) else {
+        diags.extend(gate(&docs, doc, None, &all[in_file.len()..], a.trainer_version));
         show(&diags, &sources);
         out::note("no preview: the TrainJob does not read (see the errors above)");
         return Exit::Findings;
     };
-    let Ok(rt) = trainjob::find(&tj, &all) else {
+    let found = trainjob::find(&tj, &all);
+    // The gate: what `validate` says of this TrainJob and of its runtime when the file holds it.
+    let runtime_doc =
+        found.as_ref().ok().and_then(|rt| all.iter().position(|r| std::ptr::eq(r, *rt))).and_then(|i| in_file.get(i)).map(|(doc, _)| *doc);
+    diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], a.trainer_version));
+    let Ok(rt) = found else {
         show(&diags, &sources);
         out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
         return Exit::Findings;
@@ -84,6 +94,9 @@ pub fn run(a: &PreviewArgs) -> Exit {
             out::error(&format!("no preview: {e}"));
             return match e {
                 pod::PodError::NoSuchProcess { .. } => Exit::Usage,
+                // Trainer still runs the runtime's pods as written (`trainer/node-container`, a
+                // warning): nothing to show of the TrainJob's, and nothing refused.
+                pod::PodError::NoTrainerJob if !has_errors(&diags) => Exit::Ok,
                 _ => Exit::Findings,
             };
         }
@@ -106,6 +119,24 @@ pub fn run(a: &PreviewArgs) -> Exit {
         return Exit::Findings;
     }
     Exit::Ok
+}
+
+/// What `validate` says of the file (with the runtimes of `--runtimes`), kept for the TrainJob
+/// shown and for its runtime when the file holds it: the same checks, with the same code.
+fn gate(
+    docs: &[Document],
+    shown: &Document,
+    runtime: Option<usize>,
+    extra: &[TrainingRuntime],
+    version: Option<TrainerVersion>,
+) -> Vec<Diagnostic> {
+    let opts = validate::Options { runtimes: extra.to_vec().into(), trainer_version: version, ..validate::Options::default() };
+    let at = docs.iter().position(|d| std::ptr::eq(d, shown));
+    validate::objects_by_document(docs, &opts)
+        .into_iter()
+        .filter(|(i, d)| i.is_some() && (*i == at || *i == runtime) && Gate::default().shows(d))
+        .map(|(_, d)| d)
+        .collect()
 }
 
 /// The TrainJob to show: the one named, or the only one.

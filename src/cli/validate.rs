@@ -14,6 +14,7 @@ use crate::kueue::is_kueue;
 use crate::read::{Document, Sources};
 use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
+use crate::rules::validate::CRD_NOT_COVERED;
 use crate::rules::{self, Rule};
 use crate::trainjob::TrainerVersion;
 use crate::validate::{is_runtime, is_trainjob, objects, Options};
@@ -58,6 +59,10 @@ pub struct ValidateArgs {
     /// How to print the findings, on stderr as every command does (`kpt`: a ResourceList on stdout).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// A client whose needs are errors rather than warnings (repeatable): `sdk`, the Kubeflow
+    /// Python SDK (`sdk/framework-label`, `sdk/trainer-container`: kubectl works without them).
+    #[arg(long = "require", value_name = "CLIENT")]
+    pub require: Vec<crate::catalog::Requirement>,
     #[command(flatten)]
     pub gate: Gate,
     /// Print every rule (id, severity, what it checks) instead of validating; `--format json` or
@@ -110,6 +115,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
     };
     let mut diags = extra;
     diags.extend(check_documents(&docs, &opts));
+    crate::validate::ecosystem::require(&mut diags, &a.require);
     let code = print(&diags, a, &sources, Exit::from_findings(&diags));
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
@@ -151,16 +157,28 @@ fn list_rules(format: Format) -> Exit {
 }
 
 /// Findings for a set of documents: every runtime and TrainJob checked, the others noted as info.
+/// A kind of ours at a version its CRD does not serve is an error (`input/unserved-version`) and
+/// is still checked, as the served version would be.
 pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value);
+    let mut unserved = Vec::new();
     for doc in docs {
-        if checked(doc) {
-            continue;
-        }
-        if let Some(d) = crate::kinds::near_miss(crate::gvk::Gvk::of(&doc.value)) {
+        let gvk = crate::gvk::Gvk::of(&doc.value);
+        // A `--crd` CRD of the same group and kind says which versions are served.
+        let versions: Vec<(String, Vec<String>)> = opts
+            .crds
+            .iter()
+            .filter(|c| c.group == gvk.group && c.kind == gvk.kind)
+            .map(|c| (c.name.clone(), c.versions.iter().map(|v| v.name.clone()).collect()))
+            .collect();
+        let served = versions.first().map(|(crd, versions)| crate::kinds::Served { crd, versions });
+        if let Some(d) = crate::kinds::near_miss_served(gvk, served) {
+            if checked(doc) {
+                unserved.push((doc.source.name.clone(), doc.index));
+            }
             diags.push(doc.locate(d.with_object(ObjectRef::of(&doc.value))));
-        } else if !written_by_render(doc) {
+        } else if !checked(doc) && !written_by_render(doc) {
             diags.push(
                 doc.locate(
                     Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")
@@ -169,7 +187,12 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
             );
         }
     }
-    diags.extend(objects(docs, opts));
+    let found = objects(docs, opts);
+    // An object at an unserved version gets `input/unserved-version`, not also "no --crd file
+    // defines this version".
+    diags.extend(found.into_iter().filter(|d| {
+        !(d.rule == &CRD_NOT_COVERED && unserved.iter().any(|(f, i)| d.file.as_deref() == Some(f.as_str()) && d.index == Some(*i)))
+    }));
     if !docs.iter().any(checked) {
         diags.push(Diagnostic::finding(&INPUT_NO_RUNTIME, "", "the input holds no ClusterTrainingRuntime, TrainingRuntime or TrainJob"));
     }

@@ -18,9 +18,8 @@ use serde::Serialize;
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::read::{self, Document};
 use crate::rules::fit::{FIT_DOES_NOT_FIT, FIT_INVENTORY_MISSING};
-use crate::trainer::{TrainJob, TrainingRuntime};
+use crate::trainer::{is_runtime, is_trainjob, TrainJob, TrainingRuntime};
 use crate::trainjob::{self, TrainerVersion};
-use crate::validate::{is_runtime, is_trainjob};
 
 pub mod demand;
 pub mod inventory;
@@ -82,6 +81,9 @@ pub struct Outcome {
     /// The first blocker, as data (`None` when it fits): what [`Outcome::reason`] says.
     #[serde(skip)]
     pub blocker: Option<Blocker>,
+    /// `validate` has an error on it (the reason): it is not placed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub invalid: bool,
 }
 
 impl Outcome {
@@ -109,8 +111,36 @@ impl Outcome {
             notes,
             provisioned: p.provision.as_ref().map(words::provisioner),
             blocker: p.blocker,
+            invalid: false,
         }
     }
+}
+
+impl Verdict {
+    /// The verdict on a runtime or TrainJob that `validate` has an error on (or a TrainJob whose
+    /// runtime it has one on): not placed, `reason` and `help` said.
+    pub fn invalid(s: &Subject<'_>, reason: String, help: Option<String>) -> Verdict {
+        let mut v = verdict(s, Outcome::default());
+        v.outcome.invalid = true;
+        v.outcome.reason = reason;
+        v.outcome.help = help;
+        v
+    }
+}
+
+/// The verdict of a subject with its outcome: the runtime's name and kind, the TrainJob's name
+/// and namespace (else the runtime's).
+fn verdict(s: &Subject<'_>, outcome: Outcome) -> Verdict {
+    let rt = s.runtime();
+    let (namespace, train_job) = match s {
+        Subject::Runtime(_) => (rt.metadata.namespace.clone(), None),
+        // A TrainJob with only `generateName` is named by it: the API server appends 5 characters.
+        Subject::TrainJob { trainjob, .. } => (
+            trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()),
+            Some(trainjob.metadata.name.clone().or_else(|| trainjob.metadata.generate_name.clone()).unwrap_or_default()),
+        ),
+    };
+    Verdict { runtime: rt.metadata.name.clone().unwrap_or_default(), namespace, kind: rt.kind.clone(), train_job, outcome }
 }
 
 /// What is fitted: a runtime (as the TrainJob that names it and sets nothing else), or a
@@ -150,23 +180,13 @@ pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
         .iter()
         .zip(&demands)
         .map(|(s, d)| {
-            let rt = s.runtime();
-            let (namespace, train_job) = match s {
-                Subject::Runtime(_) => (rt.metadata.namespace.clone(), None),
-                Subject::TrainJob { trainjob, .. } => {
-                    (trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()), trainjob.metadata.name.clone())
-                }
-            };
-            Verdict {
-                runtime: rt.metadata.name.clone().unwrap_or_default(),
-                namespace,
-                kind: rt.kind.clone(),
-                train_job,
-                outcome: Outcome::of(match d {
+            verdict(
+                s,
+                Outcome::of(match d {
                     Ok(d) => provision::provision(cluster, d, plan.evaluate(d)),
                     Err(e) => Placement { blocker: Some(Blocker::Demand(e.to_string())), ..Placement::default() },
                 }),
-            }
+            )
         })
         .collect()
 }

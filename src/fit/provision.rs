@@ -2,8 +2,10 @@
 //! that selects a GKE ComputeClass the inventory lists, whose priorities have its accelerator and
 //! which creates node pools ([`crate::capacity::compute_class`]), would be provisioned by the
 //! class; with node auto-provisioning declared (`fit --auto-provisioning`), a pod that selects a
-//! TPU (and topology) or GPU type and requests it would be provisioned by GKE. The standing nodes'
-//! blocker stays the placement's, as a note.
+//! TPU (and topology) or GPU type and requests it would be provisioned by GKE, unless the nodes
+//! it would create carry a taint the pods do not tolerate (the Spot taint: the same data and
+//! matching `validate` uses, [`crate::capacity::taints`]). The standing nodes' blocker stays the
+//! placement's, as a note.
 
 use super::demand::Demand;
 use super::inventory::Cluster;
@@ -26,7 +28,16 @@ pub fn provision(cluster: &Cluster, d: &Demand, mut p: Placement) -> Placement {
                 None
             }
         },
-        None if cluster.auto_provisioning && compute_class::auto_provisions(&pod) => Some(Provision::AutoProvisioning),
+        None if cluster.auto_provisioning && compute_class::auto_provisions(&pod) => {
+            match compute_class::provisioned_taint(&pod, d.affinity.as_ref()) {
+                None => Some(Provision::AutoProvisioning),
+                // The nodes it would create carry a taint the pods do not tolerate: say so.
+                Some(r) => {
+                    p.notes.insert(0, Note::NotProvisioned(r));
+                    None
+                }
+            }
+        }
         None => None,
     };
     p.provision = by;

@@ -262,6 +262,11 @@ fn refusal(r: &Refusal) -> String {
                 "ComputeClass {class}'s nodes carry the taint {taint}, which the pods do not tolerate: the class would not provision them"
             )
         }
+        Refusal::ProvisionedTaint { on, taint } => {
+            format!(
+                "the nodes node auto-provisioning would create for the pods ({on}) carry the taint {taint}, which the pods do not tolerate: it would not provision them"
+            )
+        }
     }
 }
 

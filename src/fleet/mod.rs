@@ -217,7 +217,8 @@ impl Fleet {
             e.out.runtimes.push((resolved.namespace.clone(), resolved.name.clone()));
             let Some(cluster) = &e.cluster else { continue };
             let Some(verdict) = fit::fit(cluster, &[runtime]).into_iter().next() else { continue };
-            if verdict.outcome.fits_empty {
+            // `fit`'s own answer: it fits the nodes, or autoscaling makes them.
+            if verdict.outcome.fits_empty || verdict.outcome.provisioned.is_some() {
                 continue;
             }
             let reason = verdict.outcome.reason.clone();

@@ -54,6 +54,8 @@ pub struct Limits {
     pub weight_min: i64,
     pub weight_max: i64,
     pub indexed_parallelism: i64,
+    pub generated_name_prefix: usize,
+    pub generated_name_random: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -14,10 +14,20 @@ use crate::rules::kubernetes::{
     K8S_ANNOTATIONS_SIZE, K8S_ANNOTATION_KEY, K8S_FINALIZER, K8S_LABEL_KEY, K8S_LABEL_VALUE, K8S_NAME, K8S_NAMESPACE,
 };
 
-/// `metadata.name`: required, a DNS-1123 subdomain (custom resources use `NameIsDNSSubdomain`).
-pub fn object_name(name: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
+/// `metadata.name`: required, a DNS-1123 subdomain (custom resources use `NameIsDNSSubdomain`),
+/// unless `metadata.generateName` is set: the API server then generates the name (`BeforeCreate`)
+/// and checks the prefix (`ValidateObjectMetaAccessor`: `NameIsDNSSubdomain(generateName, true)`,
+/// at `metadata.generateName`, the field beside `field`).
+pub fn object_name(name: Option<&str>, generate_name: Option<&str>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
+    if let (None | Some(""), Some(prefix)) = (name, generate_name.filter(|g| !g.is_empty())) {
+        if let Err(e) = names::generate_name_prefix(prefix) {
+            let at = FieldPath::from(String::from(field).replace("metadata.name", "metadata.generateName"));
+            out.push(finding(&K8S_NAME, Scope::Object, &at, format!("`generateName: {prefix}` is not a valid name prefix: it {e}")));
+        }
+        return;
+    }
     match name {
-        None | Some("") => out.push(finding(&K8S_NAME, Scope::Object, field, "the runtime has no name")),
+        None | Some("") => out.push(finding(&K8S_NAME, Scope::Object, field, "the runtime has neither `name` nor `generateName`")),
         Some(n) => {
             if let Err(e) = names::dns1123_subdomain(n) {
                 out.push(finding(&K8S_NAME, Scope::Object, field, format!("`{n}` is not a valid object name: it {e}")));
@@ -143,16 +153,19 @@ mod tests {
     #[test]
     fn names_and_finalizers() {
         let mut out = Vec::new();
-        object_name(Some("jax-tpu.v5e"), &"metadata.name".into(), &mut out);
-        object_name(Some("0jax"), &"metadata.name".into(), &mut out);
+        object_name(Some("jax-tpu.v5e"), None, &"metadata.name".into(), &mut out);
+        object_name(Some("0jax"), None, &"metadata.name".into(), &mut out);
         assert!(out.is_empty());
-        object_name(Some("JAX_TPU"), &"metadata.name".into(), &mut out);
-        object_name(None, &"metadata.name".into(), &mut out);
+        object_name(Some("JAX_TPU"), None, &"metadata.name".into(), &mut out);
+        object_name(None, None, &"metadata.name".into(), &mut out);
+        object_name(None, Some("jax-"), &"metadata.name".into(), &mut out);
+        object_name(None, Some("Jax_"), &"metadata.name".into(), &mut out);
         namespace("team_a", &"metadata.namespace".into(), &mut out);
         finalizers(&["example.com/ok".into(), "a/b/c".into()], &"metadata.finalizers".into(), Scope::Object, &mut out);
         let ids: Vec<&str> = out.iter().map(|d| d.rule.id).collect();
-        assert_eq!(ids, ["k8s/name", "k8s/name", "k8s/namespace", "k8s/finalizer"]);
-        assert_eq!(out[3].field.as_deref(), Some("metadata.finalizers[1]"));
+        assert_eq!(ids, ["k8s/name", "k8s/name", "k8s/name", "k8s/namespace", "k8s/finalizer"]);
+        assert_eq!(out[2].field.as_deref(), Some("metadata.generateName"));
+        assert_eq!(out[4].field.as_deref(), Some("metadata.finalizers[1]"));
         assert_eq!(bytes(10 << 20), "10 MiB (10485760 bytes)");
     }
 }

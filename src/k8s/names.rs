@@ -75,6 +75,37 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), NameError> {
     }
 }
 
+/// `metadata.generateName` as the API server checks it: apimachinery
+/// `pkg/api/validation/generic.go` `NameIsDNSSubdomain(name, prefix=true)` (custom resources),
+/// which masks a trailing `-` (`maskTrailingDash`: the last two characters become `a`) before
+/// `IsDNS1123Subdomain`.
+pub fn generate_name_prefix(prefix: &str) -> Result<(), NameError> {
+    let masked = match prefix.strip_suffix('-') {
+        Some(_) if prefix.len() > 1 => {
+            let mut cut = prefix.len() - 2;
+            while !prefix.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!("{}a", &prefix[..cut])
+        }
+        _ => prefix.to_string(),
+    };
+    dns1123_subdomain(&masked)
+}
+
+/// The name the API server gives an object with `metadata.generateName` and no name
+/// (apiserver `names.SimpleNameGenerator`: the prefix cut to [`super::facts`]'
+/// `generatedNamePrefix` bytes, then `generatedNameRandom` random lowercase consonants and
+/// digits), with `x` standing in for each random character: what the name rules see.
+pub fn generated_name(prefix: &str) -> String {
+    let l = &facts().limits;
+    let mut cut = prefix.len().min(l.generated_name_prefix);
+    while !prefix.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{}", &prefix[..cut], "x".repeat(l.generated_name_random))
+}
+
 /// `IsDNS1035Label`: at most 63 characters, `^[a-z]([-a-z0-9]*[a-z0-9])?$` (Service and Job
 /// names JobSet builds).
 pub fn dns1035_label(s: &str) -> Result<(), NameError> {
@@ -225,6 +256,17 @@ fn qualified_chars(s: &str) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn generated_names_cut_the_prefix_and_append_five_characters() {
+        assert_eq!(generated_name("job-"), "job-xxxxx");
+        let long = "a".repeat(70);
+        assert_eq!(generated_name(&long).len(), 63);
+        assert!(generate_name_prefix("job-").is_ok());
+        assert!(generate_name_prefix("job").is_ok());
+        assert!(generate_name_prefix("Job-").is_err());
+        assert!(generate_name_prefix("-").is_err());
+    }
 
     #[test]
     fn labels_and_subdomains() {

@@ -22,8 +22,9 @@ use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::*;
 use crate::rules::{Moment, Rule};
 
-/// Checks a Job's pod spec at `path` (`...template.spec`). `claim_volumes` are the volumes JobSet
-/// adds from `volumeClaimPolicies` templates (JobSet v0.12.0 `addVolumes`).
+/// Checks a Job's pod spec at `path` (`...template.spec`). `claim_volumes` are the volumes added
+/// to the pod outside its template: JobSet's from `volumeClaimPolicies` templates (JobSet v0.12.0
+/// `addVolumes`) and the ML policy plugin's (`pluginVolumes` of catalog/trainer.yaml).
 pub fn pod_spec(spec: &PodSpec, path: &FieldPath, claim_volumes: &[&str], out: &mut Vec<Diagnostic>) {
     let mut volumes: HashSet<&str> = claim_volumes.iter().copied().collect();
     volume_list(spec.volumes.as_deref().unwrap_or_default(), &path.field("volumes"), &mut volumes, out);

@@ -11,14 +11,15 @@ use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use super::facts::facts;
-use super::finding::{finding, shown, Scope};
+use super::finding::{finding, finding_at, shown, Scope};
 use super::names;
-use super::quantity::{self, Quantity};
+use super::quantity::{self, Quantity, QuantityError};
 use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::kubernetes::{
     K8S_HUGEPAGES, K8S_QUANTITY, K8S_QUANTITY_NEGATIVE, K8S_REQUEST_ABOVE_LIMIT, K8S_RESOURCE_INTEGER, K8S_RESOURCE_NAME,
     RESOURCES_REQUESTS_LIMITS,
 };
+use crate::rules::Moment;
 
 /// `IsNativeResource`: no `/`, or inside the `kubernetes.io/` domain.
 pub fn is_native(name: &str) -> bool {
@@ -45,12 +46,14 @@ pub fn overcommit_allowed(name: &str) -> bool {
 pub fn quantity_at(value: &str, field: &FieldPath, out: &mut Vec<Diagnostic>) -> Option<Quantity> {
     match quantity::parse(value) {
         Err(e) => {
-            out.push(finding(
-                &K8S_QUANTITY,
-                Scope::Template,
-                field,
-                format!("{} is not a Kubernetes quantity (e.g. 8, 500m, 1.5): it {e}", shown(value)),
-            ));
+            let message = format!("{} is not a Kubernetes quantity (e.g. 8, 500m, 1.5): it {e}", shown(value));
+            out.push(match e {
+                // The CRD's quantity pattern takes a fractional exponent, so the runtime (and a
+                // TrainJob) is stored; ParseQuantity refuses it in the Job JobSet creates (checked
+                // with a real kube-apiserver, tests/controlplane.rs).
+                QuantityError::FractionalExponent(_) => finding_at(&K8S_QUANTITY, Some(Moment::Start), field, message),
+                _ => finding(&K8S_QUANTITY, Scope::Template, field, message),
+            });
             None
         }
         Ok(q) if q.is_negative() => {

@@ -278,8 +278,9 @@ fn input_that_is_not_a_resource_list_fails_with_a_result_and_no_items() {
 #[test]
 fn the_validator_mode_leaves_every_item_as_it_came() {
     let input = format!(
-        "{HEAD}{FOREIGN}- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: ClusterTrainingRuntime\n  metadata:\n    name: bad\n    annotations: {{internal.config.kubernetes.io/path: 'rt.yaml'}}\n  spec:\n    mlPolicy: {{numNodes: 1, jax: {{}}}}\n    template:\n      spec:\n        replicatedJobs:\n        - name: node\n          template:\n            spec:\n              template:\n                spec:\n                  containers: [{{name: node, image: x}}]\nfunctionConfig:\n  apiVersion: jax-runtimes.dev/v1alpha1\n  kind: JaxRuntimeValidation\n  metadata: {{name: v}}\n"
+        "{HEAD}{FOREIGN}- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: ClusterTrainingRuntime\n  metadata:\n    name: bad\n    annotations: {{internal.config.kubernetes.io/path: 'rt.yaml'}}\n  spec:\n    mlPolicy: {{numNodes: 1, jax: {{}}}}\n    template:\n      spec:\n        replicatedJobs:\n        - name: node\n          template:\n            spec:\n              template:\n                spec:\n                  containers: [{{name: node, image: x}}]\nfunctionConfig:\n  apiVersion: jax-runtimes.dev/v1alpha1\n  kind: JaxRuntimeValidation\n  metadata: {{name: v}}\n  spec: {{require: [sdk]}}\n"
     );
+    // `require: [sdk]`: the SDK's needs are errors, so the runtime fails.
     let (out, code, _) = run_text(&input);
     assert_eq!(code, Exit::Findings, "{out}");
     assert!(out.starts_with(&input), "{out}");

@@ -63,6 +63,7 @@ pub fn process(list: ResourceList) -> Output {
         }
     };
     diags.extend(validate::objects(&docs, &opts));
+    validate::ecosystem::require(&mut diags, &spec.require);
     if let Some(nodes) = &spec.nodes {
         diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref()));
     }
@@ -154,7 +155,7 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
             Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", u.message()))
                 .with_object(fc.meta.object_ref())
                 .with_field(u.field.clone())
-                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind"),
+                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`); `jax-runtimes schema` describes the kind"),
         );
     }
     if !unknown.is_empty() {
@@ -169,7 +170,7 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
                 format!("the JaxRuntimeValidation config does not read: {}", crate::words::serde_message(&e.inner().to_string())),
             )
             .with_object(fc.meta.object_ref())
-            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package); `jax-runtimes schema` describes the kind");
+            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }

@@ -38,15 +38,30 @@ impl QueueVerdict {
     pub fn admitted(&self) -> bool {
         self.admission == "admitted"
     }
+
+    /// Kueue holds it back: it waits, or is never admitted. ("not checked" does not: Kueue may
+    /// not queue it at all.)
+    pub fn blocks(&self) -> bool {
+        matches!(self.admission.as_str(), "waits" | "never")
+    }
+
+    /// Not checked, and why.
+    pub fn not_checked(cluster_queue: Option<String>, reason: String) -> QueueVerdict {
+        QueueVerdict { cluster_queue, admission: "not checked".into(), flavors: BTreeMap::new(), borrows: false, reason: Some(reason) }
+    }
+
+    /// Never admitted, and why.
+    pub fn never(cluster_queue: Option<String>, reason: String) -> QueueVerdict {
+        QueueVerdict { cluster_queue, admission: "never".into(), flavors: BTreeMap::new(), borrows: false, reason: Some(reason) }
+    }
 }
 
 /// The ClusterQueue of a runtime: `chosen`, else its `jax-runtimes.dev/cluster-queue`
-/// annotation, else the only ClusterQueue there is.
-pub fn cluster_queue_of(rt: &TrainingRuntime, queues: &Queues, chosen: Option<&str>) -> Option<String> {
-    chosen
-        .map(str::to_string)
-        .or_else(|| rt.metadata.annotations.as_ref().and_then(|a| a.get(keys::CLUSTER_QUEUE)).cloned())
-        .or_else(|| (queues.cluster_queues.len() == 1).then(|| queues.cluster_queues.keys().next().cloned()).flatten())
+/// annotation (what a `JaxRuntimeQueue` puts on the runtimes it serves). Never a guess: a
+/// runtime no queue serves is "not checked", whether it comes from a catalog or from the
+/// cluster's built output, which has only one ClusterQueue.
+pub fn cluster_queue_of(rt: &TrainingRuntime, chosen: Option<&str>) -> Option<String> {
+    chosen.map(str::to_string).or_else(|| rt.metadata.annotations.as_ref().and_then(|a| a.get(keys::CLUSTER_QUEUE)).cloned())
 }
 
 /// What Kueue writes into an admitted TrainJob's pods: per replicated job, the assigned flavor's
@@ -71,21 +86,14 @@ impl Assignment {
 /// Kueue's verdict for one TrainJob of `rt` (a runtime, or the runtime Trainer makes of a
 /// TrainJob), and, when admitted, what Kueue writes into its pods.
 pub fn gate(rt: &TrainingRuntime, queues: &Queues, chosen: Option<&str>) -> (QueueVerdict, Option<Assignment>) {
-    let not_checked = |cq: Option<String>, reason: String| QueueVerdict {
-        cluster_queue: cq,
-        admission: "not checked".into(),
-        flavors: BTreeMap::new(),
-        borrows: false,
-        reason: Some(reason),
-    };
-    let Some(cq) = cluster_queue_of(rt, queues, chosen) else {
+    let not_checked = QueueVerdict::not_checked;
+    let Some(cq) = cluster_queue_of(rt, chosen) else {
         return (
             not_checked(
                 None,
                 format!(
-                    "no ClusterQueue is named for it (the `{}` annotation, or `--cluster-queue`) and there are {}",
-                    keys::CLUSTER_QUEUE,
-                    queues.cluster_queues.len()
+                    "no queue serves it: it has no `{}` annotation (pass `--cluster-queue NAME` to check it against one)",
+                    keys::CLUSTER_QUEUE
                 ),
             ),
             None,
@@ -119,16 +127,7 @@ pub fn gate(rt: &TrainingRuntime, queues: &Queues, chosen: Option<&str>) -> (Que
             },
             None,
         ),
-        Verdict::Never(b) => (
-            QueueVerdict {
-                cluster_queue: Some(cq),
-                admission: "never".into(),
-                flavors: BTreeMap::new(),
-                borrows: false,
-                reason: Some(b.to_string()),
-            },
-            None,
-        ),
+        Verdict::Never(b) => (QueueVerdict::never(Some(cq), b.to_string()), None),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::rules::input::{INPUT_MALFORMED_YAML, INPUT_NOT_UTF8, INPUT_SCALAR_TOO
 use crate::yaml::{self, LazyIndex, Mark, Position};
 
 mod builtin;
+pub mod template;
 
 pub use builtin::BUILTIN;
 
@@ -112,8 +113,34 @@ impl Document {
     }
 
     /// Places a diagnostic in this document: file, document index and the line of its field.
+    /// A finding on a value that holds a Helm or envsubst marker (`{{ .Values.x }}`, `${X}`)
+    /// says to render the template first.
     pub fn locate(&self, d: Diagnostic) -> Diagnostic {
+        let d = self.template_hint(d);
         self.place().locate(d)
+    }
+
+    fn template_hint(&self, mut d: Diagnostic) -> Diagnostic {
+        if about_the_key(&d) {
+            return d;
+        }
+        let Some(Value::String(s)) = template::value_at(&self.value, d.field.as_deref().unwrap_or("")) else { return d };
+        let Some((engine, marker)) = template::in_str(s) else { return d };
+        // A matrix template's `{{ }}` is its own template language (minijinja), not Helm's.
+        let matrix = self.value.get("kind").and_then(Value::as_str) == Some(crate::catalog::Kind::Matrix.name());
+        if matrix && engine == template::Engine::Helm {
+            return d;
+        }
+        let hint = template::value_hint(engine, &marker, &self.source.name);
+        d.help = Some(match d.help.take() {
+            Some(h) => {
+                let mut chars = h.chars();
+                let first = chars.next().map(|c| c.to_lowercase().collect::<String>()).unwrap_or_default();
+                format!("{hint}; if it is not one: {first}{}", chars.as_str())
+            }
+            None => hint,
+        });
+        d
     }
 
     /// Where this document is, without its value (cheap to keep for every generated runtime).
@@ -443,9 +470,24 @@ fn malformed(source: &Source, e: yaml::YamlError) -> Diagnostic {
             .with_file(source.name.clone(), None, e.line)
             .with_help("shorten the value at that line; a long text belongs in a file the job reads, not in a field")
     } else {
-        Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+        match template::in_text(source.text().unwrap_or_default(), e.line) {
+            Some(m) => Diagnostic::new(
+                &INPUT_MALFORMED_YAML,
+                format!("{}; line {} holds `{}`: {}", e.message, m.line, m.text, template::render_first(m.engine, &source.name)),
+            )
             .with_file(source.name.clone(), None, e.line)
-            .with_help("fix the YAML syntax at that line")
+            .with_help(match m.engine {
+                template::Engine::Helm => {
+                    "a chart's templates are not manifests: check the output of `helm template`, not the chart's files"
+                }
+                template::Engine::Envsubst => {
+                    "a file for envsubst is not a manifest until its variables are substituted: check the output of `envsubst`"
+                }
+            }),
+            None => Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
+                .with_file(source.name.clone(), None, e.line)
+                .with_help("fix the YAML syntax at that line"),
+        }
     };
     // The parser's column is where it gave up: one character is underlined there.
     Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }

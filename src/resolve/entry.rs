@@ -77,11 +77,17 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
         f.errors.push(Diagnostic::new(&CATALOG_IMAGE, "the image is empty").with_field("spec.image"));
     }
     let shared_memory = shared_memory(entry, &plan.accel);
-    if let Some(t) = &defaults.pod_template {
-        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", true));
-    }
-    if let Some(t) = &spec.pod_template {
-        f.errors.extend(super::pod_template::check(t, "spec.podTemplate", false));
+    let fragments = [(&defaults.pod_template, true), (&spec.pod_template, false)];
+    for d in fragments
+        .into_iter()
+        .filter_map(|(t, from_defaults)| Some(super::pod_template::check(t.as_ref()?, "spec.podTemplate", from_defaults)))
+        .flatten()
+    {
+        if d.is_error() {
+            f.errors.push(d);
+        } else {
+            f.warnings.push(d);
+        }
     }
     let initializers = spec.initializers.as_ref().and_then(|i| match super::initializers::resolve(i, &trainer, plan.num_nodes) {
         Ok(r) => Some(r),
@@ -397,15 +403,14 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
     for (i, e) in entry.spec.env.iter().enumerate() {
         if facts().is_jax_variable(&e.name) {
             f.warnings.push(
-                Diagnostic::new(
-                    &CATALOG_JAX_PLUGIN_ENV,
-                    format!("`{}` is injected by Trainer's JAX plugin; a value here overrides it and can make `jax.distributed.initialize()` hang", e.name),
-                )
-                .with_field(format!("spec.env[{i}].name"))
-                .with_help({
-                    let [count, id, coordinator] = facts().jax.env();
-                    format!("remove it: Trainer sets {count}, {id} and {coordinator} for every pod")
-                }),
+                Diagnostic::new(&CATALOG_JAX_PLUGIN_ENV, facts().jax.set_by_runtime(&e.name))
+                    .with_field(format!("spec.env[{i}].name"))
+                    .with_help({
+                        let [count, id, coordinator] = facts().jax.env();
+                        format!(
+                            "remove it: Trainer's JAX plugin sets {count}, {id} and {coordinator} for every TrainJob with `spec.trainer`"
+                        )
+                    }),
             );
         }
     }
@@ -414,7 +419,7 @@ fn env(entry: &JaxRuntime, defaults: &DefaultsSpec, mut env: Vec<EnvVar>, f: &mu
             f.warnings.push(
                 Diagnostic::new(
                     &CATALOG_JAX_PLUGIN_ENV,
-                    format!("`{}` (from JaxRuntimeDefaults env[{i}]) is injected by Trainer's JAX plugin; a value overrides it", e.name),
+                    format!("set by the JaxRuntimeDefaults' `spec.env[{i}]`: {}", facts().jax.set_by_runtime(&e.name)),
                 )
                 .with_field("spec.env")
                 .with_help("remove it from the defaults"),

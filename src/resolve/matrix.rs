@@ -22,7 +22,8 @@ use crate::catalog::schema::is_template;
 use crate::catalog::{JaxRuntimeMatrix, Kind, API_VERSION};
 use crate::diag::Diagnostic;
 use crate::rules::catalog::{
-    CATALOG_INVALID_MATRIX, CATALOG_MATRIX_EXCLUDE_UNUSED, CATALOG_MATRIX_LIMIT, CATALOG_MATRIX_VARIABLE, CATALOG_TEMPLATE,
+    CATALOG_INVALID_MATRIX, CATALOG_MATRIX_EXCLUDE_UNUSED, CATALOG_MATRIX_LIMIT, CATALOG_MATRIX_VARIABLE, CATALOG_MATRIX_VARIABLE_UNUSED,
+    CATALOG_TEMPLATE,
 };
 use crate::spelling;
 
@@ -83,6 +84,8 @@ pub struct Site {
     /// For a string that is one `{{ var.a.b }}`: the variable and the attributes; a finding inside
     /// the value it produced is inside that variable's value.
     pub whole: Option<(String, Vec<String>)>,
+    /// The template string as written.
+    pub source: String,
 }
 
 /// A matrix expanded: every combination (a row whose template failed has a null runtime), each
@@ -113,6 +116,7 @@ type Cell = (Value, String);
 fn combinations(
     m: &JaxRuntimeMatrix,
     used: &BTreeSet<String>,
+    sites: &[Site],
     budget: &mut Budget,
     template_bytes: usize,
     findings: &mut Vec<Diagnostic>,
@@ -138,6 +142,27 @@ fn combinations(
         lists.push((key, values));
     }
     let variables: Vec<&str> = lists.iter().map(|(k, _)| k.as_str()).collect();
+    // Every variable holds values the template can use, and the template uses it.
+    let mut bad_variables = false;
+    for (key, values) in &lists {
+        let undefined = || used.iter().map(String::as_str).filter(|u| !variables.contains(u));
+        let d = if used.contains(key.as_str()) {
+            pasted_into_text(key, values, sites)
+        } else if spelling::nearest(key, undefined(), 2).is_some() {
+            // A misspelling, on one side or the other: the template's undefined name is reported
+            // where it is read, naming this variable.
+            None
+        } else {
+            Some(unused_variable(key, values.len()))
+        };
+        if let Some(d) = d {
+            findings.push(d);
+            bad_variables = true;
+        }
+    }
+    if bad_variables {
+        return None;
+    }
     let mut bad_keys = false;
     for (i, ex) in spec.exclude.iter().enumerate() {
         for key in ex.keys().filter(|k| !variables.contains(&k.as_str())) {
@@ -268,6 +293,64 @@ fn combinations(
     Some(out)
 }
 
+/// A matrix variable no template string uses: its values only copy every runtime. `exclude` and
+/// `include` here are the keys of `spec`, written one level too deep.
+fn unused_variable(key: &str, values: usize) -> Diagnostic {
+    let field = format!("spec.matrix.{key}");
+    if key == "exclude" || key == "include" {
+        let lost = if key == "exclude" { "nothing is excluded" } else { "no row is included" };
+        return Diagnostic::new(
+            &CATALOG_MATRIX_VARIABLE_UNUSED,
+            format!(
+                "`{key}` is written inside `spec.matrix`, so it is taken as a matrix variable named `{key}` whose values are its entries, and no template string uses it: {lost}; did you mean `spec.{key}`?"
+            ),
+        )
+        .with_field(field)
+        .with_help(format!("move `{key}:` up one level, beside `matrix:` and `template:` (`spec.{key}`)"));
+    }
+    let copies = if values > 1 {
+        format!(": its {values} values make {values} copies of every runtime, with the same names")
+    } else {
+        String::new()
+    };
+    Diagnostic::new(&CATALOG_MATRIX_VARIABLE_UNUSED, format!("matrix variable `{key}` is not used by any template string{copies}"))
+        .with_field(field)
+        .with_help(format!("use it in the template (`{{{{ {key} }}}}`), or remove it"))
+}
+
+/// A variable whose values are lists or mappings, written bare inside a longer string
+/// (`"jax-{{ shape }}"`): each row gets the value's text (`jax-{'name': 'a'}`), never what was
+/// meant. As a whole value (`"{{ shape }}"`) it keeps its type; by attribute (`{{ shape.name }}`)
+/// or through a filter (`{{ args | join(' ') }}`) it is read on purpose.
+fn pasted_into_text(key: &str, values: &[Value], sites: &[Site]) -> Option<Diagnostic> {
+    let (i, value) = values.iter().enumerate().find(|(_, v)| v.is_array() || v.is_object())?;
+    let site = sites.iter().find(|s| s.whole.is_none() && bare_use(&s.source, key))?;
+    let what = if value.is_array() { "a list" } else { "a mapping" };
+    Some(
+        Diagnostic::new(
+            &CATALOG_INVALID_MATRIX,
+            format!(
+                "`spec.matrix.{key}[{i}]` is {what}, and `{}` puts `{{{{ {key} }}}}` inside a string: every row gets the value's text, not a name or a number; a value put into text is a scalar",
+                template_field(&site.field)
+            ),
+        )
+        .with_field(format!("spec.matrix.{key}[{i}]"))
+        .with_help(if value.is_array() {
+            format!("list the values themselves (`{key}: [a, b]`, not `{key}: [[a, b]]`), or use the list as a whole value (`\"{{{{ {key} }}}}\"` alone)")
+        } else {
+            format!("read one attribute of it (`{{{{ {key}.name }}}}`), or use the mapping as a whole value (`\"{{{{ {key} }}}}\"` alone)")
+        }),
+    )
+}
+
+/// Whether `source` holds `{{ key }}` (`{{- key -}}`): the variable alone, rendered as text.
+fn bare_use(source: &str, key: &str) -> bool {
+    source.match_indices("{{").any(|(at, _)| {
+        let rest = source[at + 2..].trim_start_matches('-').trim_start();
+        rest.strip_prefix(key).is_some_and(|after| after.trim_start().trim_start_matches('-').starts_with("}}"))
+    })
+}
+
 fn megabytes(bytes: usize) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
 }
@@ -334,7 +417,7 @@ impl<'a> Compiler<'a> {
                         Ok(e) => {
                             let mut vars: Vec<String> = e.undeclared_variables(false).into_iter().collect();
                             vars.sort();
-                            self.sites.push(Site { field: path.to_string(), vars, whole: plain_lookup(expr) });
+                            self.sites.push(Site { field: path.to_string(), vars, whole: plain_lookup(expr), source: s.clone() });
                             return Node::Expr { site, source: s, expr: e };
                         }
                         Err(e) => {
@@ -347,7 +430,7 @@ impl<'a> Compiler<'a> {
                     Ok(t) => {
                         let mut vars: Vec<String> = t.undeclared_variables(false).into_iter().collect();
                         vars.sort();
-                        self.sites.push(Site { field: path.to_string(), vars, whole: None });
+                        self.sites.push(Site { field: path.to_string(), vars, whole: None, source: s.clone() });
                         Node::Text { site, source: s, template: t }
                     }
                     Err(e) => {
@@ -414,7 +497,7 @@ pub fn expand(m: &JaxRuntimeMatrix, budget: &mut Budget) -> Expansion {
     }
     let used: BTreeSet<String> = sites.iter().flat_map(|s| s.vars.iter().cloned()).collect();
     let template_bytes = serde_json::to_string(&template).map_or(0, |s| s.len());
-    let Some(combinations) = combinations(m, &used, budget, template_bytes, &mut out.findings) else {
+    let Some(combinations) = combinations(m, &used, &sites, budget, template_bytes, &mut out.findings) else {
         out.sites = sites;
         return out;
     };
@@ -689,6 +772,92 @@ spec:
         let x = expand_all(&matrix(&bad));
         assert_eq!(x.findings[0].field.as_deref(), Some("spec.include[0].chipz"));
         assert!(x.findings[0].message.contains("did you mean `chips`?"), "{}", x.findings[0].message);
+    }
+
+    #[test]
+    fn exclude_written_inside_the_matrix_is_an_error_that_points_at_spec_exclude() {
+        // `exclude` one level too deep: a variable of mappings the template never reads.
+        let bad = M
+            .replace("  exclude: [{topology: 4x4, nodes: 2}]\n", "")
+            .replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    exclude: [{topology: 4x4, nodes: 2}]\n");
+        assert!(bad.contains("    exclude: [{topology"), "{bad}");
+        let x = expand_all(&matrix(&bad));
+        assert!(x.rows.is_empty(), "nothing is expanded");
+        assert_eq!(x.findings.len(), 1, "{:?}", x.findings);
+        let d = &x.findings[0];
+        assert_eq!(d.rule, &CATALOG_MATRIX_VARIABLE_UNUSED);
+        assert_eq!(d.field.as_deref(), Some("spec.matrix.exclude"));
+        assert!(d.message.ends_with("nothing is excluded; did you mean `spec.exclude`?"), "{}", d.message);
+        let bad = M
+            .replace("  include: [{topology: 2x4, nodes: 1, chips: 8}]\n", "")
+            .replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    include: [{topology: 2x4, nodes: 1, chips: 8}]\n");
+        let x = expand_all(&matrix(&bad));
+        assert_eq!(x.findings[0].field.as_deref(), Some("spec.matrix.include"));
+        assert!(x.findings[0].message.ends_with("no row is included; did you mean `spec.include`?"), "{}", x.findings[0].message);
+    }
+
+    #[test]
+    fn a_variable_no_template_string_uses_is_an_error() {
+        let bad = M.replace("nodes: [1, 2]\n", "nodes: [1, 2]\n    zone: [a, b, c]\n");
+        let x = expand_all(&matrix(&bad));
+        assert!(x.rows.is_empty());
+        assert_eq!(x.findings.len(), 1, "{:?}", x.findings);
+        assert_eq!(x.findings[0].rule, &CATALOG_MATRIX_VARIABLE_UNUSED);
+        assert_eq!(x.findings[0].field.as_deref(), Some("spec.matrix.zone"));
+        assert!(
+            x.findings[0].message.contains("its 3 values make 3 copies of every runtime, with the same names"),
+            "{}",
+            x.findings[0].message
+        );
+        // A misspelt variable: the template reads `topology`, the matrix defines `topolgy`. One
+        // error, where the template reads the name, naming the variable.
+        let bad = M
+            .replace("    topology: [2x2, 4x4]", "    topolgy: [2x2, 4x4]")
+            .replace("{topology: 4x4, nodes: 2}", "{topolgy: 4x4, nodes: 2}");
+        let x = expand_all(&matrix(&bad));
+        assert!(x.findings.is_empty(), "{:?}", x.findings);
+        let (_, d) = &x.row_errors[0];
+        assert_eq!(d.rule, &CATALOG_TEMPLATE);
+        assert!(d.message.contains("`topology` is not defined") && d.message.contains("did you mean `topolgy`?"), "{}", d.message);
+    }
+
+    #[test]
+    fn a_list_or_mapping_put_bare_into_text_is_an_error_and_every_other_use_is_not() {
+        for (from, to, field, says) in [
+            (
+                "topology: [2x2, 4x4]",
+                "topology: [[2x2, 4x4]]",
+                "spec.matrix.topology[0]",
+                "is a list, and `spec.template.metadata.name` puts `{{ topology }}` inside a string",
+            ),
+            ("nodes: [1, 2]", "nodes: [1, {n: 2}]", "spec.matrix.nodes[1]", "is a mapping, and `spec.template.metadata.name` puts"),
+        ] {
+            let x = expand_all(&matrix(&M.replace(from, to)));
+            assert!(x.rows.is_empty(), "{to}");
+            assert_eq!(x.findings.len(), 1, "{to}: {:?}", x.findings);
+            assert_eq!(x.findings[0].rule, &CATALOG_INVALID_MATRIX, "{to}");
+            assert_eq!(x.findings[0].field.as_deref(), Some(field), "{to}");
+            assert!(x.findings[0].message.contains(says), "{to}: {}", x.findings[0].message);
+        }
+        // By attribute, as a whole typed value, or through a filter: read on purpose.
+        let used = r#"
+apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeMatrix
+metadata: {name: m}
+spec:
+  matrix:
+    shape: [{name: a, topology: 2x2}, {name: b, topology: 4x4}]
+    args: [[--a, "1"], [--b]]
+  template:
+    metadata: {name: "x-{{ shape.name }}-{{ args | length }}", annotations: {args: "{{ args | join(' ') }}"}}
+    spec: {accelerator: {tpu: {type: v5e, topology: "{{ shape.topology }}"}}, args: "{{ args }}"}
+"#;
+        let x = expand_all(&matrix(used));
+        assert!(x.findings.is_empty() && x.row_errors.is_empty(), "{:?} {:?}", x.findings, x.row_errors);
+        assert_eq!(x.rendered().count(), 4);
+        assert_eq!(x.rows[1].runtime["spec"]["args"], serde_json::json!(["--b"]));
+        assert!(bare_use("a-{{- shape -}}", "shape") && bare_use("{{shape}}", "shape"));
+        assert!(!bare_use("{{ shapes }}", "shape") && !bare_use("{{ shape.name }}", "shape") && !bare_use("{{ shape | tojson }}", "shape"));
     }
 
     #[test]

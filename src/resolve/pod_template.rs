@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::catalog::PodTemplateFragment;
 use crate::diag::Diagnostic;
-use crate::rules::catalog::CATALOG_POD_TEMPLATE_CONFLICT;
+use crate::rules::catalog::{CATALOG_JAX_PLUGIN_ENV, CATALOG_POD_TEMPLATE_CONFLICT};
 use crate::trainer::facts;
 
 /// A runtime's fragment, ready for `render`: the merged JSON of the defaults' and the runtime's
@@ -62,23 +62,32 @@ pub fn check(fragment: &PodTemplateFragment, field: &str, from_defaults: bool) -
             continue;
         }
         for (i, e) in container.env.iter().flatten().enumerate() {
-            let owner = if facts().is_jax_variable(&e.name) {
-                "Trainer's JAX plugin (`mlPolicy.jax`) injects it into the `node` container when the TrainJob is created"
+            // A JAX plugin variable: the rule and the sentence of `spec.env` and of `validate`
+            // (`jax/plugin-env`); a warning, as there: the plugin replaces it with `spec.trainer`.
+            let (rule, owner, help) = if facts().is_jax_variable(&e.name) {
+                (&CATALOG_JAX_PLUGIN_ENV, facts().jax.set_by_runtime(&e.name), "remove it from the pod template")
             } else if crate::accelerators::data().tpu.webhook.env().contains(&e.name.as_str()) {
-                "GKE's TPU webhook injects it into multi-host TPU pods (`jax-runtimes preview` shows its value)"
+                (
+                    &CATALOG_POD_TEMPLATE_CONFLICT,
+                    format!(
+                        "`{}` is injected by GKE's TPU webhook into multi-host TPU pods (`jax-runtimes preview` shows its value)",
+                        e.name
+                    ),
+                    "remove it from the pod template: the value each pod needs is computed for it",
+                )
             } else {
                 continue;
             };
             let at = format!("{field}.spec.containers[{c}].env[{i}].name");
             let d = Diagnostic::new(
-                &CATALOG_POD_TEMPLATE_CONFLICT,
+                rule,
                 if from_defaults {
-                    format!("`{}` is set by the JaxRuntimeDefaults' `{at}`, and {owner}", e.name)
+                    format!("set by the JaxRuntimeDefaults' `{at}`: {owner}")
                 } else {
-                    format!("`{}` is set in the pod template, and {owner}", e.name)
+                    format!("set in the pod template: {owner}")
                 },
             )
-            .with_help("remove it from the pod template: the value there would replace the one the cluster computes for each pod");
+            .with_help(help);
             out.push(if from_defaults { d } else { d.with_field(at) });
         }
     }

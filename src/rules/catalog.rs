@@ -84,10 +84,10 @@ define_rules! {
         "A CPU runtime with `accelerator.cpu.limitFromRequest: false` and no `cpu` limit: the Kubeflow SDK reads the device from limits only, so `list_runtimes()` shows its device and count as `Unknown` (and with a memory limit alone it cannot read the runtime at all).",
         "Leave `limitFromRequest` unset (the `cpu` request becomes the limit), set `spec.resources.limits.cpu`, or accept `Unknown` in the SDK.";
     CATALOG_JAX_PLUGIN_ENV = "catalog/jax-plugin-env", Warning, Catalog,
-        "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS`, which Trainer's JAX plugin injects; a value here can make `jax.distributed.initialize()` hang.",
-        "Remove it; Trainer sets all three for every pod.";
+        "The catalog sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` (in `spec.env`, the defaults' or in `spec.podTemplate`), which Trainer's JAX plugin injects: for a TrainJob with `spec.trainer` the plugin's value replaces the catalog's (kubeflow/trainer `pkg/runtime/framework/plugins/jax/jax.go` `EnforceMLPolicy` upserts by name); a TrainJob without `spec.trainer` runs with the catalog's value in every pod, which can make `jax.distributed.initialize()` hang. `validate` (`jax/plugin-env`) and `preview` say the same.",
+        "Remove it; the plugin sets all three for every TrainJob with `spec.trainer`.";
     CATALOG_POD_TEMPLATE_CONFLICT = "catalog/pod-template-conflict", Error, Catalog,
-        "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env Trainer's JAX plugin (`JAX_COORDINATOR_ADDRESS`, `JAX_PROCESS_ID`, `JAX_NUM_PROCESSES`) or GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects. The fragment never overwrites a generated value silently: the message names both places.",
+        "A `spec.podTemplate` value that contradicts one the generator sets (the accelerator's resources, the TPU or GPU node selectors, the image, the JAX and accelerator env, `/dev/shm`, the fabric), or that sets env GKE's TPU webhook (`TPU_WORKER_ID`, `TPU_WORKER_HOSTNAMES`) injects (env Trainer's JAX plugin injects is `catalog/jax-plugin-env`, wherever it is set). The fragment never overwrites a generated value silently: the message names both places.",
         "Remove the value from `spec.podTemplate`, or change the catalog field that generates it (`spec.accelerator`, `spec.image`, `spec.env`, ...).";
     CATALOG_INITIALIZER = "catalog/initializer", Error, Catalog,
         "`spec.initializers` that Trainer's initializers cannot run: no `dataset` or `model`, a `storageUri` whose scheme the initializer does not read (dataset: `hf://`, `s3://`, `cache://`; model: `hf://`, `s3://`), `STORAGE_URI` in `env`, a claim name that is not a Kubernetes name, or a claim per TrainJob that only one node can mount while several trainer pods mount it.",
@@ -105,7 +105,7 @@ define_rules! {
         "The runtime's image is empty.",
         "Set `spec.image`, or an image per accelerator kind in `JaxRuntimeDefaults.spec.images`.";
     CATALOG_INVALID_MATRIX = "catalog/invalid-matrix", Error, Catalog,
-        "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime.",
+        "A `JaxRuntimeMatrix` whose variable is not a list, has no values, or that produces no runtime; or a variable whose values are lists or mappings written bare inside a longer string (`name: \"jax-{{ shape }}\"`, `topology: [[2x2, 4x4]]` read as `{{ topology }}` in a name): every row would get the value's text. A list or mapping is read by attribute (`{{ shape.topology }}`), through a filter, or as a whole value (`\"{{ env }}\"` alone keeps its type).",
         "Give every variable a list of values, or rows under `include`.";
     CATALOG_TEMPLATE = "catalog/template", Error, Catalog,
         "A template string of a `JaxRuntimeMatrix` that does not render: an undefined variable or attribute (as a whole value or inside a string), a syntax error, a value that cannot be used.",
@@ -158,4 +158,7 @@ define_rules! {
     CATALOG_CLUSTER_SCALE_UP = "catalog/cluster-scale-up", Warning, Catalog,
         "A runtime an autoscaling `JaxCluster` serves that does not fit the nodes its inventory lists: it runs only once the cluster adds nodes. The message gives fit's reason.",
         "Check that the autoscaler (node auto-provisioning, Karpenter, a node pool with a minimum of 0) can add the nodes the reason names.";
+    CATALOG_MATRIX_VARIABLE_UNUSED = "catalog/matrix-variable-unused", Error, Catalog,
+        "A variable of `spec.matrix` that no template string uses: each of its values makes another copy of every runtime, with the same names. `exclude` or `include` written inside `spec.matrix` is such a variable (its entries are taken as values, the exclusion or row is lost); they belong beside it, as `spec.exclude` and `spec.include`.",
+        "Use the variable in the template (`{{ name }}`), remove it, or move `exclude`/`include` up one level, beside `spec.matrix` (`spec.exclude`, `spec.include`).";
 }

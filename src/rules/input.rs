@@ -27,6 +27,9 @@ define_rules! {
     INPUT_NEAR_MISS = "input/near-miss", Error, Input,
         "An object whose kind or apiVersion is one typo away from a Trainer kind (`ClusterTrainingRuntime`, `TrainingRuntime`, `TrainJob`) or JobSet's (`JobSet`): a kind such as `TrainJobb`, a group such as `trainer.kubeflow.com`. Skipped, it would go unchecked; catalog kinds have `catalog/api-version` and `catalog/unknown-kind`.",
         "Fix the kind or apiVersion; the message names the nearest spelling.";
+    INPUT_UNSERVED_VERSION = "input/unserved-version", Error, Input,
+        "A Trainer, JobSet or Kueue kind at an apiVersion its CRD does not serve (`trainer.kubeflow.org/v2alpha1`): the API server refuses the object (\"no matches for kind\"). The served versions are those of the `--crd` CRD that defines the kind, else of the CRDs jax-runtimes follows (Trainer v2.3.0, JobSet v0.12.0, Kueue v0.19.2). The object is still checked as the served version.",
+        "Use the served apiVersion the message names.";
     INPUT_NOT_A_RUNTIME = "input/not-a-runtime", Info, Input,
         "A document that is not a ClusterTrainingRuntime, TrainingRuntime or TrainJob (`trainer.kubeflow.org`); it is not checked.",
         "Nothing to do, or check the file list.";

@@ -14,7 +14,7 @@ use super::rule::define_rules;
 define_rules! {
     sourced;
     K8S_NAME = "k8s/name", Error, Kubernetes,
-        "`metadata.name` is missing or not a DNS-1123 subdomain (at most 253 lowercase letters, digits, `-` and `.`).",
+        "`metadata.name` is missing (without a `metadata.generateName` for the API server to generate it from) or not a DNS-1123 subdomain (at most 253 lowercase letters, digits, `-` and `.`); or `metadata.generateName` is not a valid prefix of one.",
         "Use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit.",
         fails Apply, source "apimachinery `pkg/api/validation/objectmeta.go` `ValidateObjectMetaAccessor`; apiextensions-apiserver v0.34.1 `pkg/registry/customresource/validator.go` `customResourceValidator.Validate` (`NameIsDNSSubdomain`); apimachinery `pkg/util/validation/validation.go` `IsDNS1123Subdomain`";
     K8S_NAMESPACE = "k8s/namespace", Error, Kubernetes,
@@ -37,12 +37,16 @@ define_rules! {
         "The annotations of one object (keys and values together, in bytes) are over 256 KiB, for example a very long `description` (it becomes an annotation).",
         "Shorten the annotations; keep long documentation outside the runtime and link to it.",
         fails ApplyOrStart, source "apimachinery `pkg/api/validation/objectmeta.go` `ValidateAnnotationsSize` (`TotalAnnotationSizeLimitB`)";
+    K8S_ANNOTATIONS_SIZE_CLIENT_SIDE_APPLY = "k8s/annotations-size-client-side-apply", Warning, Kubernetes,
+        "The annotations fit in 256 KiB, but plain `kubectl apply` (client-side) copies the whole object into the annotation `kubectl.kubernetes.io/last-applied-configuration`, which takes them past it (a `description` over about 128 KiB doubles): that route is refused at apply; `kubectl apply --server-side`, `kubectl create` and kpt live apply are not.",
+        "Apply with `kubectl apply --server-side` (or `kubectl create`, kpt live apply), or shorten the annotations; keep long documentation outside the runtime and link to it.",
+        fails Apply, source "kubectl `pkg/util/apply.go` `GetModifiedConfiguration` (`kubectl.kubernetes.io/last-applied-configuration`, `LastAppliedConfigAnnotation`); apimachinery `pkg/api/validation/objectmeta.go` `ValidateAnnotationsSize` (`TotalAnnotationSizeLimitB`)";
     K8S_FINALIZER = "k8s/finalizer", Error, Kubernetes,
         "A finalizer that is not a qualified name.",
         "Write finalizers as `example.com/name`.",
         fails ApplyOrStart, source "apimachinery `pkg/api/validation/objectmeta.go` `ValidateFinalizers`";
     K8S_QUANTITY = "k8s/quantity", Error, Kubernetes,
-        "A resource amount that is not a Kubernetes quantity (`eight`, `32GB`, `1K`, `4 cores`): a number with an optional suffix `m`, `k`, `M`, `G`, `T`, `P`, `E`, `Ki`, `Mi`, `Gi`, `Ti`, `Pi`, `Ei` or an exponent such as `e3`.",
+        "A resource amount that is not a Kubernetes quantity (`eight`, `32GB`, `1K`, `4 cores`): a number with an optional suffix `m`, `k`, `M`, `G`, `T`, `P`, `E`, `Ki`, `Mi`, `Gi`, `Ti`, `Pi`, `Ei` or an exponent such as `e3`. Refused at apply, except a fractional exponent (`1e1.5`): the CRD's pattern takes it, and the API server refuses it in the Job that JobSet creates when a TrainJob starts.",
         "Write the amount as Kubernetes does: `8`, `500m`, `1.5`, `32Gi`, `129M`, `1e11`.",
         fails Apply, source "apimachinery `pkg/api/resource/quantity.go` `ParseQuantity`, `parseQuantityString`, `suffix.go` `newSuffixer`; the quantity `pattern` of the Trainer v2.3.0 CRD";
     K8S_QUANTITY_NEGATIVE = "k8s/quantity-negative", Error, Kubernetes,

@@ -241,6 +241,22 @@ impl std::fmt::Display for Rule {
 /// }
 /// ```
 macro_rules! define_rules {
+    // One rule of a family whose rules mostly restate no upstream check: with `fails` and
+    // `source`, one that does.
+    (@rule $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr) => {
+        $crate::rules::rule::Rule::new($id, $crate::rules::rule::Severity::$severity, $crate::rules::rule::Layer::$layer, $summary, $fix)
+    };
+    (@rule $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr, $moment:ident, $source:expr) => {
+        $crate::rules::rule::Rule::sourced(
+            $id,
+            $crate::rules::rule::Severity::$severity,
+            $crate::rules::rule::Layer::$layer,
+            $summary,
+            $fix,
+            $crate::rules::rule::Moment::$moment,
+            $source,
+        )
+    };
     (sourced; $( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr, fails $moment:ident, source $source:expr; )*) => {
         $(
             $(#[$meta])*
@@ -257,16 +273,10 @@ macro_rules! define_rules {
         /// Every rule of this family, in docs order.
         pub static RULES: &[&$crate::rules::rule::Rule] = &[$(&$name),*];
     };
-    ($( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr; )*) => {
+    ($( $(#[$meta:meta])* $name:ident = $id:literal, $severity:ident, $layer:ident, $summary:expr, $fix:expr $(, fails $moment:ident, source $source:expr)?; )*) => {
         $(
             $(#[$meta])*
-            pub static $name: $crate::rules::rule::Rule = $crate::rules::rule::Rule::new(
-                $id,
-                $crate::rules::rule::Severity::$severity,
-                $crate::rules::rule::Layer::$layer,
-                $summary,
-                $fix,
-            );
+            pub static $name: $crate::rules::rule::Rule = $crate::rules::rule::define_rules!(@rule $id, $severity, $layer, $summary, $fix $(, $moment, $source)?);
         )*
         /// Every rule of this family, in docs order.
         pub static RULES: &[&$crate::rules::rule::Rule] = &[$(&$name),*];

@@ -5,8 +5,13 @@ use super::rule::define_rules;
 
 define_rules! {
     TRAINJOB_NAME = "trainjob/name", Error, TrainJob,
-        "`metadata.name` is missing or not an RFC 1035 label of at most 63 characters (lowercase letters, digits and `-`, starting with a letter); the TrainJob CRD rejects it.",
-        "Rename the TrainJob: lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.";
+        "`metadata.name` is missing (and no `metadata.generateName`), or not an RFC 1035 label of at most 63 characters (lowercase letters, digits and `-`, starting with a letter); the TrainJob CRD rejects it. With `generateName` the API server generates the name (the prefix cut to 58 characters, then 5 random ones) and checks that: the prefix must be a valid name prefix and make valid names.",
+        "Rename the TrainJob (or change `generateName`): lowercase letters, digits and `-`, starting with a letter, ending with a letter or digit.",
+        fails Apply, source "Kubeflow Trainer v2.3.0 `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`, the root's `x-kubernetes-validations`: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`, `size(self.metadata.name) <= 63` (`pkg/apis/trainer/v1alpha1/trainjob_types.go`)";
+    TRAINJOB_STORAGE_URI = "trainjob/storage-uri", Error, TrainJob,
+        "`spec.initializer.dataset.storageUri` or `spec.initializer.model.storageUri` is neither empty nor a URI with a scheme (`hf:/my-org/data`, `my-org/data`); the TrainJob CRD's CEL rule rejects it.",
+        "Write the URI with its scheme and `://`: `hf://my-org/data`, `s3://bucket/path`.",
+        fails Apply, source "Kubeflow Trainer v2.3.0 `manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml`, `x-kubernetes-validations` of `storageUri`: `self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')`";
     TRAINJOB_NAME_LENGTH = "trainjob/name-length", Error, TrainJob,
         "The TrainJob's name makes a pod name longer than 63 characters: JobSet names pods `<name>-<job>-0-<index>-<5 characters>` and rejects the JobSet (\"JobSet name is too long\"), so Trainer never starts the job. The limit depends on the replicated jobs and on numNodes.",
         "Shorten the name to the length the message gives.";
@@ -29,7 +34,7 @@ define_rules! {
         "With Trainer's merge, the `node` container no longer requests the accelerator the runtime requests (v2.2 replaces the runtime's resources with `resourcesPerNode`; a zero count drops it in both): the pod lands on an accelerator node without using it, or on a node without one.",
         "Add the runtime's accelerator limit to `resourcesPerNode` (or remove the zero).";
     TRAINJOB_RESOURCES = "trainjob/resources", Error, TrainJob,
-        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit, or an accelerator's request differs from its limit (v2.3 merges per resource key, so a TrainJob that sets only the limit keeps the runtime's request); Kubernetes rejects every pod.",
+        "With Trainer's merge of `resourcesPerNode`, a request of the `node` container is above its limit, or an accelerator's request differs from its limit or has no limit (v2.3 merges per resource key, so a TrainJob that sets only the limit keeps the runtime's request, and one that sets only the request of a resource the runtime does not limit leaves it without a limit); Kubernetes rejects every pod.",
         "Set `requests` and `limits` of that resource together in `resourcesPerNode` (the same value for an accelerator), or raise the limit.";
     TRAINJOB_EMPTY_IMAGE = "trainjob/empty-image", Error, TrainJob,
         "`spec.trainer.image` is an empty string: Trainer replaces the `node` container's image whenever the field is set, and Kubernetes rejects the Job JobSet creates from it (`spec.template.spec.containers[0].image: Required value`), so no pod starts.",
@@ -46,12 +51,21 @@ define_rules! {
     TRAINJOB_NO_TRAINER = "trainjob/no-trainer", Warning, TrainJob,
         "A TrainJob without `spec.trainer` on a multi-node JAX runtime: the JAX plugin injects its variables only when `spec.trainer` is set, so the processes do not know each other (outside TPU auto-detection `jax.distributed.initialize()` fails).",
         "Add `trainer: {}` (or the overrides you need) to the spec.";
+    TRAINJOB_OVERRIDES_DROPPED = "trainjob/overrides-dropped", Error, TrainJob,
+        "The TrainJob sets `spec.trainer` fields that Trainer applies to nothing for this runtime: `image`, `command`, `args`, `env` and `resourcesPerNode` go only to the container `node` of the replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` (kubeflow/trainer plugins/jobset/builder.go `Trainer`, pkg/runtime/core/trainingruntime.go `newRuntimeInfo`; v2.3 merges `resourcesPerNode` only into a runtime with an `mlPolicy`), `numNodes` only to the job with that label (MPI: the job named `node`). Trainer accepts the TrainJob and silently runs the runtime's image, command and sizes instead.",
+        "Use a runtime whose trainer job is labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and has a container `node`, or remove the fields the message names.";
+    TRAINJOB_RUNTIME_UNCHECKED = "trainjob/runtime-unchecked", Warning, TrainJob,
+        "No runtime was given at all (none in the input, no `--runtimes`): the TrainJob's own fields were checked, but not what its runtime makes of them (the merge, the pod, the node count).",
+        "Pass the runtime: `--runtimes` with its file or folder (or the catalog), or put it in the same input.";
     TRAINJOB_PATCH_TARGET = "trainjob/patch-target", Error, TrainJob,
         "A `runtimePatches` entry names a replicated job, container or init container the runtime does not have. v2.2 skips an unknown job silently; v2.3 appends it (a job or container without an image, which JobSet and the pod reject).",
         "Use a name the runtime has (the message lists them).";
     TRAINJOB_PATCH_ENV = "trainjob/patch-env", Error, TrainJob,
         "A runtime patch sets `env` on the `node`, `dataset-initializer` or `model-initializer` container; the Trainer webhook rejects it (\"must not have envs for the ... containers\").",
         "Put the variables in `spec.trainer.env` (for `node`) or `spec.initializer.*.env`.";
+    TRAINJOB_INITIALIZER = "trainjob/initializer", Error, TrainJob,
+        "`spec.initializer.dataset` (or `.model`) is set, but the runtime (with the TrainJob's runtime patches) has no `dataset-initializer` (`model-initializer`) replicated job, no container of that name in it, or (Trainer v2.3) that container has no volumeMount named `initializer`; the Trainer webhook rejects the TrainJob (plugins/jobset/jobset.go `Validate`).",
+        "Use a runtime with that initializer job (the container mounting the `initializer` volume), or remove `spec.initializer.dataset`/`.model` and fetch the data in the trainer.";
     TRAINJOB_PATCH_MANAGER = "trainjob/patch-manager", Error, TrainJob,
         "A `runtimePatches[].manager` is not a domain-prefixed path such as `example.com/my-controller`; the Trainer webhook rejects the TrainJob.",
         "Name the manager `<domain>/<name>`.";

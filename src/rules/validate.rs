@@ -5,7 +5,7 @@ use super::rule::define_rules;
 
 define_rules! {
     SCHEMA_UNKNOWN_FIELD = "schema/unknown-field", Error, Schema,
-        "A field the Trainer, JobSet or Pod API does not have (a typo such as `nodeSelectr`). The API server prunes it silently, so the setting never takes effect.",
+        "A field the Trainer, JobSet or Pod API does not have (a typo such as `nodeSelectr`). `kubectl apply` refuses the object: its default `--validate=strict` asks for the API server's strict field validation, which fails on every field the schema would prune (`unknown field \"spec...\"`). Only with `--validate=false` (or `ignore`) does the API server drop the field silently, so the setting never takes effect. A subtree marked `x-kubernetes-preserve-unknown-fields` keeps any field.",
         "Fix the spelling or move the field to where the API defines it; `kubectl explain` shows the valid fields.";
     SCHEMA_TYPE = "schema/type", Error, Schema,
         "A value of the wrong JSON type (a list where an object belongs, a string where an integer belongs).",
@@ -26,7 +26,7 @@ define_rules! {
         "`null` on a field that is not nullable: the API server drops the field, so it is as if it were not there.",
         "Remove the field, or give it a value.";
     CRD_UNKNOWN_FIELD = "crd/unknown-field", Error, Crd,
-        "A field the CRD's schema does not have and does not preserve: the API server prunes it silently.",
+        "A field the CRD's schema does not have and does not preserve (no `x-kubernetes-preserve-unknown-fields` above it; `type: object` without properties, such as Trainer's `mlPolicy.jax`, takes no field at all): `kubectl apply` refuses the object with its default `--validate=strict` (\"unknown field\"); with `--validate=false` the API server prunes it silently.",
         "Fix the spelling or move the field to where the CRD defines it.";
     CRD_TYPE = "crd/type", Error, Crd,
         "A value of the wrong type for the CRD's schema (including `x-kubernetes-int-or-string` fields that get neither an integer nor a string).",
@@ -82,17 +82,20 @@ define_rules! {
     ADMISSION_ANCESTOR_CONTAINER = "admission/ancestor-container", Error, Admission,
         "A replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step` lacks the container its step needs: `node` for `trainer`, `dataset-initializer`, `model-initializer`.",
         "Rename the main container of that job to the name the step needs.";
-    SDK_FRAMEWORK_LABEL = "sdk/framework-label", Error, Ecosystem,
-        "The runtime has no `trainer.kubeflow.org/framework` label: the Kubeflow SDK skips it in `list_runtimes()` and `get_runtime()` fails.",
-        "Add `metadata.labels: {trainer.kubeflow.org/framework: jax}` (or the runtime's framework).";
-    SDK_TRAINER_CONTAINER = "sdk/trainer-container", Error, Ecosystem,
-        "The Kubeflow SDK cannot find the trainer: no replicated job carries the `trainer.kubeflow.org/trainjob-ancestor-step` label, or the first one has no container `node` with an image.",
+    SDK_FRAMEWORK_LABEL = "sdk/framework-label", Warning, Ecosystem,
+        "The runtime has no `trainer.kubeflow.org/framework` label: the Kubeflow SDK skips it in `list_runtimes()` and `get_runtime()` fails. kubectl and Trainer do not need it: a warning, an error with `validate --require sdk` (or `spec.require: [sdk]` of `JaxRuntimeValidation`).",
+        "Add `metadata.labels: {trainer.kubeflow.org/framework: <framework>}`, the framework of the runtime's `mlPolicy` (the message names it).";
+    SDK_TRAINER_CONTAINER = "sdk/trainer-container", Warning, Ecosystem,
+        "The Kubeflow SDK cannot find the trainer: no replicated job carries the `trainer.kubeflow.org/trainjob-ancestor-step` label, or the first one has no container `node` with an image. kubectl needs neither: a warning, an error with `validate --require sdk` (or `spec.require: [sdk]` of `JaxRuntimeValidation`).",
         "Label the trainer replicated job `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and give it a container named `node` with an `image`.";
-    SDK_UNKNOWN_DEVICE = "sdk/unknown-device", Error, Ecosystem,
-        "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime.",
+    SDK_UNKNOWN_DEVICE = "sdk/unknown-device", Warning, Ecosystem,
+        "The trainer container's `resources.limits` has no key the Kubeflow SDK reads (`nvidia.com/gpu`, `google.com/tpu`, `nvidia.com/mig-*`, `cpu`), or more than one MIG key: the SDK raises while listing the runtime. kubectl and Trainer do not read them: a warning, an error with `validate --require sdk` (or `spec.require: [sdk]` of `JaxRuntimeValidation`).",
         "Add a `cpu` limit (or the accelerator's limit) next to the other limits.";
+    TRAINER_NODE_CONTAINER = "trainer/node-container", Warning, Ecosystem,
+        "No replicated job is labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` with a container `node` (or the webhook that would refuse a labelled job without one is disabled): Trainer v2.3 applies a TrainJob's `image`, `command`, `args`, `env`, `numNodes` and `resourcesPerNode` to nothing (kubeflow/trainer plugins/jobset/builder.go `Trainer`), so every TrainJob runs the runtime as written; TrainJobs that set them are errors (`trainjob/overrides-dropped`).",
+        "Label the replicated job that trains `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and name its training container `node`.";
     JAX_PLUGIN_ENV = "jax/plugin-env", Warning, Ecosystem,
-        "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself; the Trainer JAX plugin injects them, and a TrainJob without `spec.trainer` would run with the hand-written, wrong values.",
+        "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself in its `node` container: for a TrainJob with `spec.trainer` the Trainer JAX plugin's value replaces it (kubeflow/trainer `pkg/runtime/framework/plugins/jax/jax.go` `EnforceMLPolicy` upserts by name), and a TrainJob without `spec.trainer` would run with the hand-written, wrong values. `render` (`catalog/jax-plugin-env`) and `preview` say the same.",
         "Remove the variable from the container's env.";
     JOBSET_SUBDOMAIN = "jobset/subdomain", Error, Ecosystem,
         "`spec.template.spec.network.subdomain` is set: the Trainer plugins build the coordinator address from the TrainJob name (`<trainjob>-node-0-0.<trainjob>`), which then does not resolve.",
@@ -131,6 +134,12 @@ define_rules! {
         "A container requests GPUs but the pod selects no GPU model or machine type: it may land on any GPU node.",
         "Add a node selector for the GPU model (GKE `cloud.google.com/gke-accelerator`, `node.kubernetes.io/instance-type`, or `nvidia.com/gpu.product`).";
     ACCELERATOR_MISSING_TOLERATION = "accelerator/missing-toleration", Warning, Accelerators,
-        "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`); unless the cluster adds it, the pod stays Pending.",
+        "A container requests an accelerator but the pod does not tolerate the taint accelerator nodes carry (`google.com/tpu`, `nvidia.com/gpu`, `amd.com/gpu`), and its node labels say no platform: unless the cluster adds the toleration, the pod stays Pending. GKE does (its API server runs the ExtendedResourceToleration admission plugin, which adds it to a pod that requests the resource): a pod that selects GKE node labels is not warned, its pool taints are `taint/*`'s.",
         "Add `tolerations: [{key: <resource>, operator: Exists, effect: NoSchedule}]`.";
+    TAINT_UNTOLERATED = "taint/untolerated", Error, Accelerators,
+        "The pod selects nodes that always carry a taint it does not tolerate (`catalog/capacity.yaml` and `catalog/accelerators/nodes.yaml` say which: an AKS Spot pool's `kubernetes.azure.com/scalesetpriority=spot`, a GKE ComputeClass's `cloud.google.com/compute-class=NAME`): the scheduler never puts it there, whatever the cluster autoscales, so it stays Pending.",
+        "Add the toleration the message gives to the pod template (or to the catalog entry's `spec.tolerations`).";
+    TAINT_UNTOLERATED_SOME_POOLS = "taint/untolerated-some-pools", Warning, Accelerators,
+        "The pod selects nodes of which some carry a taint it does not tolerate: GKE Spot nodes that node auto-provisioning or Autopilot create carry `cloud.google.com/gke-spot=true:NoSchedule` (a Spot pool made by hand only if given it); some accelerator pools carry their accelerator's taint (AKS `sku=gpu`). On such nodes the pod stays Pending.",
+        "Add the toleration the message gives; it does no harm on nodes without the taint.";
 }

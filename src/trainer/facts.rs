@@ -34,6 +34,21 @@ pub struct TrainerFacts {
     pub labels: Labels,
     pub pod_name_suffix: String,
     pub initializers: InitializerFacts,
+    /// ML policy -> replicated job name -> the volumes its plugin adds to that job's pods.
+    pub plugin_volumes: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// The API versions the CRDs serve, per group (`catalog/trainer.yaml` `served`).
+    pub served: BTreeMap<String, ServedGroup>,
+}
+
+/// A group's kinds and the versions its CRDs serve (`spec.versions[]` with `served: true`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServedGroup {
+    /// Whose kinds, for messages (`Trainer`), and the release whose CRDs the versions are.
+    pub owner: String,
+    pub release: String,
+    pub versions: Vec<String>,
+    pub kinds: Vec<String>,
 }
 
 /// How Trainer's dataset and model initializers are wired (`catalog/trainer.yaml`).
@@ -55,6 +70,11 @@ pub struct InitializerFacts {
     pub image_tags: BTreeMap<String, String>,
     /// Step -> the `STORAGE_URI` schemes it reads.
     pub schemes: BTreeMap<String, Vec<String>>,
+    /// `spec.initializer.<field>` -> the step (replicated job and container name) the webhook
+    /// requires in the runtime when the TrainJob sets it.
+    pub required: BTreeMap<String, String>,
+    /// The first release whose webhook also requires that container to mount `volume`.
+    pub mount_required_since: String,
 }
 
 /// A value of the ancestor label, and the container its job must have.
@@ -79,6 +99,22 @@ impl JaxPlugin {
     /// The three variables, in the order the plugin injects them.
     pub fn env(&self) -> [&str; 3] {
         [&self.num_processes, &self.process_id, &self.coordinator_address]
+    }
+
+    /// What becomes of one of the plugin's variables that a runtime sets itself in its `node`
+    /// container: the one sentence `render`, `validate` and `preview` all say.
+    ///
+    /// kubeflow/trainer v2.2.0 and v2.3.0: `pkg/runtime/runtime.go` `WithPodSet` starts the
+    /// PodSet's containers with the runtime's env; `pkg/runtime/framework/plugins/jax/jax.go`
+    /// `EnforceMLPolicy`, only when the TrainJob has `spec.trainer`, calls
+    /// `apply.UpsertEnvVars` on it, which replaces a variable of the same name in place
+    /// (`pkg/apply/apply.go` `upsert`); `plugins/jobset/jobset.go` `Build` upserts the result into
+    /// the JobSet's container. So the plugin's value wins with `spec.trainer`, and the runtime's
+    /// stays without it (the plugin then injects nothing).
+    pub fn set_by_runtime(&self, name: &str) -> String {
+        format!(
+            "`{name}` is injected by Trainer's JAX plugin: for a TrainJob with `spec.trainer` the plugin's value replaces this one (jax.go EnforceMLPolicy upserts it by name); a TrainJob without `spec.trainer` gets no plugin variables, so every pod runs with this value and `jax.distributed.initialize()` can hang"
+        )
     }
 }
 
@@ -107,6 +143,18 @@ impl TrainerFacts {
         if let Some(r) = f.releases.iter().find(|r| !f.jobset.contains_key(*r)) {
             return Err(TrainerFactsError(format!("release `{r}` has no JobSet release")));
         }
+        if let Some(step) = f.initializers.required.values().find(|s| !f.is_initializer(s)) {
+            return Err(TrainerFactsError(format!("initializers.required: `{step}` is not an initializer step")));
+        }
+        if !f.releases.contains(&f.initializers.mount_required_since) {
+            return Err(TrainerFactsError(format!(
+                "initializers.mountRequiredSince `{}` is not one of the releases",
+                f.initializers.mount_required_since
+            )));
+        }
+        if let Some(p) = f.plugin_volumes.keys().find(|p| !f.ml_policies.contains(p)) {
+            return Err(TrainerFactsError(format!("pluginVolumes: `{p}` is not one of the mlPolicies")));
+        }
         if !f.steps.iter().any(|s| s.step == f.trainer_step) {
             return Err(TrainerFactsError(format!("trainerStep `{}` is not one of the steps", f.trainer_step)));
         }
@@ -121,6 +169,12 @@ impl TrainerFacts {
     /// The container the webhook requires in a job of `step`.
     pub fn container_of(&self, step: &str) -> Option<&str> {
         self.steps.iter().find(|s| s.step == step).map(|s| s.container.as_str())
+    }
+
+    /// The volumes the plugin of ML policy `policy` (`None`: PlainML) adds to the pods of the
+    /// replicated job `job` when a TrainJob starts.
+    pub fn plugin_volumes(&self, policy: Option<&str>, job: &str) -> &[String] {
+        policy.and_then(|p| self.plugin_volumes.get(p)).and_then(|jobs| jobs.get(job)).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// True for a variable the JAX plugin injects.
@@ -149,6 +203,10 @@ mod tests {
         assert!(f.ml_policies.contains(&"jax".to_string()));
         assert_eq!(f.jax.env(), ["JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"]);
         assert!(f.without_jax.iter().all(|r| !f.releases.contains(r)));
+        assert_eq!(f.plugin_volumes(Some("mpi"), "launcher"), ["mpi-ssh-auth", "mpi-hostfile"]);
+        assert_eq!(f.plugin_volumes(Some("mpi"), "node"), ["mpi-ssh-auth"]);
+        assert!(f.plugin_volumes(Some("mpi"), "worker").is_empty() && f.plugin_volumes(Some("torch"), "node").is_empty());
+        assert!(f.plugin_volumes(None, "node").is_empty());
         for step in &f.steps {
             assert!(f.patch_env_forbidden.contains(&step.container), "{}", step.container);
         }
@@ -171,5 +229,7 @@ mod tests {
         assert!(TrainerFacts::parse(&bad).unwrap_err().to_string().contains("defaultRelease"));
         let no_jobset = TRAINER_YAML.replace("  v2.3: v0.12.0\n", "");
         assert!(TrainerFacts::parse(&no_jobset).unwrap_err().to_string().contains("JobSet"));
+        let bad_policy = TRAINER_YAML.replace("pluginVolumes:\n  mpi:", "pluginVolumes:\n  mpii:");
+        assert!(TrainerFacts::parse(&bad_policy).unwrap_err().to_string().contains("pluginVolumes"));
     }
 }

@@ -21,3 +21,15 @@ pub const API_VERSION: &str = "trainer.kubeflow.org/v1alpha1";
 pub const KIND_CLUSTER: &str = "ClusterTrainingRuntime";
 pub const KIND_NAMESPACED: &str = "TrainingRuntime";
 pub const KIND_TRAINJOB: &str = "TrainJob";
+
+/// True for a `ClusterTrainingRuntime` or `TrainingRuntime` of `trainer.kubeflow.org`.
+pub fn is_runtime(value: &serde_json::Value) -> bool {
+    let gvk = crate::gvk::Gvk::of(value);
+    gvk.group == GROUP && matches!(gvk.kind, KIND_CLUSTER | KIND_NAMESPACED)
+}
+
+/// True for a `TrainJob` of `trainer.kubeflow.org`.
+pub fn is_trainjob(value: &serde_json::Value) -> bool {
+    let gvk = crate::gvk::Gvk::of(value);
+    gvk.group == GROUP && gvk.kind == KIND_TRAINJOB
+}

@@ -15,9 +15,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TrainingRuntime {
+    // The CRD requires none of the four (the API server takes apiVersion and kind from the
+    // request; the name rules say what metadata must hold): tests/validate.rs compares.
+    #[serde(default)]
     pub api_version: String,
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub metadata: ObjectMeta,
+    #[serde(default)]
     pub spec: TrainingRuntimeSpec,
 }
 
@@ -28,6 +34,7 @@ pub struct TrainingRuntimeSpec {
     pub ml_policy: Option<MlPolicy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_group_policy: Option<PodGroupPolicy>,
+    #[serde(default)]
     pub template: JobSetTemplateSpec,
 }
 
@@ -147,6 +154,7 @@ pub struct NetworkTopology {
 pub struct JobSetTemplateSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<TemplateMetadata>,
+    #[serde(default)]
     pub spec: JobSetSpec,
 }
 
@@ -170,6 +178,8 @@ pub struct TemplateMetadata {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobSetSpec {
+    /// Not required by the Trainer v2.3.0 CRD (JobSet's `+listType=map` without `+required`).
+    #[serde(default)]
     pub replicated_jobs: Vec<ReplicatedJob>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<Network>,

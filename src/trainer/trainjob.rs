@@ -14,9 +14,14 @@ use super::runtime::TemplateMetadata;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TrainJob {
+    // The CRD requires none of the four (see `TrainingRuntime`).
+    #[serde(default)]
     pub api_version: String,
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub metadata: ObjectMeta,
+    #[serde(default)]
     pub spec: TrainJobSpec,
     /// What the controller reports (`kubectl get trainjob -o yaml` prints it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

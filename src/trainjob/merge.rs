@@ -308,6 +308,83 @@ pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps
     }
 }
 
+/// A `spec.trainer` field Trainer drops silently for a runtime: it applies it to nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    /// The field under `spec.trainer` (`image`, `numNodes`, ...).
+    pub field: &'static str,
+    /// Why, with the Trainer source that decides it.
+    pub why: String,
+}
+
+/// The `spec.trainer` fields `tj` sets that Trainer applies to nothing for `rt` (the same rules
+/// as [`build`], read where they decide; kubeflow/trainer at the release's tag):
+/// - `image`, `command`, `args`: only the `node` container of a job labelled ancestor `trainer`
+///   (`plugins/jobset/builder.go` `Trainer`);
+/// - `env`: that container, or with MPI's `runLauncherAsNode` the `node` container of the job
+///   named `node` (`Trainer`; the ML policy plugins' `FindContainerByPodSetAncestorContainerName`);
+/// - `resourcesPerNode`: the same containers; v2.3 merges it only when the runtime has an
+///   `mlPolicy` (`pkg/runtime/core/trainingruntime.go` `newRuntimeInfo`), v2.2 in `Trainer`;
+/// - `numNodes`: the count of the job labelled ancestor `trainer` (the ML policy plugins'
+///   `FindPodSetByAncestor`), for MPI the job named `node` (`plugins/mpi/mpi.go`
+///   `EnforceMLPolicy`); Flux reads it itself and is not judged here.
+pub fn dropped(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion) -> Vec<Dropped> {
+    let Some(t) = tj.spec.trainer.as_ref() else { return Vec::new() };
+    let f = facts();
+    let jobs = &rt.spec.template.spec.replicated_jobs;
+    let ml = rt.spec.ml_policy.as_ref();
+    let has_node = |j: &ReplicatedJob| j.pod_spec().is_some_and(|p| p.containers.iter().any(|c| c.name == f.node));
+    let trainer_jobs = || jobs.iter().filter(|j| j.is_trainer());
+    let trainer_node = trainer_jobs().any(has_node);
+    let mpi = ml.and_then(|m| m.mpi.as_ref());
+    let launcher_node = mpi.and_then(|m| m.run_launcher_as_node).unwrap_or(false) && jobs.iter().any(|j| j.name == f.node && has_node(j));
+    let label = format!("`{}: {}`", f.ancestor_label, f.trainer_step);
+    let no_node = if trainer_jobs().next().is_none() {
+        format!("no replicated job is labelled {label}")
+    } else {
+        format!("the replicated job labelled {label} has no container `{}`", f.node)
+    };
+    let builder = "kubeflow/trainer plugins/jobset/builder.go `Trainer` applies it only to the container `node` of the job labelled with the trainer ancestor";
+    let mut out = Vec::new();
+    let mut drop = |field: &'static str, why: String| out.push(Dropped { field, why });
+    if !trainer_node {
+        for (field, set) in [("image", t.image.is_some()), ("command", t.command.is_some()), ("args", t.args.is_some())] {
+            if set {
+                drop(field, format!("{no_node} ({builder})"));
+            }
+        }
+    }
+    if t.env.as_ref().is_some_and(|e| !e.is_empty()) && !trainer_node && !launcher_node {
+        drop("env", format!("{no_node} ({builder}, or with MPI `runLauncherAsNode` to the job named `{}`)", f.node));
+    }
+    if t.resources_per_node.is_some() && !launcher_node {
+        if !trainer_node {
+            drop(
+                "resourcesPerNode",
+                format!(
+                    "{no_node} (kubeflow/trainer pkg/runtime/core/trainingruntime.go `newRuntimeInfo` merges it only into that container)"
+                ),
+            );
+        } else if version == TrainerVersion::V2_3 && ml.is_none() {
+            drop(
+                "resourcesPerNode",
+                "the runtime has no `mlPolicy`, and Trainer v2.3 merges `resourcesPerNode` only into a runtime that has one (kubeflow/trainer v2.3.0 pkg/runtime/core/trainingruntime.go `newRuntimeInfo`)".to_string(),
+            );
+        }
+    }
+    if t.num_nodes.is_some() {
+        let framework = ml.and_then(|m| m.framework());
+        if mpi.is_some() {
+            if !jobs.iter().any(|j| j.name == f.node) {
+                drop("numNodes", format!("the MPI runtime has no replicated job named `{}` (kubeflow/trainer plugins/mpi/mpi.go `EnforceMLPolicy` sizes that job)", f.node));
+            }
+        } else if framework != Some("flux") && trainer_jobs().next().is_none() {
+            drop("numNodes", format!("no replicated job is labelled {label} (the ML policy plugins' `EnforceMLPolicy` size that job: kubeflow/trainer pkg/runtime/runtime.go `FindPodSetByAncestor`)"));
+        }
+    }
+    out
+}
+
 /// v2.3 `MergeResourceRequirements`: limits and requests merged per key (the TrainJob wins);
 /// only those two are written back.
 fn merge_resources(base: Option<&ResourceRequirements>, over: &ResourceRequirements) -> ResourceRequirements {

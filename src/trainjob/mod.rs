@@ -14,7 +14,7 @@ pub mod pod;
 pub mod reference;
 pub mod version;
 
-pub use merge::{build, Effective, Policy, Steps};
+pub use merge::{build, dropped, Dropped, Effective, Policy, Steps};
 pub use pod::{predict, Predicted};
 pub use reference::{find, Missing, RefError};
 pub use version::TrainerVersion;

@@ -220,6 +220,31 @@ fn resolve(c: &mut Container, process: i32, out: &mut Vec<ResolvedEnv>) {
 /// What a reader of the predicted pod needs to know that the pod itself does not say: what it
 /// is a prediction of, where each part came from, and what the prediction leaves out. One line
 /// per entry, without comment markers.
+/// The JAX plugin's variables the runtime's own `node` container sets: what `render` and
+/// `validate` say of them ([`crate::trainer::facts::JaxPlugin::set_by_runtime`]), and whose value
+/// this pod gets.
+fn runtime_plugin_env(eff: &Effective, runtime: &TrainingRuntime) -> Vec<String> {
+    let f = facts();
+    let Some((_, job)) = runtime.trainer_job() else { return Vec::new() };
+    let containers = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()).map(|s| s.containers.as_slice()).unwrap_or_default();
+    let Some(node) = containers.iter().find(|c| c.name == f.node) else { return Vec::new() };
+    node.env
+        .iter()
+        .flatten()
+        .filter(|e| f.is_jax_variable(&e.name))
+        .map(|e| {
+            let gets = match &eff.jax {
+                Some(j) if j.overridden.contains(&e.name) => {
+                    "this TrainJob sets it in `spec.trainer.env`, so the pod gets the TrainJob's value"
+                }
+                Some(_) => "this TrainJob has `spec.trainer`, so the pod gets the plugin's value",
+                None => "this TrainJob has no `spec.trainer`, so the pod gets the runtime's value",
+            };
+            format!("The runtime's container `{}` sets {}: {}; {gets}.", f.node, e.name, f.jax.set_by_runtime(&e.name))
+        })
+        .collect()
+}
+
 pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Predicted) -> Vec<String> {
     let mut out = Vec::new();
     let who = match &eff.namespace {
@@ -288,6 +313,9 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
     } else {
         format!("From the TrainJob: {}; the rest is the runtime's.", from.join("; "))
     });
+    if eff.policy == Policy::Jax {
+        out.extend(runtime_plugin_env(eff, runtime));
+    }
     match (eff.policy, &eff.jax) {
         (Policy::Jax, Some(j)) => {
             let vars: Vec<String> = j

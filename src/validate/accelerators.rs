@@ -3,7 +3,9 @@
 //!   count of the pod (its containers together, as the scheduler sums them) is the chips per host
 //!   of that slice; `numNodes` is its host count;
 //! - GPU: the count per pod (containers together) fits the selected model or machine type;
-//! - both: the pod tolerates the accelerator taint.
+//! - both, where the pod's platform is not known: the pod tolerates the accelerator taint (where
+//!   it is known, the platform's pool taints and the tolerations its admission adds, GKE's
+//!   ExtendedResourceToleration, are [`super::taints`]').
 //!
 //! Node labels are read from `nodeSelector` and from a single required node-affinity term
 //! (`In` with one value), the two ways a runtime pins a node pool; for GPU machine types also from
@@ -37,21 +39,21 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let is_trainer = job.is_trainer();
         let pod_path = paths::pod_spec(i);
         let labels = pinned_values(pod);
+        let platform = pod_platform(pod);
         let tpu = &data().tpu;
         if let Some(request) = pod_request(pod, &pod_path, &tpu.resource) {
-            tpu_checks(&pod_path, &request, pod, &labels, is_trainer.then_some(num_nodes), &mut out);
+            if platform.is_none() {
+                missing_toleration(&pod_path, pod, &tpu.resource, &tpu.tolerations, "TPU", &mut out);
+            }
+            tpu_checks(&pod_path, &request, &labels, is_trainer.then_some(num_nodes), &mut out);
             let pods = if is_trainer { num_nodes } else { job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1) };
             webhook_env(&pod_path, pod, pods, &mut out);
         }
         for vendor in &data().gpu.vendors {
             if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
                 gpu_checks(&pod_path, &request, &pinned_labels(pod), &mut out);
-                for taint in untolerated(pod.tolerations.as_deref(), &vendor.tolerations) {
-                    out.push(Diagnostic::finding(
-                        &ACCELERATOR_MISSING_TOLERATION,
-                        pod_path.field("tolerations"),
-                        format!("the pod requests `{}` but does not tolerate the `{taint}` taint GPU nodes carry", vendor.resource),
-                    ));
+                if platform.is_none() {
+                    missing_toleration(&pod_path, pod, &vendor.resource, &vendor.tolerations, "GPU", &mut out);
                 }
             }
         }
@@ -170,6 +172,41 @@ pub(crate) fn pod_request(pod: &PodSpec, pod_path: &FieldPath, resource: &str) -
     Some(PodRequest { total: whole.then_some(total), field, parts })
 }
 
+/// The platform the pod runs on, where its pins or its accelerator say it
+/// ([`crate::accelerators::nodes::NodeData::platform_of_pod`]). There the accelerator pools' own
+/// taints, with the tolerations the platform's admission adds (GKE's ExtendedResourceToleration),
+/// are `taint/*`'s ([`super::taints`]); `accelerator/missing-toleration` speaks only where the
+/// platform is not known.
+fn pod_platform(pod: &PodSpec) -> Option<&'static str> {
+    let pinned = pinned_labels(pod);
+    let extended = super::taints::extended_requests(pod);
+    crate::accelerators::nodes::nodes().platform_of_pod(pinned.keys().map(String::as_str), &extended).map(|p| p.name.as_str())
+}
+
+/// `accelerator/missing-toleration` on a pod of an unknown platform that requests `resource` but
+/// does not tolerate the taint the accelerator data says its nodes carry. Where the API server
+/// runs ExtendedResourceToleration (GKE, `catalog/accelerators/nodes.yaml`) the request alone
+/// adds the toleration: the message says so, and names the platforms that do.
+fn missing_toleration(pod_path: &FieldPath, pod: &PodSpec, resource: &str, wanted: &[Toleration], what: &str, out: &mut Vec<Diagnostic>) {
+    let ert: Vec<&str> =
+        crate::accelerators::nodes::nodes().platforms.iter().filter(|p| p.extended_resource_toleration).map(|p| p.name.as_str()).collect();
+    let plugin = if ert.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (on {} the ExtendedResourceToleration admission plugin adds it to a pod that requests `{resource}`: select the platform's node labels to say the pod runs there)",
+            ert.iter().map(|p| p.to_uppercase()).collect::<Vec<_>>().join(", ")
+        )
+    };
+    for taint in untolerated(pod.tolerations.as_deref(), wanted) {
+        out.push(Diagnostic::finding(
+            &ACCELERATOR_MISSING_TOLERATION,
+            pod_path.field("tolerations"),
+            format!("the pod requests `{resource}` but does not tolerate the `{taint}` taint {what} nodes carry{plugin}"),
+        ));
+    }
+}
+
 /// The keys of the taints, described by the tolerations the accelerator data lists for such
 /// nodes (`wanted`), that none of the pod's tolerations tolerates ([`tolerates_pattern`]). A
 /// toleration of that key with an operator Kubernetes does not know is `k8s/toleration`'s finding
@@ -189,7 +226,6 @@ fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec
 fn tpu_checks(
     pod_path: &FieldPath,
     request: &PodRequest,
-    pod: &PodSpec,
     labels: &BTreeMap<String, String>,
     num_nodes: Option<i32>,
     out: &mut Vec<Diagnostic>,
@@ -197,13 +233,6 @@ fn tpu_checks(
     let tpu = &data().tpu;
     let chips = request.total;
     let limit_path = request.field.clone();
-    for taint in untolerated(pod.tolerations.as_deref(), &tpu.tolerations) {
-        out.push(Diagnostic::finding(
-            &ACCELERATOR_MISSING_TOLERATION,
-            pod_path.field("tolerations"),
-            format!("the pod requests `{}` but does not tolerate the `{taint}` taint TPU nodes carry", tpu.resource),
-        ));
-    }
     let accel = labels.get(&tpu.accelerator_label);
     let topo = labels.get(&tpu.topology_label);
     let (Some(accel), Some(topo)) = (accel, topo) else {

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, FieldPath};
+use crate::rules::trainjob::TRAINJOB_STORAGE_URI;
 use crate::rules::validate::{
     CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_STARTUP_DEPENDS_ON,
 };
@@ -82,4 +83,52 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// Built-in equivalents of the Trainer v2.3 TrainJob CRD's CEL rules (without `--crd`): an
+/// initializer's `storageUri` is empty or a URI with a scheme, `self == '' ||
+/// self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')` on `spec.initializer.dataset.storageUri` and
+/// `spec.initializer.model.storageUri`.
+pub fn builtin_trainjob(tj: &Value) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for which in ["dataset", "model"] {
+        let Some(uri) = tj.pointer(&format!("/spec/initializer/{which}/storageUri")).and_then(Value::as_str) else { continue };
+        if !uri.is_empty() && !is_storage_uri(uri) {
+            out.push(Diagnostic::finding(
+                &TRAINJOB_STORAGE_URI,
+                FieldPath::from("spec.initializer").field(which).field("storageUri"),
+                format!("{uri:?} is not a URI `scheme://...`: storageUri may be empty, or it must be a valid URI (scheme://...)"),
+            ));
+        }
+    }
+    out
+}
+
+/// `^[A-Za-z][A-Za-z0-9+.-]*://.+$` (RE2: `.` is any character but a newline, `$` the end).
+fn is_storage_uri(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+        && !rest.is_empty()
+        && !rest.contains('\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_uri_is_empty_or_has_a_scheme_as_the_trainjob_crd_says() {
+        for ok in ["hf://my-org/data", "s3://bucket/path", "cache://x", "gs+x.y-z://a", "hf://a://b"] {
+            assert!(is_storage_uri(ok), "{ok}");
+        }
+        for bad in ["hf:/my-org/data", "my-org/data", "://x", "1hf://x", "hf://", "h_f://x", "hf://a\nb"] {
+            assert!(!is_storage_uri(bad), "{bad}");
+        }
+        let tj = serde_json::json!({"spec": {"initializer": {"dataset": {"storageUri": "hf:/my-org/data"}, "model": {"storageUri": ""}}}});
+        let d = builtin_trainjob(&tj);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].field.as_deref(), Some("spec.initializer.dataset.storageUri"));
+    }
 }

@@ -10,6 +10,7 @@ use super::consistency;
 use super::ecosystem;
 use super::interconnect;
 use super::kubernetes;
+use super::taints;
 use super::tas;
 use crate::diag::Diagnostic;
 use crate::trainer::TrainingRuntime;
@@ -44,6 +45,7 @@ pub static RUNTIME_CHECKS: &[RuntimeCheck] = &[
     RuntimeCheck { name: "consistency", check: consistency::check, restates_kubernetes: false, on_trainjob: Ok(()) },
     RuntimeCheck { name: "kubernetes", check: kubernetes::check, restates_kubernetes: true, on_trainjob: Ok(()) },
     RuntimeCheck { name: "autopilot", check: autopilot::check, restates_kubernetes: false, on_trainjob: Ok(()) },
+    RuntimeCheck { name: "taints", check: taints::check, restates_kubernetes: false, on_trainjob: Ok(()) },
     RuntimeCheck {
         name: "tas",
         check: tas::runtime,

@@ -363,7 +363,10 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
                         out.push(Diagnostic::finding(
                             family.rule("unknown-field"),
                             field,
-                            format!("unknown field `{u}`{near}; the API server would drop it"),
+                            format!(
+                                "unknown field `{u}`{near}: `kubectl apply` refuses the object (its default `--validate=strict`: unknown field \"{field_name}\"); with `--validate=false` the API server drops the field",
+                                field_name = u
+                            ),
                         ));
                     }
                 }
@@ -463,10 +466,28 @@ pub fn adapt(schema: &Value) -> Value {
         let no_properties = meta.get("properties").is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
         if no_properties && meta.get("additionalProperties") == Some(&Value::Bool(false)) {
             meta.remove("additionalProperties");
-            meta.remove("properties");
+            meta.insert("properties".into(), object_meta());
         }
     }
     s
+}
+
+/// The types of the ObjectMeta fields a user writes, which the API server decodes strictly before
+/// any schema applies (apimachinery `pkg/apis/meta/v1/types.go` `ObjectMeta`): a label or
+/// annotation value that YAML reads as a boolean or a number (`true`, `1`) is refused (kubectl:
+/// "cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"), as is
+/// a `creationTimestamp` that is not an RFC 3339 time. Other fields stay open.
+fn object_meta() -> Value {
+    let strings = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    json!({
+        "name": {"type": "string"},
+        "generateName": {"type": "string"},
+        "namespace": {"type": "string"},
+        "labels": strings,
+        "annotations": strings,
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "creationTimestamp": {"type": ["string", "null"], "format": "date-time"},
+    })
 }
 
 fn adapt_in_place(v: &mut Value) {

@@ -153,7 +153,7 @@ fn convert(value: &Value, c: Option<&CompiledSchema>, defaults: bool) -> Option<
                     (None, Some(a)) => convert(v, Some(a), defaults && additional_defaults)?,
                     (None, None) => generic(v),
                 };
-                map.insert(key(k, c.is_map), child);
+                insert(&mut map, k, c.is_map, child);
             }
             if defaults {
                 for (k, p) in &c.properties {
@@ -181,7 +181,13 @@ fn generic(value: &Value) -> Cel {
         Value::Number(n) => number(n),
         Value::String(s) => Cel::String(Arc::new(s.clone())),
         Value::Array(a) => Cel::List(Arc::new(a.iter().map(generic).collect())),
-        Value::Object(o) => Cel::Map(Map { map: Arc::new(o.iter().map(|(k, v)| (key(k, false), generic(v))).collect()) }),
+        Value::Object(o) => {
+            let mut map = HashMap::with_capacity(o.len());
+            for (k, v) in o {
+                insert(&mut map, k, false, generic(v));
+            }
+            Cel::Map(Map { map: Arc::new(map) })
+        }
     }
 }
 
@@ -195,6 +201,43 @@ fn number(n: &serde_json::Number) -> Cel {
     }
 }
 
+/// CEL's reserved words (kube-cel `escape_field_name`, `apiserver/pkg/cel/escaping.go`).
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// Puts a field into a converted object under its escaped name; a field named by a CEL reserved
+/// word (`namespace`) also under its own name. The API server (v1.32) lets rules read it either
+/// way: the Trainer v2.3.0 CRD's rule on `volumeClaimPolicies` templates reads
+/// `t.metadata.namespace`, and a rule reading `self.__namespace__` works too (both checked with
+/// a real kube-apiserver, tests/controlplane.rs).
+fn insert(map: &mut HashMap<Key, Cel>, name: &str, is_map: bool, value: Cel) {
+    if !is_map && RESERVED.contains(&name) {
+        map.insert(Key::String(Arc::new(name.to_string())), value.clone());
+    }
+    map.insert(key(name, is_map), value);
+}
+
 fn key(name: &str, is_map: bool) -> Key {
     Key::String(Arc::new(if is_map { name.to_string() } else { escape(name) }))
 }
@@ -203,29 +246,6 @@ fn key(name: &str, is_map: bool) -> Key {
 /// `apiserver/pkg/cel/escaping.go`): a CEL reserved word as `__word__`; else `_`, `.`, `-` and
 /// `/` spelt `__`, `__dot__`, `__dash__`, `__slash__`.
 fn escape(name: &str) -> String {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     if RESERVED.contains(&name) {
         return format!("__{name}__");
     }

@@ -9,7 +9,7 @@ use crate::accelerators::{data, sdk::Device};
 use crate::diag::Diagnostic;
 use crate::rules::validate::{
     JAX_PLUGIN_ENV as RULE_JAX_PLUGIN_ENV, JOBSET_DNS_HOSTNAMES, JOBSET_MANAGED_FIELD, JOBSET_SUBDOMAIN, SDK_FRAMEWORK_LABEL,
-    SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE,
+    SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TRAINER_NODE_CONTAINER,
 };
 use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::{facts, ReplicatedJob, TrainingRuntime};
@@ -24,11 +24,23 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let (label_framework, label_ancestor, node) = (&f.labels.framework, &f.ancestor_label, &f.node);
     let framework = rt.metadata.labels.as_ref().and_then(|l| l.get(label_framework));
     if framework.is_none_or(|f| f.is_empty()) {
-        out.push(Diagnostic::finding(
-            &SDK_FRAMEWORK_LABEL,
-            "metadata.labels",
-            format!("no `{label_framework}` label: the Kubeflow SDK does not list this runtime and get_runtime() fails"),
-        ));
+        // The framework the runtime's own ML policy names, never one it does not run.
+        let help = match rt.spec.ml_policy.as_ref().and_then(|m| m.framework()) {
+            Some(policy) => format!(
+                "the runtime's mlPolicy is `{policy}`: add `metadata.labels: {{{label_framework}: {policy}}}` (or the name the SDK should list it under, such as `deepspeed` for an MPI DeepSpeed runtime); needed only with the Kubeflow SDK (`validate --require sdk` makes it an error)"
+            ),
+            None => format!(
+                "the runtime has no framework mlPolicy: add `metadata.labels: {{{label_framework}: <the framework its trainer runs>}}`; needed only with the Kubeflow SDK (`validate --require sdk` makes it an error)"
+            ),
+        };
+        out.push(
+            Diagnostic::finding(
+                &SDK_FRAMEWORK_LABEL,
+                "metadata.labels",
+                format!("no `{label_framework}` label: the Kubeflow SDK does not list this runtime and get_runtime() fails (kubectl and Trainer do not need it)"),
+            )
+            .with_help(help),
+        );
     }
 
     let jobs = &rt.spec.template.spec.replicated_jobs;
@@ -82,6 +94,29 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         }
     }
 
+    // Trainer's own trainer container: a job labelled ancestor `trainer` with a container
+    // `node` (a labelled job without one is the webhook's error, unless it is disabled).
+    let trainer_jobs: Vec<(usize, &ReplicatedJob)> = jobs.iter().enumerate().filter(|(_, j)| j.is_trainer()).collect();
+    let applies = "Trainer applies a TrainJob's `image`, `command`, `args`, `env`, `numNodes` and `resourcesPerNode` only there (kubeflow/trainer plugins/jobset/builder.go `Trainer`), so TrainJobs run this runtime as written";
+    match trainer_jobs.first() {
+        None => out.push(Diagnostic::finding(
+            &TRAINER_NODE_CONTAINER,
+            paths::replicated_jobs(),
+            format!("no replicated job is labelled `{label_ancestor}: {}`: {applies}", f.trainer_step),
+        )),
+        Some((i, _))
+            if super::admission::webhook_disabled(rt)
+                && !trainer_jobs.iter().any(|(_, j)| containers(j).iter().any(|c| c.name == *node)) =>
+        {
+            out.push(Diagnostic::finding(
+                &TRAINER_NODE_CONTAINER,
+                paths::pod_spec(*i).field("containers"),
+                format!("the replicated job labelled `{label_ancestor}: {}` has no container `{node}`: {applies}", f.trainer_step),
+            ));
+        }
+        Some(_) => {}
+    }
+
     let jax = rt.spec.ml_policy.as_ref().is_some_and(|m| m.jax.is_some());
     for (i, job) in jobs.iter().enumerate() {
         if !job.is_trainer() {
@@ -103,9 +138,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             for (c, container) in containers(job).iter().enumerate().filter(|(_, c)| c.name == *node) {
                 for (e, env) in container.env.iter().flatten().enumerate() {
                     if f.is_jax_variable(&env.name) {
-                        out.push(Diagnostic::finding(&RULE_JAX_PLUGIN_ENV,
+                        out.push(Diagnostic::finding(
+                            &RULE_JAX_PLUGIN_ENV,
                             paths::pod_spec(i).container(c).field("env").index(e),
-                            format!("`{}` is injected by the Trainer JAX plugin; a value set here is wrong whenever the TrainJob has no spec.trainer", env.name),
+                            f.jax.set_by_runtime(&env.name),
                         ));
                     }
                 }
@@ -129,4 +165,19 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// The rules only a client needs, made errors where the user requires that client
+/// (`validate --require sdk`, `JaxRuntimeValidation` `spec.require: [sdk]`): by default they are
+/// warnings, as kubectl and Trainer work without them.
+pub fn require(diags: &mut [Diagnostic], clients: &[crate::catalog::Requirement]) {
+    if !clients.contains(&crate::catalog::Requirement::Sdk) {
+        return;
+    }
+    for d in diags.iter_mut().filter(|d| [&SDK_FRAMEWORK_LABEL, &SDK_TRAINER_CONTAINER, &SDK_UNKNOWN_DEVICE].contains(&d.rule)) {
+        if d.severity == crate::diag::Severity::Warning {
+            d.severity = crate::diag::Severity::Error;
+            d.message.push_str(" (an error: the Kubeflow SDK is required)");
+        }
+    }
 }

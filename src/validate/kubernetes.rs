@@ -15,16 +15,52 @@ use crate::k8s::job::{job_spec, PodCount};
 use crate::k8s::names;
 use crate::k8s::pod::{duplicates, pod_spec};
 use crate::k8s::{meta, resources};
-use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH};
+use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, JOBSET_TRAINJOB_NAME_LENGTH, K8S_ANNOTATIONS_SIZE_CLIENT_SIDE_APPLY};
 use crate::trainer::names::{fits_job_names, label_max, max_jobset_name};
 use crate::trainer::pods::{job_pods, max_trainjob_name_of};
-use crate::trainer::{paths, TrainingRuntime, KIND_NAMESPACED};
+use crate::trainer::{self, paths, TrainingRuntime, KIND_NAMESPACED};
+
+/// Plain `kubectl apply` (client-side) stores the whole object, its annotations included, as JSON
+/// in the annotation `kubectl.kubernetes.io/last-applied-configuration` (kubectl
+/// `pkg/util/apply.go` `GetModifiedConfiguration`): annotations within 256 KiB that the copy takes
+/// past it are refused on that route only (`kubectl apply --server-side`, `kubectl create` and kpt
+/// live apply add no copy). Over the limit without the copy, [`meta::annotations`] says so.
+fn client_side_apply(rt: &TrainingRuntime, out: &mut Vec<Diagnostic>) {
+    let Some(a) = &rt.metadata.annotations else { return };
+    let key = crate::keys::LAST_APPLIED;
+    let own = meta::annotations_size(a.iter().filter(|(k, _)| k.as_str() != key));
+    let limit = crate::k8s::facts::facts().limits.annotations_bytes;
+    if own > limit {
+        return;
+    }
+    let mut copy = rt.clone();
+    if let Some(a) = copy.metadata.annotations.as_mut() {
+        a.remove(key);
+    }
+    // The copy is compact JSON with a newline (`json.Encoder`), under its key.
+    let applied = own + key.len() + serde_json::to_string(&copy).map_or(0, |j| j.len() + 1);
+    if applied > limit {
+        let largest = a.iter().filter(|(k, _)| k.as_str() != key).max_by_key(|(k, v)| k.len() + v.len()).map(|(k, _)| k.as_str());
+        out.push(finding(
+            &K8S_ANNOTATIONS_SIZE_CLIENT_SIDE_APPLY,
+            Scope::Object,
+            "metadata.annotations",
+            format!(
+                "the annotations take {}, within the {} Kubernetes allows, but plain `kubectl apply` (client-side, as docs/pipelines.md and functions/kpt show) adds `{key}`, a copy of the whole runtime, and they would take about {}{}: apply with `kubectl apply --server-side` (or `kubectl create`, kpt live apply), or shorten them",
+                meta::bytes(own),
+                meta::bytes(limit),
+                meta::bytes(applied),
+                largest.map(|k| format!(" (the largest is `{k}`)")).unwrap_or_default(),
+            ),
+        ));
+    }
+}
 
 /// Every Kubernetes finding on one runtime (field paths relative to it).
 pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let m = &rt.metadata;
-    meta::object_name(m.name.as_deref(), &"metadata.name".into(), &mut out);
+    meta::object_name(m.name.as_deref(), m.generate_name.as_deref(), &"metadata.name".into(), &mut out);
     if rt.kind == KIND_NAMESPACED {
         if let Some(ns) = m.namespace.as_deref().filter(|n| !n.is_empty()) {
             meta::namespace(ns, &"metadata.namespace".into(), &mut out);
@@ -36,6 +72,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     if let Some(a) = &m.annotations {
         meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
     }
+    client_side_apply(rt, &mut out);
     if let Some(f) = &m.finalizers {
         meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
     }
@@ -69,6 +106,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             }
         }
     }
+    let policy = rt.spec.ml_policy.as_ref().and_then(|m| m.framework());
     let jobs = &jobset.spec.replicated_jobs;
     duplicates(jobs.iter().map(|j| j.name.as_str()), &paths::replicated_jobs(), "name", "replicated job name", &mut out);
     for pods in job_pods(rt) {
@@ -86,7 +124,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             metadata(pm, &spec_path.field("template").field("metadata"), &mut out);
         }
         if let Some(ps) = &spec.template.spec {
-            pod_spec(ps, &spec_path.field("template").field("spec"), &claims, &mut out);
+            // The volumes the ML policy's plugin adds to this job's pods (MPI: `mpi-ssh-auth`).
+            let injected = trainer::facts().plugin_volumes(policy, &job.name);
+            let volumes: Vec<&str> = claims.iter().copied().chain(injected.iter().map(String::as_str)).collect();
+            pod_spec(ps, &spec_path.field("template").field("spec"), &volumes, &mut out);
         }
     }
     out

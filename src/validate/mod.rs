@@ -28,7 +28,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::diag::{within, Diagnostic, ObjectRef};
-use crate::gvk::Gvk;
 use crate::read::Document;
 use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
 use crate::trainer;
@@ -45,15 +44,17 @@ pub mod crd;
 pub mod crd_cel;
 pub mod ecosystem;
 pub mod go_regexp;
+pub mod initializer;
 pub mod interconnect;
 pub mod kubernetes;
 pub mod kueue;
 pub mod queues;
 pub mod structure;
+pub mod taints;
 pub mod tas;
 pub mod trainjob;
 
-pub use trainjob::is_trainjob;
+pub use crate::trainer::{is_runtime, is_trainjob};
 
 /// What the validator checks against.
 #[derive(Clone, Default)]
@@ -108,12 +109,6 @@ impl Options {
     pub fn crd_for(&self, api_version: &str, kind: &str) -> Option<(&crd::Crd, &crd::Version)> {
         self.crds.iter().find_map(|c| c.version(api_version, kind).map(|v| (c.as_ref(), v)))
     }
-}
-
-/// True for a `ClusterTrainingRuntime` or `TrainingRuntime` of `trainer.kubeflow.org`.
-pub fn is_runtime(value: &Value) -> bool {
-    let gvk = Gvk::of(value);
-    gvk.group == trainer::GROUP && matches!(gvk.kind, trainer::KIND_CLUSTER | trainer::KIND_NAMESPACED)
 }
 
 /// Checks one runtime object. Field paths are relative to the object; `object` is set; file
@@ -201,6 +196,31 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     out
 }
 
+/// The one gate: [`objects`] (what `validate` says of `docs`), each finding with the position in
+/// `docs` of the document it is about (`None` for one placed elsewhere). `fit` and `preview` call
+/// this on the objects they judge, so that no verdict of theirs can pass what `validate` refuses.
+pub fn objects_by_document(docs: &[Document], opts: &Options) -> Vec<(Option<usize>, Diagnostic)> {
+    let mut at: std::collections::HashMap<(&str, usize, ObjectRef), usize> = std::collections::HashMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        at.entry((d.source.name.as_str(), d.index, ObjectRef::of(&d.value))).or_insert(i);
+    }
+    // A kind of ours at a version its CRD does not serve: what `validate` says first.
+    let unserved = docs.iter().enumerate().filter(|(_, d)| is_runtime(&d.value) || is_trainjob(&d.value)).filter_map(|(i, d)| {
+        crate::kinds::near_miss(crate::gvk::Gvk::of(&d.value)).map(|f| (Some(i), d.locate(f.with_object(ObjectRef::of(&d.value)))))
+    });
+    let unserved: Vec<(Option<usize>, Diagnostic)> = unserved.collect();
+    unserved
+        .into_iter()
+        .chain(objects(docs, opts).into_iter().map(|d| {
+            let i = match (&d.file, d.index, &d.object) {
+                (Some(f), Some(n), Some(o)) => at.get(&(f.as_str(), n, o.clone())).copied(),
+                _ => None,
+            };
+            (i, d)
+        }))
+        .collect()
+}
+
 /// Every TrainJob among `docs`, against the runtimes among `docs` and in `opts.runtimes` (the
 /// documents' first: they win on a name both have).
 fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
@@ -217,7 +237,12 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
         .flat_map(|doc| {
             let api_version = doc.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
             let crd = opts.crd_for(api_version, trainer::KIND_TRAINJOB).map(|(_, v)| v);
-            trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx).into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
+            let mut found = trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx);
+            if crd.is_none() {
+                // The CEL rules of the TrainJob CRD that the typed model does not hold.
+                found.extend(cel::builtin_trainjob(&doc.value).into_iter().map(|d| d.with_object(crate::diag::ObjectRef::of(&doc.value))));
+            }
+            found.into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
         })
         .collect()
 }

@@ -16,7 +16,6 @@ use serde::de::DeserializeOwned;
 use super::kueue::finding;
 use super::structure;
 use super::tas;
-use super::trainjob::is_trainjob;
 use crate::diag::{join_path, Diagnostic, ObjectRef, Rule};
 use crate::gvk::Gvk;
 use crate::k8s::names;
@@ -25,7 +24,7 @@ use crate::kueue::{self, facts, ClusterQueue, LocalQueue, ResourceFlavor, Topolo
 use crate::queues::{podsets, Blocker, PodSet, Queues, Verdict};
 use crate::read::Document;
 use crate::rules::kueue::*;
-use crate::trainer::{TrainJob, TrainingRuntime};
+use crate::trainer::{is_runtime, is_trainjob, TrainJob, TrainingRuntime};
 use crate::trainjob::{self, Steps, TrainerVersion};
 
 /// The Kueue objects of the input, read into their types, with their documents.
@@ -42,12 +41,6 @@ impl<'a, T: DeserializeOwned> Objects<'a, T> {
             .collect();
         Objects { items }
     }
-}
-
-/// True for a ClusterTrainingRuntime or TrainingRuntime.
-fn is_runtime(value: &serde_json::Value) -> bool {
-    let gvk = Gvk::of(value);
-    gvk.group == crate::trainer::GROUP && matches!(gvk.kind, crate::trainer::KIND_CLUSTER | crate::trainer::KIND_NAMESPACED)
 }
 
 /// Every cross-object finding of the input. `extra` are runtimes TrainJobs may use besides the
@@ -244,10 +237,16 @@ fn trainjob(
         Some(lq) => lq.spec.cluster_queue.clone(),
         None if have_local_queues => {
             let here: Vec<&String> = local.keys().filter(|(n, _)| *n == ns).map(|(_, name)| name).collect();
+            let mean = crate::spelling::nearest(q, here.iter().map(|n| n.as_str()), 3)
+                .map(|n| format!("; did you mean `{n}`?"))
+                .unwrap_or_default();
             out.push(finding(
                 &KUEUE_UNKNOWN_LOCAL_QUEUE,
                 label_path(&f.labels.queue_name),
-                format!("no LocalQueue `{q}` in namespace `{ns}` among the input's (namespace `{ns}` has {})", listed(here.into_iter())),
+                format!(
+                    "no LocalQueue `{q}` in namespace `{ns}` among the input's (namespace `{ns}` has {}){mean}",
+                    listed(here.iter().copied())
+                ),
             ));
             return out;
         }

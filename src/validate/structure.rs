@@ -90,7 +90,35 @@ fn build_schema<T: schemars::JsonSchema>() -> Value {
         }
     }
     strip_null(&mut s);
+    relax_required(&mut s);
     crd::adapt(&s)
+}
+
+/// Members k8s-openapi's schema requires (Go fields without `omitempty`) that the Trainer v2.3.0
+/// CRDs do not: the `name` of the local object references (`+optional`, `default: ""` in the
+/// CRD), the `status` of a pod-failure condition pattern (`+optional`, default `True`), and the
+/// `metadata` of a PVC template. A `required` the CRD lacks would be an error on an object the
+/// API server accepts; tests/validate.rs `the_builtin_model_requires_and_types_what_the_reference_crds_do`
+/// compares every node with the reference CRDs.
+const NOT_REQUIRED: [(&str, &str); 10] = [
+    ("io.k8s.api.core.v1.LocalObjectReference", "name"),
+    ("io.k8s.api.core.v1.ConfigMapEnvSource", "name"),
+    ("io.k8s.api.core.v1.ConfigMapKeySelector", "name"),
+    ("io.k8s.api.core.v1.ConfigMapProjection", "name"),
+    ("io.k8s.api.core.v1.ConfigMapVolumeSource", "name"),
+    ("io.k8s.api.core.v1.SecretEnvSource", "name"),
+    ("io.k8s.api.core.v1.SecretKeySelector", "name"),
+    ("io.k8s.api.core.v1.SecretProjection", "name"),
+    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", "status"),
+    ("io.k8s.api.core.v1.PersistentVolumeClaim", "metadata"),
+];
+
+fn relax_required(s: &mut Value) {
+    for (def, field) in NOT_REQUIRED {
+        if let Some(Value::Array(required)) = s.pointer_mut(&format!("/$defs/{def}/required")) {
+            required.retain(|r| r != field);
+        }
+    }
 }
 
 /// schemars writes `Option<T>` as "T or null". The API server drops null values of fields that

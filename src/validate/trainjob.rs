@@ -29,8 +29,7 @@ use super::crd;
 use super::structure;
 use crate::accelerators::data;
 use crate::diag::{within, Diagnostic, Fails, FieldPath, ObjectRef};
-use crate::gvk::Gvk;
-use crate::k8s::names::{dns1035_label, is_dns1123_subdomain, NameError};
+use crate::k8s::names::{self as k8s_names, dns1035_label, is_dns1123_subdomain, NameError};
 use crate::k8s::quantity::{self, Quantity};
 use crate::k8s::resources::{self, is_extended, overcommit_allowed};
 use crate::rules::kubernetes::{JOBSET_REPLICATED_JOB_NAME, RESOURCES_REQUESTS_LIMITS};
@@ -40,15 +39,9 @@ use crate::rules::validate::{
     TPU_HOSTS,
 };
 use crate::rules::{Layer, Teller};
-use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER, KIND_TRAINJOB};
+use crate::trainer::{facts, names, trainer_job, TrainJob, TrainingRuntime, GROUP, KIND_CLUSTER};
 use crate::trainjob::{self, Effective, Policy, RefError, Steps, TrainerVersion};
 use crate::words;
-
-/// True for a `TrainJob` of `trainer.kubeflow.org`.
-pub fn is_trainjob(value: &Value) -> bool {
-    let gvk = Gvk::of(value);
-    gvk.group == GROUP && gvk.kind == KIND_TRAINJOB
-}
 
 /// What TrainJobs are checked against.
 #[derive(Debug, Clone, Copy)]
@@ -60,15 +53,86 @@ pub struct Context<'a> {
     pub version: Option<TrainerVersion>,
 }
 
+/// The TrainJob's name as the API server has it when it validates the object.
+enum Naming<'a> {
+    /// `metadata.name`.
+    Named(&'a str),
+    /// No name, a `metadata.generateName`: the API server generates the name first
+    /// (apiserver `rest.BeforeCreate`), and the checks see `name`, with a stand-in for the
+    /// random characters ([`k8s_names::generated_name`]).
+    Generated { prefix: &'a str, name: String },
+    /// Neither: "name or generateName is required".
+    Unnamed,
+}
+
+impl Naming<'_> {
+    fn of(value: &Value) -> Naming<'_> {
+        let s = |p: &str| value.pointer(p).and_then(Value::as_str).filter(|s| !s.is_empty());
+        match (s("/metadata/name"), s("/metadata/generateName")) {
+            (Some(n), _) => Naming::Named(n),
+            (None, Some(prefix)) => Naming::Generated { prefix, name: k8s_names::generated_name(prefix) },
+            (None, None) => Naming::Unnamed,
+        }
+    }
+
+    /// The field a finding about the name points at.
+    fn field(&self) -> &'static str {
+        match self {
+            Naming::Generated { .. } => "metadata.generateName",
+            Naming::Named(_) | Naming::Unnamed => "metadata.name",
+        }
+    }
+
+    /// How a message names it.
+    fn shown(&self) -> String {
+        match self {
+            Naming::Named(n) => format!("`{n}`"),
+            Naming::Generated { prefix, name } => {
+                format!("`{name}` (the name the API server generates from `generateName: {prefix}`; `x` for each random character)")
+            }
+            Naming::Unnamed => "the TrainJob".to_string(),
+        }
+    }
+}
+
 /// Checks one TrainJob. `crd` is the TrainJob CRD version to check structure and CEL against,
 /// if one was given; `crds_given` says whether any CRD was. Field paths are relative to the
 /// object; `object` is set, file and line are not.
 pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let naming = Naming::of(value);
+    // The API server names the object before it validates it: the CRD's rules and the checks
+    // against the runtime see the generated name.
+    let named: std::borrow::Cow<'_, Value> = match &naming {
+        Naming::Generated { name, .. } if value.get("metadata").is_some_and(Value::is_object) => {
+            let mut v = value.clone();
+            v["metadata"]["name"] = Value::String(name.clone());
+            std::borrow::Cow::Owned(v)
+        }
+        _ => std::borrow::Cow::Borrowed(value),
+    };
     match crd {
         Some(v) => {
-            out.extend(v.check_structure(value));
-            out.extend(v.check_cel(value));
+            // The API server's own metadata checks come before the CRD's rules; what they
+            // refuse (no name at all, a bad prefix) is not said again by a CEL rule on the name.
+            let own = name_format(&naming).filter(|_| !matches!(naming, Naming::Named(_)));
+            let mut found = v.check_structure(&named);
+            found.extend(v.check_cel(&named));
+            for d in &mut found {
+                if d.field.as_deref() != Some("metadata.name") && !d.message.contains("metadata.name") {
+                    continue;
+                }
+                if let Naming::Generated { .. } = naming {
+                    d.field = Some(naming.field().to_string());
+                    d.message = format!("{}: {}", naming.shown(), d.message);
+                }
+            }
+            if own.is_some() {
+                found.retain(|d| d.field.as_deref() != Some("metadata.name") && !d.message.contains("metadata.name"));
+                found.retain(|d| d.field.as_deref() != Some("metadata.generateName"));
+            }
+            out.extend(own);
+            out.extend(found);
         }
         None => {
             if crds_given {
@@ -79,16 +143,19 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
                 ));
             }
             out.extend(structure::check_trainjob(value));
-            out.extend(name_format(value));
+            out.extend(name_format(&naming));
         }
     }
     let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
     if !misread {
-        if let Some(tj) = structure::typed_trainjob(value) {
+        if let Some(mut tj) = structure::typed_trainjob(value) {
             if crd.is_none() {
                 out.extend(own_quantities(&tj));
             }
-            let mut theirs = against_runtime(&tj, ctx);
+            if let Naming::Generated { name, .. } = &naming {
+                tj.metadata.name = Some(name.clone());
+            }
+            let mut theirs = against_runtime(&tj, &naming, ctx);
             // One finding per mistake: a value the TrainJob's own checks (its CRD's schema, its
             // quantities) already refuse is not reported again as the pod it makes.
             let covered: Vec<String> = out.iter().filter(|d| d.is_error()).filter_map(|d| d.field.clone()).collect();
@@ -114,18 +181,29 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
     out.into_iter().map(|d| d.told_by(Teller::TrainJob)).collect()
 }
 
-/// The CRD's name rules, without the CRD.
-fn name_format(value: &Value) -> Option<Diagnostic> {
-    let name = value.pointer("/metadata/name").and_then(Value::as_str);
-    let problem = match name.map(|n| (n, dns1035_label(n))) {
-        None => "the TrainJob has no `metadata.name`".to_string(),
-        Some((_, Ok(()))) => return None,
-        Some((n, Err(NameError::TooLong { max, .. }))) => {
-            format!("`{n}` is {} characters; metadata.name must be no more than {max} characters", n.len())
+/// The API server's name rules for the TrainJob (`name` or `generateName` required, the prefix
+/// a valid one: apimachinery `ValidateObjectMetaAccessor`) and, with `naming` named, the CRD's
+/// (RFC 1035, at most 63 characters: its CEL rules, which see a generated name too).
+fn name_format(naming: &Naming<'_>) -> Option<Diagnostic> {
+    let format = |n: &str| match dns1035_label(n) {
+        Ok(()) => None,
+        Err(NameError::TooLong { max, .. }) => {
+            Some(format!("{} is {} characters; metadata.name must be no more than {max} characters", naming.shown(), n.len()))
         }
-        Some((n, Err(_))) => format!("`{n}`: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)"),
+        Err(_) => Some(format!("{}: metadata.name must match RFC 1035 DNS label format (`^[a-z]([-a-z0-9]*[a-z0-9])?$`)", naming.shown())),
     };
-    Some(Diagnostic::finding(&TRAINJOB_NAME, "metadata.name", problem))
+    let problem = match naming {
+        Naming::Unnamed => Some(
+            "the TrainJob has neither `metadata.name` nor `metadata.generateName`; the API server refuses it (\"name or generateName is required\")"
+                .to_string(),
+        ),
+        Naming::Named(n) => format(n),
+        Naming::Generated { prefix, name } => match k8s_names::generate_name_prefix(prefix) {
+            Err(e) => Some(format!("`generateName: {prefix}` is not a valid name prefix: it {e}")),
+            Ok(()) => format(name),
+        },
+    }?;
+    Some(Diagnostic::finding(&TRAINJOB_NAME, naming.field(), problem))
 }
 
 /// The `trainjob/runtime-ref` finding for a runtimeRef that names no runtime given, at the field
@@ -139,8 +217,19 @@ pub fn runtime_ref_finding(e: &RefError) -> Diagnostic {
     Diagnostic::finding(&TRAINJOB_RUNTIME_REF, field, e.to_string())
 }
 
-fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
+fn against_runtime(tj: &TrainJob, naming: &Naming<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if ctx.runtimes.is_empty() {
+        out.push(Diagnostic::finding(
+            &TRAINJOB_RUNTIME_UNCHECKED,
+            "spec.runtimeRef.name",
+            format!(
+                "no runtimes were given (none in the input, no --runtimes): not checked against its runtime `{}`",
+                tj.spec.runtime_ref.name
+            ),
+        ));
+        return out;
+    }
     let rt = match trainjob::find(tj, ctx.runtimes) {
         Ok(rt) => rt,
         Err(e) => {
@@ -161,6 +250,24 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         ));
     }
     let version = TrainerVersion::for_runtime(rt, ctx.version);
+    let dropped = trainjob::dropped(rt, tj, version);
+    if !dropped.is_empty() {
+        let fields = dropped.iter().map(|d| format!("`{}`", d.field)).collect::<Vec<_>>().join(", ");
+        let mut whys: Vec<&str> = dropped.iter().map(|d| d.why.as_str()).collect();
+        whys.dedup();
+        let field = match dropped.as_slice() {
+            [one] => format!("spec.trainer.{}", one.field),
+            _ => "spec.trainer".to_string(),
+        };
+        out.push(Diagnostic::finding(
+            &TRAINJOB_OVERRIDES_DROPPED,
+            field,
+            format!(
+                "Trainer {version} silently drops {fields} with runtime `{rt_name}`: {}; the pods run the runtime's values instead",
+                whys.join("; ")
+            ),
+        ));
+    }
     let all = trainjob::build(rt, tj, version, Steps::All);
     let over = trainjob::build(rt, tj, version, Steps::Overrides);
     let trainer = tj.spec.trainer.as_ref();
@@ -185,7 +292,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
             "`image` is empty: Trainer sets the `node` container's image to it (plugins/jobset/builder.go `Trainer` replaces the image whenever the field is set), and Kubernetes rejects the `node` Job JobSet creates (`spec.template.spec.containers[0].image: Required value`)",
         ));
     }
-    out.extend(name_length(tj, &all));
+    out.extend(name_length(naming, &all));
     if all.policy == Policy::Jax {
         out.extend(jax_env(tj, &all, version));
         if trainer.is_none() && all.num_nodes() > 1 {
@@ -200,6 +307,7 @@ fn against_runtime(tj: &TrainJob, ctx: &Context) -> Vec<Diagnostic> {
         }
     }
     out.extend(patches(tj, rt, version));
+    out.extend(super::initializer::check(tj, &over));
     out.extend(tpu_slice(tj, rt, &over));
     out.extend(resources(tj, rt, &over));
     // The runtime rules find some of the direct findings again (a TPU slice's hosts and chips):
@@ -270,9 +378,14 @@ fn tpu_slice(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     out
 }
 
-/// The longest name that keeps every pod name within 63 characters (JobSet's webhook).
-fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
-    let name = tj.metadata.name.as_deref()?;
+/// The longest name that keeps every pod name within 63 characters (JobSet's webhook); a
+/// generated name counts with its generated length.
+fn name_length(naming: &Naming<'_>, eff: &Effective) -> Option<Diagnostic> {
+    let name = match naming {
+        Naming::Named(n) => *n,
+        Naming::Generated { name, .. } => name.as_str(),
+        Naming::Unnamed => return None,
+    };
     let jobs = eff
         .template
         .spec
@@ -286,11 +399,21 @@ fn name_length(tj: &TrainJob, eff: &Effective) -> Option<Diagnostic> {
     }
     let pods = eff.template.spec.replicated_jobs.iter().position(|j| j.name == job).and_then(|i| eff.counts.get(i)).copied().unwrap_or(1);
     let last = format!("{}{}", names::hostname(name, job, 0, u64::try_from(pods.max(1) - 1).unwrap_or(0)), facts().pod_name_suffix);
+    let fix = match naming {
+        Naming::Generated { .. } => {
+            format!(
+                "the longest name that fits is {max} characters: a `generateName` of at most {} characters",
+                max.saturating_sub(k8s_names::generated_name("").len())
+            )
+        }
+        _ => format!("the longest name that fits is {max} characters"),
+    };
     Some(Diagnostic::finding(
         &TRAINJOB_NAME_LENGTH,
-        "metadata.name",
+        naming.field(),
         format!(
-            "`{name}` is {} characters: the last pod of replicated job `{job}` ({}) would be named like `{last}` ({} characters, at most 63), and JobSet rejects the JobSet (\"JobSet name is too long\"); the longest name that fits is {max} characters",
+            "{} is {} characters: the last pod of replicated job `{job}` ({}) would be named like `{last}` ({} characters, at most 63), and JobSet rejects the JobSet (\"JobSet name is too long\"); {fix}",
+            naming.shown(),
             name.len(),
             words::count(pods, "pod"),
             last.len()
@@ -504,15 +627,26 @@ fn resources(tj: &TrainJob, rt: &TrainingRuntime, over: &Effective) -> Vec<Diagn
     }
     if let Some(r) = &after {
         for (key, req) in r.requests.iter().flatten() {
-            let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else { continue };
             if dropped.contains(key) {
                 continue; // one finding per key: `trainjob/accelerator-dropped` says it
             }
-            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let merge = match over.version {
                 TrainerVersion::V2_2 => "Trainer v2.2's replacement",
                 TrainerVersion::V2_3 => "Trainer v2.3's merge (per resource key: a key the TrainJob leaves out keeps the runtime's value)",
             };
+            let Some(lim) = r.limits.as_ref().and_then(|l| l.get(key)) else {
+                // kubernetes `validation.go` `ValidateResourceRequirements`: "Limit must be set for
+                // non overcommitable resources" (the runtime rule `resources/requests-limits`).
+                if !overcommit_allowed(key) && quantity::parse(&req.0).is_ok() {
+                    out.push(Diagnostic::finding(
+                        &TRAINJOB_RESOURCES,
+                        resource_field(tj, "requests", key),
+                        format!("after {merge} the `node` container requests `{key}: {}` with no limit: `{key}` cannot be overcommitted, and Kubernetes rejects the pods (\"Limit must be set for non overcommitable resources\"); set `limits` of `{key}` in `resourcesPerNode` to the same value", req.0),
+                    ));
+                }
+                continue;
+            };
+            let (Ok(a), Ok(b)) = (quantity::parse(&req.0), quantity::parse(&lim.0)) else { continue };
             let problem = if is_extended(key) || !overcommit_allowed(key) {
                 (a != b).then(|| format!("an extended resource's request must equal its limit (it cannot be overcommitted); set both `requests` and `limits` of `{key}` in `resourcesPerNode`"))
             } else {

@@ -68,8 +68,10 @@ pub fn render(args: &[&Path]) -> String {
     r.stdout
 }
 
+pub mod controlplane;
 pub mod reference;
 pub mod trainjob_corpus;
+pub mod validate_corpus;
 pub use reference::reference;
 
 /// The Trainer runtime CRDs of the reference data (`None`: see [`reference()`]).

@@ -52,7 +52,7 @@ pub fn reference() -> Option<PathBuf> {
                     dir.display()
                 );
             }
-            skipped(&test, &dir);
+            not_run("reference", &test, &format!("needs the upstream reference data ({} is missing)", dir.display()));
             None
         }
     }
@@ -85,7 +85,7 @@ pub fn locate(named: Option<PathBuf>, root: &Path) -> Result<PathBuf, Missing> {
 }
 
 /// CI must run every test: `CI=true` (what CI systems set), or `JAX_RUNTIMES_REQUIRE_REFERENCE=1`.
-fn required() -> bool {
+pub fn required() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") || std::env::var("JAX_RUNTIMES_REQUIRE_REFERENCE").is_ok_and(|v| v == "1")
 }
 
@@ -94,23 +94,24 @@ fn project_root() -> PathBuf {
 }
 
 /// `binary::test`: the test harness names each test's thread after the test.
-fn test_name() -> String {
+pub fn test_name() -> String {
     let thread = std::thread::current();
     format!("{}::{}", env!("CARGO_CRATE_NAME"), thread.name().unwrap_or("<unnamed test>"))
 }
 
-/// Says that `test` did not run, on the real stderr (the harness captures only `eprintln!`), and
-/// adds it to the file `JAX_RUNTIMES_SKIPPED` names (one line per test, appended whole), once
-/// per test however often it asks.
-fn skipped(test: &str, dir: &Path) {
+/// Records that `test` did not run for want of `need` (`reference`, `controlplane`): a line
+/// `NEED TEST` appended whole to the file `JAX_RUNTIMES_SKIPPED` names, and `NOT RUN: TEST: WHY`
+/// on the real stderr (the harness captures only `eprintln!`), once per test however often it
+/// asks; tests/run's closing notice names each.
+pub fn not_run(need: &str, test: &str, why: &str) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if said.iter().any(|t| t == test) {
         return;
     }
     said.push(test.to_string());
-    let line = format!("{test}\n");
-    let _ = writeln!(std::io::stderr(), "NOT RUN: {test}: needs the upstream reference data ({} is missing)", dir.display());
+    let _ = writeln!(std::io::stderr(), "NOT RUN: {test}: {why}");
+    let line = format!("{need} {test}\n");
     if let Some(file) = std::env::var_os("JAX_RUNTIMES_SKIPPED").filter(|f| !f.is_empty()) {
         let written = std::fs::OpenOptions::new().create(true).append(true).open(&file).and_then(|mut f| f.write_all(line.as_bytes()));
         if let Err(e) = written {

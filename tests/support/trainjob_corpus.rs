@@ -49,6 +49,28 @@ impl Expect {
     }
 }
 
+impl Case {
+    /// The case as one YAML stream: its runtime (the base, changed by `runtime_set`), then its
+    /// TrainJob.
+    pub fn text(&self) -> String {
+        let mut tj = serde_json::json!({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"});
+        for (k, x) in self.trainjob.as_object().expect("a TrainJob mapping") {
+            tj[k] = x.clone();
+        }
+        // `runtime: none`: the TrainJob alone, as `validate` sees it without `--runtimes`.
+        if self.runtime == "none" {
+            return jax_runtimes::yaml::to_string(&tj).unwrap();
+        }
+        let mut rt = super::validate_corpus::base(&self.runtime);
+        for (pointer, value) in &self.runtime_set {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            let key = key.replace("~1", "/");
+            rt.pointer_mut(parent).unwrap_or_else(|| panic!("{}: no {parent}", self.name))[key] = value.clone();
+        }
+        format!("{}---\n{}", jax_runtimes::yaml::to_string(&rt).unwrap(), jax_runtimes::yaml::to_string(&tj).unwrap())
+    }
+}
+
 /// Every case of tests/trainjob/corpus.yaml, in order.
 pub fn cases() -> Vec<Case> {
     let text = std::fs::read_to_string(root().join("tests/trainjob/corpus.yaml")).unwrap();
