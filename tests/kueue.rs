@@ -667,8 +667,9 @@ fn kueue_quotas_equal_what_the_inventory_holds() {
 }
 
 /// A cluster too small for a runtime is said with the error `validate` gives (Kueue never admits
-/// the TrainJob), and the objects are still written; the command exits 1, as `validate` of its
-/// output with the runtimes does.
+/// the TrainJob); the command exits 1 and writes nothing, on stdout or with `-o DIR` (all or
+/// nothing: `kueue ... | kubectl apply -f -` never applies what it refused). The runtimes of
+/// shapes the cluster has no node of are left out of the implicit queue, with one warning.
 #[test]
 fn kueue_says_when_the_cluster_cannot_hold_one_trainjob() {
     let dir = tempfile::tempdir().unwrap();
@@ -690,7 +691,46 @@ fn kueue_says_when_the_cluster_cannot_hold_one_trainjob() {
         "{}",
         r.stderr
     );
-    assert!(r.stdout.contains("kind: ClusterQueue"));
+    assert!(r.stdout.is_empty(), "a refused run prints no YAML: {}", r.stdout);
+    assert!(r.stderr.contains("nothing written: 1 error"), "{}", r.stderr);
+    assert!(!r.stderr.contains("no-matching-flavor"), "no error for the shapes the cluster lacks: {}", r.stderr);
+    assert!(
+        r.stderr.contains("warning[kueue/runtimes-left-out]") && r.stderr.contains("`tpu-4x4`") && r.stderr.contains("`cpu`"),
+        "the TPU and CPU runtimes are left out (the one node is a tainted GPU node): {}",
+        r.stderr
+    );
+    let o = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "-o", "queues"], None);
+    assert_eq!(o.code, 1, "{}", o.all());
+    assert!(!dir.path().join("queues").exists() || std::fs::read_dir(dir.path().join("queues")).unwrap().next().is_none(), "-o wrote files");
+    assert!(!o.stderr.contains("wrote"), "{}", o.stderr);
+}
+
+/// A catalog for several clouds and accelerators on a CPU-only cluster: the implicit queue serves
+/// the runtimes the nodes can take, names the rest in one warning, and exits 0 with the objects.
+/// A JaxRuntimeQueue that names a runtime the nodes lack is the user's choice: an error, nothing
+/// written.
+#[test]
+fn kueue_on_a_catalog_for_several_clouds_serves_what_the_cluster_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu_node = format!("apiVersion: v1\nkind: List\nitems:\n{}", kube_node("cpu-0", &[], None, &[("cpu", "32"), ("memory", "128Gi")]));
+    std::fs::write(dir.path().join("nodes.yaml"), cpu_node).unwrap();
+    std::fs::write(dir.path().join("catalog.yaml"), INVENTORY_CATALOG).unwrap();
+    let r = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(!r.stderr.contains("error["), "{}", r.stderr);
+    let warnings: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("warning[kueue/runtimes-left-out]")).collect();
+    assert_eq!(warnings.len(), 1, "one warning: {}", r.stderr);
+    assert!(r.stderr.contains("`tpu-4x4`, `gke-h100-2nodes`") || r.stderr.contains("`gke-h100-2nodes`, `tpu-4x4`"), "{}", r.stderr);
+    let docs = documents(&r.stdout);
+    let cq = docs.iter().find(|d| d["kind"] == "ClusterQueue").unwrap();
+    assert_eq!(cq["spec"]["resourceGroups"][0]["coveredResources"], serde_json::json!(["cpu", "memory"]), "{cq:#}");
+    // A queue the user wrote for the GPU runtime on the same nodes: refused, nothing written.
+    let queue = format!("{INVENTORY_CATALOG}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {{name: gpus}}\nspec: {{runtimes: {{names: [gke-h100-2nodes]}}}}\n");
+    std::fs::write(dir.path().join("queued.yaml"), queue).unwrap();
+    let q = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "queued.yaml", "--color", "never"], None);
+    assert_eq!(q.code, 1, "{}", q.all());
+    assert!(q.stdout.is_empty(), "{}", q.stdout);
+    assert!(q.stderr.contains("error[kueue/"), "{}", q.stderr);
 }
 
 /// `fit` with queues: Kueue's verdict first (admitted now, waits for what Workloads hold, never),

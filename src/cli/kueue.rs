@@ -16,6 +16,7 @@ use crate::exit::Exit;
 use crate::fit::inventory;
 use crate::pipeline;
 use crate::read::{Document, Source, Sources};
+use crate::rules::fit::KUEUE_RUNTIMES_LEFT_OUT;
 use crate::rules::input::INPUT_EMPTY_CATALOG;
 use crate::words;
 use crate::write::{self, Text};
@@ -101,12 +102,16 @@ pub fn run(a: &KueueArgs) -> Exit {
         }
     }
     if !generated.has_errors() {
+        if !has_queue {
+            if let Some(d) = leave_out_absent(&mut plan, &cluster) {
+                diags.push(d);
+            }
+        }
         let (objects, found) = pipeline::queue_objects(&plan, Some(&cluster));
-        let capacity: Vec<Diagnostic> = found.into_iter().map(capacity_said).collect();
-        let refused = report.refused(&diags);
-        diags.extend(capacity.iter().cloned());
+        diags.extend(found.into_iter().map(capacity_said));
         report.findings(&diags);
-        if refused {
+        // All or nothing: a refused run writes nothing, on stdout or in DIR.
+        if report.refused(&diags) {
             return report.finish(Exit::Findings);
         }
         summary(&plan, &cluster, &report);
@@ -134,18 +139,48 @@ pub fn run(a: &KueueArgs) -> Exit {
                 }
             }
         };
-        // Written, and still a finding that fails the command.
-        let code = if code == Exit::Ok && report.refused(&capacity) { Exit::Findings } else { code };
         return report.finish(code);
     }
     report.findings(&diags);
     report.finish(Exit::Findings)
 }
 
+/// The queue a catalog without a `JaxRuntimeQueue` gets serves only the runtimes the cluster has
+/// nodes for: a catalog for several clouds or accelerators is not an error on each cluster. The
+/// runtimes left out are named in one warning.
+fn leave_out_absent(plan: &mut pipeline::QueuePlan, cluster: &inventory::Cluster) -> Option<Diagnostic> {
+    let served = plan.served.first_mut()?;
+    let absent = crate::queues::inventory::Holdings::without_nodes(cluster, served);
+    if absent.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = absent.iter().map(|&i| format!("`{}`", served[i].name)).collect();
+    let mut i = 0;
+    served.retain(|_| {
+        i += 1;
+        !absent.contains(&(i - 1))
+    });
+    let left = served.len();
+    Some(
+        Diagnostic::new(
+            &KUEUE_RUNTIMES_LEFT_OUT,
+            format!(
+                "{} not served: the cluster has no node of {} (its queue `{DEFAULT_QUEUE}` serves the other {})",
+                words::count(names.len(), "runtime"),
+                if names.len() == 1 { "its shape" } else { "their shapes" },
+                left
+            ),
+        )
+        .with_help(format!(
+            "left out: {}; to queue them on this cluster, add their nodes to the list, or a JaxRuntimeQueue that names them (`spec.runtimes.names`)",
+            names.join(", ")
+        )),
+    )
+}
+
 /// A served runtime the cluster's nodes cannot hold: the same finding `validate` gives the
-/// objects written (its rule and severity: the TrainJob is never admitted), saying that the
-/// quota comes from the nodes. The objects are still written, with the quota the nodes hold, and
-/// the command exits 1.
+/// objects (its rule and severity: the TrainJob is never admitted), saying that the quota comes
+/// from the nodes. An error: nothing is written, and the command exits 1.
 fn capacity_said(d: Diagnostic) -> Diagnostic {
     let message = format!("the cluster's nodes do not hold one TrainJob: {}", d.message);
     Diagnostic { message, ..d }

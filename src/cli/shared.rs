@@ -195,13 +195,25 @@ impl Reporter {
         }
     }
 
-    /// `nothing written: N errors` when findings hold errors; true then.
+    /// True when findings hold one at `--fail-on` (an error; a warning too with `--fail-on
+    /// warning`): a generator then writes nothing, on stdout or on disk, and says so in
+    /// `nothing written: N errors`. Every generator asks this once, after its last finding and
+    /// before its first write (all-or-nothing).
     pub fn refused(&self, diags: &[Diagnostic]) -> bool {
-        let errors = diags.iter().filter(|d| d.is_error()).count();
-        if errors > 0 {
-            self.note(&format!("nothing written: {}", words::count(errors, "error")));
+        let at = self.gate.fail_at();
+        let failing: Vec<&Diagnostic> = diags.iter().filter(|d| d.severity >= at).collect();
+        if failing.is_empty() {
+            return false;
         }
-        errors > 0
+        let errors = failing.iter().filter(|d| d.is_error()).count();
+        let warnings = failing.len() - errors;
+        let counted = match (errors, warnings) {
+            (e, 0) => words::count(e, "error"),
+            (0, w) => format!("{} (--fail-on warning)", words::count(w, "warning")),
+            (e, w) => format!("{} and {} (--fail-on warning)", words::count(e, "error"), words::count(w, "warning")),
+        };
+        self.note(&format!("nothing written: {counted}"));
+        true
     }
 }
 

@@ -85,6 +85,28 @@ impl Holdings {
         out
     }
 
+    /// The served runtimes (their positions in `served`) that no node of the cluster could take:
+    /// a PodSet's shape matches no node by labels and taints (a platform or accelerator the
+    /// cluster does not have). A shape with nodes too few for a whole slice is not among them:
+    /// such a cluster has the hardware, and the quota it holds is the finding.
+    pub fn without_nodes(cluster: &Cluster, served: &[Served]) -> Vec<usize> {
+        let shapes = super::shape::shapes(served);
+        let mut absent = Vec::new();
+        for (r, s) in served.iter().enumerate() {
+            let missing = s.podsets.iter().enumerate().any(|(p, ps)| {
+                let Some(shape) = shapes.iter().find(|sh| sh.uses.contains(&(r, p))) else { return false };
+                !cluster.nodes.iter().any(|node| {
+                    shape.labels.iter().all(|(k, v)| node.labels.get(k) == Some(v))
+                        && filter::untolerated(&node.taints, &ps.tolerations).is_none()
+                })
+            });
+            if missing {
+                absent.push(r);
+            }
+        }
+        absent
+    }
+
     /// What flavor `flavor`'s nodes hold of `resource`.
     pub fn amount(&self, flavor: &str, resource: &str) -> i64 {
         self.amounts.get(flavor).and_then(|a| a.get(resource)).copied().unwrap_or(0)

@@ -29,4 +29,7 @@ define_rules! {
     FIT_INVENTORY_MISSING = "fit/inventory-missing", Error, Fit,
         "The `JaxRuntimeValidation` config names a `spec.nodes` or `spec.pods` file that no item of the package comes from.",
         "Add the file to the package (mark it `config.kubernetes.io/local-config: \"true\"`), or fix the path, relative to the package root.";
+    KUEUE_RUNTIMES_LEFT_OUT = "kueue/runtimes-left-out", Warning, Kueue,
+        "`jax-runtimes kueue --nodes` on a catalog without a `JaxRuntimeQueue`: the one queue it makes serves the runtimes the cluster has nodes for, and leaves out the others (a catalog for several clouds or accelerators), named here. Their TrainJobs would wait in no queue of this cluster.",
+        "Nothing to do when those runtimes are meant for other clusters; otherwise add their nodes to the list, or write a `JaxRuntimeQueue` whose `spec.runtimes.names` lists them.";
 }
