@@ -424,11 +424,15 @@ fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
 
 /// The runtimes TrainJobs may reference, from documents that hold catalog objects and runtimes
 /// (what `--runtimes` reads): every runtime the catalog objects generate, and every runtime
-/// document as it is; the findings of the catalog, and the errors of a runtime document that
-/// does not read into the typed model. Other documents are left out.
+/// document as it is; the Kueue objects among the documents and those the catalog's queues
+/// generate (the LocalQueues a TrainJob's queue label is looked up in); the findings of the
+/// catalog, and the errors of a runtime document that does not read into the typed model. Other
+/// documents are left out.
 #[derive(Debug, Default)]
 pub struct Runtimes {
     pub runtimes: Vec<TrainingRuntime>,
+    /// Context, not judged: looked up, never reported on.
+    pub kueue: Vec<Document>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -437,6 +441,21 @@ pub fn runtimes(docs: &[Document]) -> Runtimes {
     let generated = generate(docs);
     let mut out = Runtimes { diagnostics: generated.diagnostics, ..Runtimes::default() };
     out.runtimes.extend(generated.runtimes.into_iter().map(|r| r.runtime));
+    let catalog = crate::read::Source::named("(the catalog's queues)");
+    out.kueue.extend(generated.queues.into_iter().enumerate().map(|(i, q)| Document::new(catalog.clone(), i, q.object)));
+    for doc in &generated.ignored {
+        match crate::read::list_items(doc.value.clone()) {
+            Ok(items) => {
+                out.kueue.extend(items.into_iter().enumerate().filter(|(_, v)| crate::kueue::is_kueue(v)).map(|(i, value)| Document {
+                    within: format!("items[{i}]"),
+                    value,
+                    ..doc.clone()
+                }));
+            }
+            Err(_) if crate::kueue::is_kueue(&doc.value) => out.kueue.push(doc.clone()),
+            Err(_) => {}
+        }
+    }
     for doc in generated.ignored.iter().filter(|d| validate::is_runtime(&d.value)) {
         match validate::structure::typed(&doc.value) {
             Some(rt) => out.runtimes.push(rt),

@@ -270,3 +270,99 @@ fn validate_fit_and_preview_give_one_verdict_on_every_fixture() {
         all.len()
     );
 }
+
+/// A catalog with a queue, as a user's CI holds it: rendered into a folder (runtimes, the
+/// LocalQueue `cpu` in `research` and its ClusterQueue), and a TrainJob whose queue label has a
+/// typo. Given positionally, as `--runtimes DIR` or as `--runtimes catalog.yaml`, validate, fit
+/// and preview find the same unknown LocalQueue, and exit 1; the TrainJob with the right label
+/// passes all three in every form.
+#[test]
+fn a_runtimes_folder_and_the_same_files_given_positionally_give_one_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("nodes.yaml"), NODES).unwrap();
+    fs::write(
+        d.join("catalog.yaml"),
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec: {accelerator: {cpu: {}}, resources: {requests: {cpu: '2', memory: 4Gi}}}\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: cpu}\nspec: {namespaces: [research]}\n",
+    )
+    .unwrap();
+    let r = run_in(d, &["render", "catalog.yaml", "-o", "deploy"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let job = |queue: &str| {
+        format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: train\n  namespace: research\n  labels: {{kueue.x-k8s.io/queue-name: {queue}}}\nspec:\n  runtimeRef: {{name: jax-cpu}}\n")
+    };
+    fs::write(d.join("typo.yaml"), job("cpus")).unwrap();
+    fs::write(d.join("right.yaml"), job("cpu")).unwrap();
+    let forms: [&[&str]; 3] = [&["deploy"], &["--runtimes", "deploy"], &["--runtimes", "catalog.yaml"]];
+    for form in forms {
+        for (file, bad) in [("typo.yaml", true), ("right.yaml", false)] {
+            let with = |cmd: &[&str]| -> Vec<String> { cmd.iter().chain(form).chain(&[file]).map(|s| s.to_string()).collect() };
+            let run = |args: Vec<String>| run_in(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+            let v = run(with(&["validate", "--format", "json"]));
+            let f = run(with(&["fit", "--nodes", "nodes.yaml", "--format", "json"]));
+            let what = format!("{file} with {form:?}");
+            let unknown = |r: &Run| r.all().contains("kueue/unknown-local-queue");
+            if bad {
+                assert!(v.code == 1 && unknown(&v), "validate {what}: {}", v.all());
+                assert!(f.code == 1 && unknown(&f), "fit {what}: {}", f.all());
+                let rows: Vec<Value> = serde_json::from_str(&f.stdout).unwrap();
+                let row = rows.iter().find(|r| r["trainJob"] == "train").unwrap_or_else(|| panic!("no row for train: {}", f.stdout));
+                assert_eq!(row["invalid"], true, "{what}: {row:#}");
+            } else {
+                assert!(v.code == 0 && !unknown(&v), "validate {what}: {}", v.all());
+                assert!(!unknown(&f), "fit {what}: {}", f.all());
+            }
+            if form[0] == "--runtimes" {
+                let p = run(with(&["preview"]));
+                assert_eq!(p.code != 0, bad, "preview {what}: {}", p.all());
+                assert_eq!(unknown(&p), bad, "preview {what}: {}", p.all());
+            }
+        }
+    }
+}
+
+/// A TrainJob with only `generateName` has one name in every command: the name the API server
+/// generates (`cpu-smoke-xxxxx`, `x` for each random character). preview's hostname, subdomain,
+/// JobSet name and coordinator address follow it (never `-node-0-0` or an empty subdomain), fit's
+/// row and `preview --name` use it, and validate passes the TrainJob.
+#[test]
+fn a_generate_name_trainjob_has_one_name_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("nodes.yaml"), NODES).unwrap();
+    fs::write(
+        d.join("catalog.yaml"),
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec: {accelerator: {cpu: {}}, resources: {requests: {cpu: '2', memory: 4Gi}}}\n",
+    )
+    .unwrap();
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {generateName: cpu-smoke-, namespace: ci}\nspec:\n  runtimeRef: {name: jax-cpu}\n  trainer: {numNodes: 2}\n";
+    fs::write(d.join("job.yaml"), job).unwrap();
+    let name = "cpu-smoke-xxxxx";
+    let v = run_in(d, &["validate", "job.yaml", "--runtimes", "catalog.yaml"], None);
+    assert_eq!(v.code, 0, "{}", v.all());
+    let f = run_in(d, &["fit", "--nodes", "nodes.yaml", "--runtimes", "catalog.yaml", "job.yaml", "--format", "json"], None);
+    let rows: Vec<Value> = serde_json::from_str(&f.stdout).unwrap_or_else(|e| panic!("{e}: {}", f.all()));
+    assert_eq!(rows.len(), 1, "{}", f.stdout);
+    assert_eq!(rows[0]["trainJob"], name, "{:#}", rows[0]);
+    for pick in [None, Some(name), Some("cpu-smoke-")] {
+        let mut args = vec!["preview", "job.yaml", "--runtimes", "catalog.yaml", "--process", "1"];
+        if let Some(n) = pick {
+            args.extend(["--name", n]);
+        }
+        let p = run_in(d, &args, None);
+        assert_eq!(p.code, 0, "{pick:?}: {}", p.all());
+        let pod = &p.stdout;
+        for want in [
+            format!("hostname: {name}-node-0-1"),
+            format!("subdomain: {name}"),
+            format!("jobset.sigs.k8s.io/jobset-name: {name}"),
+            format!("value: {name}-node-0-0.{name}:"),
+        ] {
+            assert!(pod.contains(&want), "{pick:?}: no `{want}` in\n{pod}");
+        }
+        assert!(!pod.contains(" -node-0") && !pod.contains("subdomain: \"\""), "{pod}");
+    }
+    let typo = run_in(d, &["preview", "job.yaml", "--runtimes", "catalog.yaml", "--name", "cpu-smoke-xxxx"], None);
+    assert_eq!(typo.code, 2, "{}", typo.all());
+    assert!(typo.stderr.contains(&format!("did you mean `{name}`?")), "{}", typo.stderr);
+}

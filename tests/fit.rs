@@ -683,14 +683,17 @@ fn fit_places_the_pod_preview_prints() {
 fn trainjobs_fit_needs_their_runtimes_and_refuses_what_does_not_read() {
     let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
     let job = trainjob("j", "jax-cpu", "{}");
+    // Input that was read but is not valid: exit 1, as validate (one exit-code rule).
     let r = fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "job.yaml"]);
-    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("error[trainjob/runtime-ref]: job.yaml:") && r.stderr.contains("--runtimes PATH"), "{}", r.stderr);
+    let j = fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "job.yaml", "--format", "json"]);
+    assert_eq!((j.code, j.stdout.as_str()), (1, "[]\n"), "--format json prints one array: {}", j.all());
     let bad = job.replace("trainer: {}", "trainer: {numNodes: many}");
     let catalog = support::root().join("catalog/runtimes/cpu.yaml");
     let r =
         fit(&[("nodes.yaml", &nodes), ("job.yaml", &bad)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
-    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("error[fit/unreadable-trainjob]: job.yaml:") && r.stderr.contains("spec.trainer.numNodes"), "{}", r.stderr);
     let r =
         fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
@@ -877,9 +880,16 @@ fn bad_pod_lists_and_runtimes_are_refused_and_unlisted_nodes_noted() {
     // A runtime that does not read as one.
     let bad = BARE_GPU_RUNTIME.replace("numNodes: 1", "numNodes: many");
     let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &bad)], &["--nodes", "nodes.yaml", "rt.yaml"]);
-    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.code, 1, "a runtime that was read but is not valid: {}", r.all());
     assert!(r.stderr.contains("error[fit/unreadable-runtime]: rt.yaml:"), "{}", r.stderr);
     assert!(r.stderr.contains("spec.mlPolicy.numNodes"), "{}", r.stderr);
+    // A runtime at an apiVersion Trainer does not serve: validate's error, an `invalid` row, exit 1
+    // (not "the catalog has errors").
+    let unserved = BARE_GPU_RUNTIME.replace("trainer.kubeflow.org/v1alpha1", "trainer.kubeflow.org/v2alpha1");
+    let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &unserved)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("input/unserved-version") && !r.stderr.contains("the catalog has errors"), "{}", r.stderr);
+    assert_eq!(verdicts(&r)["bare-gpu"]["invalid"], true, "{}", r.stdout);
     // Two inputs on stdin cannot both be read.
     assert_eq!(fit(&[], &["--nodes", "-", "--pods", "-"]).code, 2);
 }

@@ -701,7 +701,10 @@ fn kueue_says_when_the_cluster_cannot_hold_one_trainjob() {
     );
     let o = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "-o", "queues"], None);
     assert_eq!(o.code, 1, "{}", o.all());
-    assert!(!dir.path().join("queues").exists() || std::fs::read_dir(dir.path().join("queues")).unwrap().next().is_none(), "-o wrote files");
+    assert!(
+        !dir.path().join("queues").exists() || std::fs::read_dir(dir.path().join("queues")).unwrap().next().is_none(),
+        "-o wrote files"
+    );
     assert!(!o.stderr.contains("wrote"), "{}", o.stderr);
 }
 

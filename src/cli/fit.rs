@@ -100,13 +100,29 @@ pub fn run(a: &FitArgs) -> Exit {
         Err(code) => return code,
     };
     cluster.auto_provisioning = a.auto_provisioning;
-    let Some(input) = subjects(&a.paths, &mut sources) else { return Exit::Usage };
-    let extra = match load_runtimes(&a.runtimes, &mut sources) {
-        Ok(r) => r.runtimes,
-        Err((diags, _)) => return bad_input(&diags, &sources),
+    // Input that was read but is not valid (or holds nothing to fit) exits 1, as in validate;
+    // only what cannot be read exits 2. `--format json` still prints one (empty) array.
+    let refuse = |code: Exit| {
+        if a.format == Format::Json {
+            out::stdout("[]\n");
+        }
+        code
     };
+    let input = match subjects(&a.paths, &mut sources) {
+        Ok(i) => i,
+        Err(code) => return refuse(code),
+    };
+    let (extra, runtimes_kueue) = match load_runtimes(&a.runtimes, &mut sources) {
+        Ok(r) => (r.runtimes, r.kueue),
+        Err((diags, code)) => {
+            bad_input(&diags, &sources);
+            return refuse(code);
+        }
+    };
+    // The Kueue objects of the paths and of `--runtimes` (a rendered folder's queues) alike.
+    let kueue_inputs: Vec<Document> = input.kueue.iter().cloned().chain(runtimes_kueue).collect();
     let Some((loaded, queue_docs)) =
-        fit_queues::load(&a.queues, a.workloads.as_deref(), &input.queues, &input.kueue, &mut sources, read_one)
+        fit_queues::load(&a.queues, a.workloads.as_deref(), &input.queues, &kueue_inputs, &mut sources, read_one)
     else {
         return Exit::Usage;
     };
@@ -125,7 +141,7 @@ pub fn run(a: &FitArgs) -> Exit {
     if !problems.is_empty() {
         bad_input(&problems, &sources);
         out::note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
-        return Exit::Usage;
+        return refuse(Exit::Findings);
     }
     // The gate: what `validate` says of the same objects, with the same code. A runtime or
     // TrainJob it has an error on is not placed: its row says the error.
@@ -329,27 +345,32 @@ struct Subjects {
     kueue: Vec<Document>,
 }
 
-/// The runtimes and TrainJobs of the paths; on any error prints it and returns `None`.
-fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
+/// The runtimes and TrainJobs of the paths; on any error prints it and returns the exit code:
+/// 2 for a path that cannot be read, 1 for input that was read and is not valid.
+fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
             bad_input(&diags, &all);
-            return None;
+            return Err(Exit::after_read_errors(&diags));
         }
     };
     for d in &docs {
         sources.add(&d.source);
     }
+    // Trainer and Kueue objects, at any version, are judged as validate judges them (a runtime
+    // at an unserved apiVersion is an `invalid` row, not a catalog error); the rest is the catalog.
+    let (theirs, catalog): (Vec<Document>, Vec<Document>) =
+        docs.into_iter().partition(|d| is_runtime(&d.value) || is_trainjob(&d.value) || kueue::is_kueue(&d.value));
     // Only the typed runtime of each is kept (not its JSON tree nor what it was resolved from).
-    let generated = pipeline::generate_with(&docs, |r| r.runtime);
+    let generated = pipeline::generate_with(&catalog, |r| r.runtime);
     let errors: Vec<Diagnostic> = generated.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         bad_input(&errors, sources);
         out::note("the catalog has errors; `jax-runtimes render` shows them all");
-        return None;
+        return Err(Exit::Findings);
     }
     let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
     let mut out: Vec<TrainingRuntime> = generated.runtimes;
@@ -358,7 +379,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     let mut trainjobs = Vec::new();
     let mut problems = Vec::new();
     let mut skipped = Vec::new();
-    for doc in &generated.ignored {
+    for doc in theirs.iter().chain(&generated.ignored) {
         if is_trainjob(&doc.value) {
             match structure::typed_trainjob(&doc.value) {
                 Some(tj) => trainjobs.push((doc.clone(), tj)),
@@ -415,12 +436,12 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Option<Subjects> {
     }
     if !problems.is_empty() {
         bad_input(&problems, sources);
-        return None;
+        return Err(Exit::Findings);
     }
     if !skipped.is_empty() {
         out::stderr(&report::text_all(&skipped, sources));
     }
-    Some(Subjects { runtimes: out, runtime_docs, trainjobs, queues, kueue: kueue_docs })
+    Ok(Subjects { runtimes: out, runtime_docs, trainjobs, queues, kueue: kueue_docs })
 }
 
 /// What `validate` says of the runtimes and TrainJobs `fit` judges, with the Kueue objects it

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use super::out;
 use super::shared::{load_runtimes, Gate};
-use crate::diag::{has_errors, Diagnostic, ObjectRef};
+use crate::diag::{has_errors, Diagnostic};
 use crate::exit::Exit;
+use crate::k8s::names;
 use crate::read::{self, Document, Sources};
 use crate::report;
 use crate::trainer::TrainingRuntime;
@@ -46,8 +47,8 @@ pub fn run(a: &PreviewArgs) -> Exit {
             return Exit::after_read_errors(&diags);
         }
     };
-    let (mut runtimes, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
-        Ok(r) => (r.runtimes, r.diagnostics),
+    let (mut runtimes, kueue, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
+        Ok(r) => (r.runtimes, std::sync::Arc::<[Document]>::from(r.kueue), r.diagnostics),
         Err((diags, code)) => {
             show(&diags, &sources);
             return code;
@@ -70,7 +71,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let mut all: Vec<TrainingRuntime> = in_file.iter().map(|(_, r)| r.clone()).collect();
     all.append(&mut runtimes);
     let Some(tj) = structure::typed_trainjob(&doc.value) else {
-        diags.extend(gate(&docs, doc, None, &all[in_file.len()..], a.trainer_version));
+        diags.extend(gate(&docs, doc, None, &all[in_file.len()..], &kueue, a.trainer_version));
         show(&diags, &sources);
         out::note("no preview: the TrainJob does not read (see the errors above)");
         return Exit::Findings;
@@ -79,7 +80,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
     // The gate: what `validate` says of this TrainJob and of its runtime when the file holds it.
     let runtime_doc =
         found.as_ref().ok().and_then(|rt| all.iter().position(|r| std::ptr::eq(r, *rt))).and_then(|i| in_file.get(i)).map(|(doc, _)| *doc);
-    diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], a.trainer_version));
+    diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], &kueue, a.trainer_version));
     let Ok(rt) = found else {
         show(&diags, &sources);
         out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
@@ -128,9 +129,15 @@ fn gate(
     shown: &Document,
     runtime: Option<usize>,
     extra: &[TrainingRuntime],
+    kueue: &std::sync::Arc<[Document]>,
     version: Option<TrainerVersion>,
 ) -> Vec<Diagnostic> {
-    let opts = validate::Options { runtimes: extra.to_vec().into(), trainer_version: version, ..validate::Options::default() };
+    let opts = validate::Options {
+        runtimes: extra.to_vec().into(),
+        kueue: kueue.clone(),
+        trainer_version: version,
+        ..validate::Options::default()
+    };
     let at = docs.iter().position(|d| std::ptr::eq(d, shown));
     validate::objects_by_document(docs, &opts)
         .into_iter()
@@ -139,18 +146,26 @@ fn gate(
         .collect()
 }
 
-/// The TrainJob to show: the one named, or the only one.
+/// The TrainJob to show: the one named (by its name, or its `generateName` and the name the API
+/// server makes of it), or the only one.
 fn pick<'a>(docs: &'a [Document], name: Option<&str>) -> Result<&'a Document, String> {
     let jobs: Vec<&Document> = docs.iter().filter(|d| is_trainjob(&d.value)).collect();
-    let name_of = |d: &Document| ObjectRef::of(&d.value).name;
-    let names = || jobs.iter().map(|d| format!("`{}`", name_of(d))).collect::<Vec<_>>().join(", ");
+    let name_of = |d: &Document| names::api_name_of(&d.value);
+    let prefix_of = |d: &Document| d.value.pointer("/metadata/generateName").and_then(serde_json::Value::as_str).map(str::to_string);
+    let names = || {
+        let shown: Vec<String> = jobs.iter().map(|d| format!("`{}`", name_of(d))).collect();
+        crate::fit::words::names(&shown)
+    };
     match (name, jobs.as_slice()) {
         (_, []) => Err("the input holds no TrainJob (`apiVersion: trainer.kubeflow.org/v1alpha1`, `kind: TrainJob`)".to_string()),
         (None, [one]) => Ok(one),
         (None, _) => Err(format!("the input holds {} TrainJobs ({}); pick one with --name", jobs.len(), names())),
-        (Some(n), _) => {
-            jobs.iter().copied().find(|d| name_of(d) == n).ok_or_else(|| format!("no TrainJob named `{n}`; the input has {}", names()))
-        }
+        (Some(n), _) => jobs.iter().copied().find(|d| name_of(d) == n || prefix_of(d).as_deref() == Some(n)).ok_or_else(|| {
+            let mean = crate::spelling::nearest(n, jobs.iter().map(|d| name_of(d)).collect::<Vec<_>>().iter().map(String::as_str), 3)
+                .map(|m| format!("; did you mean `{m}`?"))
+                .unwrap_or_default();
+            format!("no TrainJob named `{n}`; the input has {}{mean}", names())
+        }),
     }
 }
 

@@ -100,6 +100,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let extra = match load_runtimes(&a.runtimes, &mut sources) {
         Ok(loaded) => {
             opts.runtimes = loaded.runtimes.into();
+            opts.kueue = loaded.kueue.into();
             loaded.diagnostics
         }
         Err((diags, code)) => {

@@ -137,7 +137,7 @@ fn verdict(s: &Subject<'_>, outcome: Outcome) -> Verdict {
         // A TrainJob with only `generateName` is named by it: the API server appends 5 characters.
         Subject::TrainJob { trainjob, .. } => (
             trainjob.metadata.namespace.clone().or_else(|| rt.metadata.namespace.clone()),
-            Some(trainjob.metadata.name.clone().or_else(|| trainjob.metadata.generate_name.clone()).unwrap_or_default()),
+            Some(crate::k8s::names::api_name(trainjob.metadata.name.as_deref(), trainjob.metadata.generate_name.as_deref())),
         ),
     };
     Verdict { runtime: rt.metadata.name.clone().unwrap_or_default(), namespace, kind: rt.kind.clone(), train_job, outcome }

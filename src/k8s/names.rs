@@ -106,6 +106,25 @@ pub fn generated_name(prefix: &str) -> String {
     format!("{}{}", &prefix[..cut], "x".repeat(l.generated_name_random))
 }
 
+/// The one name of an object as the API server will have it once created: `metadata.name`, else
+/// the name it generates from `metadata.generateName` ([`generated_name`], `x` for each random
+/// character), else empty. validate, fit, preview and kueue name an object by this function, so
+/// that a TrainJob with only `generateName` gets one name everywhere (its Jobs, hostnames,
+/// subdomain and coordinator address follow it).
+pub fn api_name(name: Option<&str>, generate_name: Option<&str>) -> String {
+    match (name.filter(|n| !n.is_empty()), generate_name.filter(|g| !g.is_empty())) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(prefix)) => generated_name(prefix),
+        (None, None) => String::new(),
+    }
+}
+
+/// [`api_name`] of an untyped object.
+pub fn api_name_of(value: &serde_json::Value) -> String {
+    let s = |p: &str| value.pointer(p).and_then(serde_json::Value::as_str);
+    api_name(s("/metadata/name"), s("/metadata/generateName"))
+}
+
 /// `IsDNS1035Label`: at most 63 characters, `^[a-z]([-a-z0-9]*[a-z0-9])?$` (Service and Job
 /// names JobSet builds).
 pub fn dns1035_label(s: &str) -> Result<(), NameError> {

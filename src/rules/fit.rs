@@ -18,10 +18,10 @@ define_rules! {
         "A pod in use is bound to a node the inventory does not list (the lists were taken at different times, or from different clusters); what it holds is not counted.",
         "Take both lists from the same cluster, one right after the other.";
     FIT_UNREADABLE_RUNTIME = "fit/unreadable-runtime", Error, Fit,
-        "A ClusterTrainingRuntime or TrainingRuntime that does not read as one (a field of the wrong type), so its pods cannot be worked out. `fit` exits 2.",
+        "A ClusterTrainingRuntime or TrainingRuntime that does not read as one (a field of the wrong type), so its pods cannot be worked out. `fit` exits 1 (input that was read but is not valid), as `validate` does.",
         "Run `jax-runtimes validate` on the file and fix what it reports.";
     FIT_UNREADABLE_TRAINJOB = "fit/unreadable-trainjob", Error, Fit,
-        "A TrainJob given to `fit` that does not read as one (a field of the wrong type, a missing `spec.runtimeRef`), so the pods Trainer would make of it cannot be worked out. `fit` exits 2.",
+        "A TrainJob given to `fit` that does not read as one (a field of the wrong type, a missing `spec.runtimeRef`), so the pods Trainer would make of it cannot be worked out. `fit` exits 1 (input that was read but is not valid), as `validate` does.",
         "Run `jax-runtimes validate` on the file and fix what it reports.";
     FIT_DOES_NOT_FIT = "fit/does-not-fit", Error, Fit,
         "A runtime (or a TrainJob on its runtime) whose pods would stay Pending on the cluster the node inventory describes: no node pool matches its node selector, its nodes are tainted, cordoned or not Ready, or they lack the free resources for the whole gang. The message names the first blocker.",

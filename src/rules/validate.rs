@@ -94,6 +94,9 @@ define_rules! {
     TRAINER_NODE_CONTAINER = "trainer/node-container", Warning, Ecosystem,
         "No replicated job is labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer` with a container `node` (or the webhook that would refuse a labelled job without one is disabled): Trainer v2.3 applies a TrainJob's `image`, `command`, `args`, `env`, `numNodes` and `resourcesPerNode` to nothing (kubeflow/trainer plugins/jobset/builder.go `Trainer`), so every TrainJob runs the runtime as written; TrainJobs that set them are errors (`trainjob/overrides-dropped`).",
         "Label the replicated job that trains `trainer.kubeflow.org/trainjob-ancestor-step: trainer` and name its training container `node`.";
+    TRAINER_NUM_NODES = "trainer/num-nodes", Error, Ecosystem,
+        "The runtime's `spec.mlPolicy.numNodes` is below 1. Trainer v2.3 reads it as the trainer job's pod count (kubeflow/trainer pkg/runtime/core/trainingruntime.go `ptr.Deref(mlPolicy.NumNodes, 1)`): with 0 every TrainJob that does not set its own `numNodes` gets a Job of 0 pods that completes at once without training; a negative count is refused by Kubernetes when JobSet creates the Job. The same 0 in a TrainJob is `trainjob/num-nodes`, in a catalog entry `catalog/num-nodes`.",
+        "Set `spec.mlPolicy.numNodes` to 1 or more, or remove it (1).";
     JAX_PLUGIN_ENV = "jax/plugin-env", Warning, Ecosystem,
         "The runtime sets `JAX_NUM_PROCESSES`, `JAX_PROCESS_ID` or `JAX_COORDINATOR_ADDRESS` itself in its `node` container: for a TrainJob with `spec.trainer` the Trainer JAX plugin's value replaces it (kubeflow/trainer `pkg/runtime/framework/plugins/jax/jax.go` `EnforceMLPolicy` upserts by name), and a TrainJob without `spec.trainer` would run with the hand-written, wrong values. `render` (`catalog/jax-plugin-env`) and `preview` say the same.",
         "Remove the variable from the container's env.";

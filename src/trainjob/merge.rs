@@ -138,7 +138,7 @@ fn containers_mut(job: &mut ReplicatedJob) -> Option<&mut Vec<Container>> {
 
 /// The runtime's JobSet template as Trainer changes it for `tj` (see the module docs).
 pub fn build(rt: &TrainingRuntime, tj: &TrainJob, version: TrainerVersion, steps: Steps) -> Effective {
-    let name = tj.metadata.name.clone().unwrap_or_default();
+    let name = crate::k8s::names::api_name(tj.metadata.name.as_deref(), tj.metadata.generate_name.as_deref());
     let trainer = tj.spec.trainer.as_ref();
     let ml = rt.spec.ml_policy.as_ref();
     let f = facts();

@@ -264,6 +264,12 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
         "predicted by jax-runtimes {} from the manifests, not read from a cluster. Not shown: what the cluster adds itself (uids, the JobSet job-key hash, the service account token, admission defaults).",
         env!("CARGO_PKG_VERSION")
     ));
+    if let (None | Some(""), Some(prefix)) = (tj.metadata.name.as_deref(), tj.metadata.generate_name.as_deref().filter(|g| !g.is_empty())) {
+        out.push(format!(
+            "TrainJob name: the API server generates it from `generateName: {prefix}` ({}, `x` for each random character); the Job names, hostnames, subdomain and coordinator address follow it.",
+            eff.name
+        ));
+    }
     if let Some(spec) = &p.pod.spec {
         let ns = eff.namespace.as_deref().unwrap_or("<namespace>");
         let host = spec.hostname.clone().unwrap_or_default();

@@ -9,7 +9,7 @@ use crate::accelerators::{data, sdk::Device};
 use crate::diag::Diagnostic;
 use crate::rules::validate::{
     JAX_PLUGIN_ENV as RULE_JAX_PLUGIN_ENV, JOBSET_DNS_HOSTNAMES, JOBSET_MANAGED_FIELD, JOBSET_SUBDOMAIN, SDK_FRAMEWORK_LABEL,
-    SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TRAINER_NODE_CONTAINER,
+    SDK_TRAINER_CONTAINER, SDK_UNKNOWN_DEVICE, TRAINER_NODE_CONTAINER, TRAINER_NUM_NODES,
 };
 use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::{facts, ReplicatedJob, TrainingRuntime};
@@ -92,6 +92,19 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
                 }
             }
         }
+    }
+
+    // The pod count Trainer reads: `ptr.Deref(mlPolicy.NumNodes, 1)`.
+    if let Some(n) = rt.spec.ml_policy.as_ref().and_then(|m| m.num_nodes).filter(|n| *n < 1) {
+        out.push(Diagnostic::finding(
+            &TRAINER_NUM_NODES,
+            "spec.mlPolicy.numNodes",
+            if n == 0 {
+                "numNodes is 0: the trainer job of every TrainJob that does not set its own numNodes gets 0 pods and completes at once without running anything".to_string()
+            } else {
+                format!("numNodes is {n}: Trainer sets the trainer job's parallelism and completions to it, and Kubernetes rejects a negative count")
+            },
+        ));
     }
 
     // Trainer's own trainer container: a job labelled ancestor `trainer` with a container

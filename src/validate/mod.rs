@@ -64,6 +64,10 @@ pub struct Options {
     pub crds: Vec<Arc<crd::Crd>>,
     /// Runtimes TrainJobs may reference besides those among the documents (`--runtimes`).
     pub runtimes: Arc<[TrainingRuntime]>,
+    /// Kueue objects TrainJobs and queues are looked up in besides those among the documents (the
+    /// LocalQueues, ClusterQueues and flavors of `--runtimes` and `--queues`): context, never
+    /// reported on.
+    pub kueue: Arc<[Document]>,
     /// The Trainer release TrainJobs are checked for (`--trainer-version`); `None`: the one each
     /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
     pub trainer_version: Option<TrainerVersion>,
@@ -74,6 +78,7 @@ impl std::fmt::Debug for Options {
         f.debug_struct("Options")
             .field("crds", &self.crds.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())
             .field("runtimes", &self.runtimes.len())
+            .field("kueue", &self.kueue.len())
             .field("trainer_version", &self.trainer_version)
             .finish()
     }
@@ -192,7 +197,7 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
         let crd = opts.crd_for(api_version, crate::gvk::Gvk::of(&doc.value).kind).map(|(_, v)| v);
         out.extend(kueue::check(&doc.value, crd, !opts.crds.is_empty()).into_iter().map(|d| doc.locate(d)));
     }
-    out.extend(queues::check(docs, &opts.runtimes, opts.trainer_version));
+    out.extend(queues::check(docs, &opts.kueue, &opts.runtimes, opts.trainer_version));
     out
 }
 

@@ -33,9 +33,8 @@ struct Objects<'a, T> {
 }
 
 impl<'a, T: DeserializeOwned> Objects<'a, T> {
-    fn of(docs: &'a [Document], kind: &str) -> Objects<'a, T> {
+    fn of(docs: impl Iterator<Item = &'a Document>, kind: &str) -> Objects<'a, T> {
         let items = docs
-            .iter()
             .filter(|d| kueue::is_kueue(&d.value) && Gvk::of(&d.value).kind == kind)
             .filter_map(|d| serde_json::from_value::<T>(d.value.clone()).ok().map(|t| (d, t)))
             .collect();
@@ -43,13 +42,18 @@ impl<'a, T: DeserializeOwned> Objects<'a, T> {
     }
 }
 
-/// Every cross-object finding of the input. `extra` are runtimes TrainJobs may use besides the
-/// input's (`--runtimes`); `version` the Trainer release TrainJobs are built for, if one was given.
-pub fn check(docs: &[Document], extra: &[TrainingRuntime], version: Option<TrainerVersion>) -> Vec<Diagnostic> {
-    let flavors = Objects::<ResourceFlavor>::of(docs, kueue::KIND_RESOURCE_FLAVOR);
-    let cqs = Objects::<ClusterQueue>::of(docs, kueue::KIND_CLUSTER_QUEUE);
-    let lqs = Objects::<LocalQueue>::of(docs, kueue::KIND_LOCAL_QUEUE);
-    let topologies = Objects::<Topology>::of(docs, kueue::KIND_TOPOLOGY);
+/// Every cross-object finding of the input. `context` are Kueue objects looked up besides the
+/// input's and never reported on (those of `--runtimes`); `extra` are runtimes TrainJobs may use
+/// besides the input's (`--runtimes`); `version` the Trainer release TrainJobs are built for, if
+/// one was given.
+pub fn check(docs: &[Document], context: &[Document], extra: &[TrainingRuntime], version: Option<TrainerVersion>) -> Vec<Diagnostic> {
+    let all = || docs.iter().chain(context);
+    let flavors = Objects::<ResourceFlavor>::of(all(), kueue::KIND_RESOURCE_FLAVOR);
+    let cqs = Objects::<ClusterQueue>::of(all(), kueue::KIND_CLUSTER_QUEUE);
+    let lqs = Objects::<LocalQueue>::of(all(), kueue::KIND_LOCAL_QUEUE);
+    let topologies = Objects::<Topology>::of(all(), kueue::KIND_TOPOLOGY);
+    // Findings are on the judged documents only.
+    let judged = |d: &Document| docs.as_ptr_range().contains(&(d as *const Document));
     let has_trainjob = docs.iter().any(|d| is_trainjob(&d.value));
     let annotated = docs
         .iter()
@@ -72,7 +76,7 @@ pub fn check(docs: &[Document], extra: &[TrainingRuntime], version: Option<Train
     };
     let mut out = Vec::new();
     let cq_names: BTreeSet<&str> = queues.cluster_queues.keys().map(String::as_str).collect();
-    for (doc, lq) in &lqs.items {
+    for (doc, lq) in lqs.items.iter().filter(|(d, _)| judged(d)) {
         let cq = lq.spec.cluster_queue.as_str();
         let missing = if cq.is_empty() {
             Some("names no ClusterQueue (`spec.clusterQueue` is empty)".to_string())
@@ -86,7 +90,7 @@ pub fn check(docs: &[Document], extra: &[TrainingRuntime], version: Option<Train
         }
     }
     if let Some(known) = &queues.flavors {
-        for (doc, cq) in &cqs.items {
+        for (doc, cq) in cqs.items.iter().filter(|(d, _)| judged(d)) {
             for (g, group) in cq.spec.resource_groups.iter().enumerate() {
                 for (j, f) in group.flavors.iter().enumerate() {
                     if !known.contains_key(&f.name) {
@@ -104,7 +108,7 @@ pub fn check(docs: &[Document], extra: &[TrainingRuntime], version: Option<Train
         }
     }
     if let Some(known) = &queues.topologies {
-        for (doc, rf) in &flavors.items {
+        for (doc, rf) in flavors.items.iter().filter(|(d, _)| judged(d)) {
             if let Some(t) = rf.spec.topology_name.as_deref().filter(|t| !known.contains_key(*t)) {
                 out.push(place(
                     doc,
@@ -240,11 +244,17 @@ fn trainjob(
             let mean = crate::spelling::nearest(q, here.iter().map(|n| n.as_str()), 3)
                 .map(|n| format!("; did you mean `{n}`?"))
                 .unwrap_or_default();
+            // A TrainJob without a namespace lands where `kubectl apply -n` puts it: say what was assumed.
+            let assumed = if tj.metadata.namespace.is_none() {
+                " (the TrainJob sets no namespace, so `default` is assumed; `kubectl apply -n NS` would put it in NS)"
+            } else {
+                ""
+            };
             out.push(finding(
                 &KUEUE_UNKNOWN_LOCAL_QUEUE,
                 label_path(&f.labels.queue_name),
                 format!(
-                    "no LocalQueue `{q}` in namespace `{ns}` among the input's (namespace `{ns}` has {}){mean}",
+                    "no LocalQueue `{q}` in namespace `{ns}`{assumed} among the input's (namespace `{ns}` has {}){mean}",
                     listed(here.iter().copied())
                 ),
             ));

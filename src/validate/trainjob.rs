@@ -70,7 +70,7 @@ impl Naming<'_> {
         let s = |p: &str| value.pointer(p).and_then(Value::as_str).filter(|s| !s.is_empty());
         match (s("/metadata/name"), s("/metadata/generateName")) {
             (Some(n), _) => Naming::Named(n),
-            (None, Some(prefix)) => Naming::Generated { prefix, name: k8s_names::generated_name(prefix) },
+            (None, Some(prefix)) => Naming::Generated { prefix, name: k8s_names::api_name(None, Some(prefix)) },
             (None, None) => Naming::Unnamed,
         }
     }
