@@ -114,7 +114,7 @@ fn trainjobs(text: &str) -> Vec<(String, String)> {
 
 /// The objects `validate --format json` has an error on.
 fn validate_errors(r: &Run) -> BTreeSet<String> {
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     findings
         .iter()
         .filter(|f| f["severity"] == "error")

@@ -132,7 +132,7 @@ fn an_autopilot_runtime_gke_would_refuse_is_an_error_with_its_source() {
     let good = json!({"name": "node", "image": "i", "resources": {"requests": {"cpu": "8", "memory": "32Gi", "google.com/tpu": "4"}, "limits": {"google.com/tpu": "4"}}});
     let path = write(dir.path(), "ok.json", &autopilot_runtime(good.clone(), selector.clone()));
     let r = run(dir.path(), &["validate", &path, "--format", "json"]);
-    let findings: Value = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let findings: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     let ids: Vec<&str> = findings.as_array().expect("a JSON array of findings").iter().filter_map(|d| d["rule"].as_str()).collect();
     assert!(!ids.iter().any(|i| i.starts_with("autopilot/")), "{}", r.all());
     // The same runtime without cpu and memory requests: Autopilot's defaults, a warning.

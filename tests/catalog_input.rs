@@ -865,7 +865,7 @@ fn near_misses_of_trainer_jobset_and_catalog_kinds_are_errors_in_every_command()
     // validate
     let r = cli(&files, &["validate", "--format", "json", "objects.yaml", "settings.yaml"]);
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let near: Vec<(String, String)> = near_miss_fields(&findings).into_iter().filter(|(r, _)| r != "input/no-runtime").collect();
     assert_eq!(near, want, "{findings:#?}");
     let messages: Vec<&str> = findings.iter().filter_map(|f| f["message"].as_str()).collect();
@@ -991,7 +991,7 @@ spec:
 ";
     let r = cli(&[("rt.yaml", text)], &["validate", "--format", "json", "rt.yaml"]);
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let mut got: Vec<(u64, u64, String)> = findings
         .iter()
         .filter(|f| f["rule"] == "schema/unknown-field")

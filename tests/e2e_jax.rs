@@ -295,7 +295,7 @@ spec:
     std::fs::write(&file, job).unwrap();
     let r = support::run(&["validate", file.to_str().unwrap(), "--runtimes", fixture_catalog().to_str().unwrap()], None);
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.stderr.contains("error[trainjob/jax-env]"), "{}", r.all());
+    assert!(r.stdout.contains("error[trainjob/jax-env]"), "{}", r.all());
     let catalog = fixture_catalog();
     let pods: Vec<PathBuf> = (0..3)
         .map(|i| {

@@ -288,7 +288,8 @@ fn run_on(files: &[(&str, &str)], args: &[&str]) -> (i32, String) {
         fs::write(dir.path().join(name), text).unwrap();
     }
     let out = support::cli(args).current_dir(dir.path()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap())
+    // What the user sees: validate's report (stdout) and every command's findings and notes (stderr).
+    (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap()))
 }
 
 #[test]

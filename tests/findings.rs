@@ -76,14 +76,14 @@ fn images_the_kubelet_refuses_are_errors_at_pod_start_in_render_and_validate() {
     fs::write(dir.path().join("rt.yaml"), text).unwrap();
     let r = run(dir.path(), &["validate", "rt.yaml"]);
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.stderr.contains("error[k8s/image-reference]: rt.yaml:"), "{}", r.all());
+    assert!(r.stdout.contains("error[k8s/image-reference]: rt.yaml:"), "{}", r.all());
 }
 
 // ---------------------------------------------------------------------------------------------
 // Point 8: one output rule.
 
 #[test]
-fn findings_go_to_stderr_sorted_by_line_in_every_command() {
+fn findings_are_sorted_by_line_in_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let text = rendered(dir.path());
     // Mistakes in two files, named in reverse order: the report is by file, then line.
@@ -91,17 +91,18 @@ fn findings_go_to_stderr_sorted_by_line_in_every_command() {
     fs::write(dir.path().join("rt.yaml"), &bad).unwrap();
     fs::write(dir.path().join("a.yaml"), text.replacen("image: ", "image: x y ", 1)).unwrap();
     let r = run(dir.path(), &["validate", "rt.yaml", "a.yaml", "--format", "json", "--min-severity", "warning"]);
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let places: Vec<(&str, u64)> = findings.iter().map(|f| (f["file"].as_str().unwrap(), f["line"].as_u64().unwrap())).collect();
     assert_eq!(places, [("a.yaml", 34), ("rt.yaml", 16), ("rt.yaml", 34)], "{findings:#?}");
+    // validate's report is its product, on stdout; only the count is on stderr.
     for args in [vec!["validate", "rt.yaml"], vec!["validate", "rt.yaml", "--format", "json"]] {
         let r = run(dir.path(), &args);
         assert_eq!(r.code, 1, "{}", r.all());
-        assert_eq!(r.stdout, "", "findings are not on stdout: {args:?}");
-        assert!(r.stderr.contains("k8s/image-reference"), "{}", r.all());
+        assert!(!r.stderr.contains("k8s/image-reference"), "findings are not on stderr: {args:?}");
+        assert!(r.stdout.contains("k8s/image-reference"), "{}", r.all());
     }
     let r = run(dir.path(), &["validate", "rt.yaml", "--format", "json"]);
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let lines: Vec<u64> = findings.iter().filter_map(|f| f["line"].as_u64()).collect();
     assert!(lines.len() >= 2, "{findings:#?}");
     assert!(lines.windows(2).all(|w| w[0] <= w[1]), "sorted by line: {lines:?}");
@@ -138,13 +139,13 @@ fn fail_on_warning_and_min_severity() {
     let warned = text.replacen("  labels:\n", "  finalizers: null\n  labels:\n", 1);
     fs::write(dir.path().join("w.yaml"), &warned).unwrap();
     let r = run(dir.path(), &["validate", "w.yaml", "--format", "json"]);
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     assert!(findings.iter().any(|f| f["severity"] == "warning"), "a warning to gate on: {findings:#?}");
     assert_eq!(r.code, 0, "{}", r.all());
     assert_eq!(run(dir.path(), &["validate", "w.yaml", "--fail-on", "warning"]).code, 1);
     // --min-severity warning: no info in the report.
     let r = run(dir.path(), &["validate", "w.yaml", "--format", "json", "--min-severity", "warning"]);
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     assert!(!findings.is_empty() && findings.iter().all(|f| f["severity"] != "info"), "{findings:#?}");
 }
 
@@ -171,15 +172,15 @@ fn the_trainjob_name_info_is_one_line_in_text_and_one_per_runtime_in_json() {
     // As many as the built-in catalog holds.
     let runtimes = fs::read_to_string(dir.path().join("rt.yaml")).unwrap().matches("\nkind: ClusterTrainingRuntime\n").count();
     assert!(runtimes > 20, "{runtimes}");
-    let infos: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("info[jobset/trainjob-name-length]")).collect();
-    assert_eq!(infos.len(), 1, "{}", r.stderr);
+    let infos: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with("info[jobset/trainjob-name-length]")).collect();
+    assert_eq!(infos.len(), 1, "{}", r.all());
     assert!(
         infos[0].contains(&format!("these {runtimes} runtimes")) && infos[0].contains("the smallest limit, set by ClusterTrainingRuntime/"),
         "{}",
         infos[0]
     );
     let r = run(dir.path(), &["validate", "rt.yaml", "--format", "json"]);
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(findings.iter().filter(|f| f["rule"] == "jobset/trainjob-name-length").count(), runtimes);
     let r = run(dir.path(), &["validate", "rt.yaml", "--format", "kpt"]);
     assert_eq!(r.stdout.matches("rule: jobset/trainjob-name-length").count(), 1, "{}", r.stdout);
@@ -310,7 +311,9 @@ fn a_long_string_is_refused_by_every_command_that_reads_yaml_and_the_limit_itsel
     );
     for args in [&["render", "over.yaml"][..], &["validate", "over.yaml"], &["fit", "--nodes", "over.yaml"]] {
         let r = run(dir.path(), args);
-        let line = r.stderr.lines().next().unwrap_or_default();
+        // validate's report is on stdout, the other commands' findings on stderr.
+        let report = if args[0] == "validate" { &r.stdout } else { &r.stderr };
+        let line = report.lines().next().unwrap_or_default();
         // A quoted string is found before the text is parsed: where it starts.
         assert!(
             line.starts_with("error[input/scalar-too-long]: over.yaml:6: a string of at least 3145729 bytes starts here"),
@@ -375,16 +378,20 @@ fn ci_formats_carry_rule_file_line_and_docs_link_in_validate_and_render() {
             fs::write(dir.path().join("rt.yaml"), rt.replacen("image: ", "image: my image ", 1)).unwrap();
             "rt.yaml".to_string()
         };
+        // validate's report is on stdout (its product); render's findings on stderr (its product is the YAML).
+        let report = |r: &Run| if command == "validate" { r.stdout.clone() } else { r.stderr.clone() };
         let r = run(dir.path(), &[command, &target, "--format", "github"]);
-        assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{}", r.all());
-        let line = r.stderr.lines().find(|l| l.contains("title=k8s/image-reference")).unwrap_or_else(|| panic!("{}", r.all()));
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(command == "validate" || r.stdout.is_empty(), "{}", r.all());
+        let text = report(&r);
+        let line = text.lines().find(|l| l.contains("title=k8s/image-reference")).unwrap_or_else(|| panic!("{}", r.all()));
         assert!(line.starts_with(&format!("::error file={target},line=")), "{line}");
         assert!(line.contains(",col=") && line.contains(&format!("%0Adocs: {url}")), "{line}");
-        assert!(r.stderr.lines().all(|l| l.starts_with("::")), "nothing but workflow commands:\n{}", r.stderr);
+        assert!(report(&r).lines().all(|l| l.starts_with("::")), "nothing but workflow commands:\n{}", report(&r));
 
         let r = run(dir.path(), &[command, &target, "--format", "sarif"]);
         assert_eq!(r.code, 1);
-        let log: Value = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        let log: Value = serde_json::from_str(&report(&r)).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
         assert_eq!(log["version"], "2.1.0");
         let results = log["runs"][0]["results"].as_array().unwrap();
         let res = results.iter().find(|x| x["ruleId"] == "k8s/image-reference").unwrap();
@@ -396,14 +403,16 @@ fn ci_formats_carry_rule_file_line_and_docs_link_in_validate_and_render() {
 
         let r = run(dir.path(), &[command, &target, "--format", "junit"]);
         assert_eq!(r.code, 1);
-        assert!(r.stderr.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"jax-runtimes "), "{}", r.stderr);
-        assert!(r.stderr.contains("<failure type=\"error\"") && r.stderr.trim_end().ends_with("</testsuites>"), "{}", r.stderr);
+        let xml = report(&r);
+        assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"), "{xml}");
+        assert!(xml.contains("<failure type=\"error\"") && xml.trim_end().ends_with("</testsuites>"), "{xml}");
 
         let r = run(dir.path(), &[command, &target, "--format", "json"]);
-        let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+        let findings: Vec<Value> = serde_json::from_str(&report(&r)).unwrap();
         let f = findings.iter().find(|f| f["rule"] == "k8s/image-reference").unwrap();
         assert_eq!(f["docs"], url);
         let r = run(dir.path(), &[command, &target]);
+        let r = Run { stderr: report(&r), ..r };
         assert!(r.stderr.contains(&format!("\n  docs: {url}\n")), "{}", r.stderr);
     }
 }

@@ -894,15 +894,22 @@ fn bad_pod_lists_and_runtimes_are_refused_and_unlisted_nodes_noted() {
     assert_eq!(fit(&[], &["--nodes", "-", "--pods", "-"]).code, 2);
 }
 
+/// A runtime without a trainer job: Trainer applies nothing of a TrainJob, but JobSet still runs
+/// its replicated jobs as written. validate warns (`trainer/node-container`), preview shows no
+/// TrainJob pod and exits 0, and fit places the job as written, with a note: one answer.
 #[test]
-fn a_runtime_without_a_trainer_job_gets_a_row_that_says_why() {
+fn a_runtime_without_a_trainer_job_is_placed_as_written_with_a_note() {
     let rt = BARE_GPU_RUNTIME
         .replace("- name: node", "- name: worker")
-        .replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: other");
+        .replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: other")
+        .replace("nvidia.com/gpu: 8", "cpu: 2");
     let nodes = list(&gke_cpu_pool(&["cpu-a"], &[]));
     let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &rt)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
-    assert_eq!(r.code, 1);
-    assert!(reason(&verdicts(&r)["bare-gpu"]).starts_with("the runtime has no trainer replicated job"));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v = &verdicts(&r)["bare-gpu"];
+    assert_eq!(v["fits"], true, "{v:#}");
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("replicated job `worker` as written")), "{v:#}");
+    assert!(r.stderr.contains("trainer/node-container"), "validate's warning is said: {}", r.stderr);
 }
 
 // ------------------------------------------------------------------ the KRM validator
@@ -1293,6 +1300,6 @@ fn fit_never_says_yes_where_validate_says_no() {
     let v = run_in(dir.path(), &["validate", "jobs.yaml", "queues.yaml", "--runtimes", "runtimes.yaml"], None);
     assert_eq!(v.code, 1, "{}", v.all());
     for rule in ["kueue/unknown-local-queue", "trainjob/tpu-num-nodes", "trainjob/resources", "trainjob/name-length"] {
-        assert!(v.stderr.contains(&format!("error[{rule}]")), "{rule}: {}", v.stderr);
+        assert!(v.stdout.contains(&format!("error[{rule}]")), "{rule}: {}", v.all());
     }
 }

@@ -116,7 +116,7 @@ fn check(queues: &str, trainjobs: &str) -> (i32, Vec<(String, String, String)>) 
     std::fs::write(dir.path().join("all.yaml"), all).unwrap();
     let r = run_in(dir.path(), &["validate", "--format", "json", "all.yaml"], None);
     assert_ne!(r.code, 2, "{}", r.all());
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     let found = found
         .iter()
         .filter(|d| d["severity"] == "error")
@@ -229,7 +229,7 @@ fn tas_annotations_of_a_runtime_are_checked_against_its_pod_count() {
     }});
     write_stream(&dir.path().join("runtimes.yaml"), &docs);
     let r = run_in(dir.path(), &["validate", "--format", "json", "runtimes.yaml"], None);
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap();
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
     let rules: Vec<(&str, &str)> = found.iter().map(|d| (d["rule"].as_str().unwrap(), d["field"].as_str().unwrap_or_default())).collect();
     let at = "spec.template.spec.replicatedJobs[0].template.spec.template.metadata.annotations";
     assert!(rules.contains(&("kueue/tas-topology", at)), "{rules:?}");
@@ -360,7 +360,7 @@ fn generated_queues_pass_the_kueue_crds() {
     args.push("out.yaml".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = run_in(dir.path(), &args, None);
-    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+    let found: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
     let serious: Vec<&serde_json::Value> = found.iter().filter(|d| d["severity"] != "info").collect();
     assert!(serious.is_empty() && r.code == 0, "{serious:#?}");
     let text: Vec<&str> = args.iter().copied().filter(|a| *a != "--format" && *a != "json").collect();

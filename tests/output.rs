@@ -86,13 +86,42 @@ fn render_json_findings_are_one_document_on_stderr_with_nothing_else() {
     assert!(r.stderr.ends_with("jax-runtimes: nothing written: 1 error\n"), "{}", r.all());
 }
 
+/// The report is validate's product: every format on stdout (`> report.json` captures it), or in
+/// `--output FILE`; stderr holds only the count in text, and nothing in the document formats.
 #[test]
-fn validate_writes_its_json_on_stderr_like_every_command_and_nothing_else() {
-    let rt = root().join("tests/validate/base/tpu.yaml");
-    let r = run(&root(), &["validate", rt.to_str().unwrap(), "--format", "json"], &[]);
+fn validate_writes_its_report_on_stdout_or_to_output_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = root().join("tests/validate/base/tpu.yaml");
+    let bad = dir.path().join("bad.yaml");
+    fs::write(&bad, fs::read_to_string(&good).unwrap().replacen("numNodes:", "numNode:", 1)).unwrap();
+    let r = run(&root(), &["validate", good.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(serde_json::from_str::<Value>(&r.stderr).unwrap().is_array(), "{}", r.all());
-    assert_eq!(r.stdout, "");
+    assert!(serde_json::from_str::<Value>(&r.stdout).unwrap().is_array(), "{}", r.all());
+    assert_eq!(r.stderr, "");
+    for format in ["json", "sarif", "junit", "github", "kpt", "text"] {
+        let r = run(&root(), &["validate", bad.to_str().unwrap(), "--format", format], &[]);
+        assert_eq!(r.code, 1, "{format}: {}", r.all());
+        assert!(r.stdout.contains("schema/unknown-field"), "{format}: the report is on stdout: {}", r.all());
+        assert!(!r.stderr.contains("schema/unknown-field"), "{format}: stderr holds no finding: {}", r.stderr);
+        match format {
+            "json" => assert!(serde_json::from_str::<Vec<Value>>(&r.stdout).is_ok(), "{}", r.stdout),
+            "sarif" => assert_eq!(serde_json::from_str::<Value>(&r.stdout).unwrap()["version"], "2.1.0"),
+            "text" => assert!(r.stderr.starts_with("jax-runtimes: 1 runtime checked: ") && !r.stderr.contains("error["), "{}", r.stderr),
+            _ => assert_eq!(r.stderr, "", "{format}"),
+        }
+        // --output FILE: the same report in the file, nothing on stdout.
+        let file = dir.path().join(format!("report.{format}"));
+        let o = run(&root(), &["validate", bad.to_str().unwrap(), "--format", format, "--output", file.to_str().unwrap()], &[]);
+        // The JUnit timestamp is the time of the run (or SOURCE_DATE_EPOCH): compare without it.
+        let stamp = |s: &str| s.split(" timestamp=\"").map(|p| p.split_once('"').map_or(p, |(_, rest)| rest)).collect::<String>();
+        assert_eq!((o.code, o.stdout.as_str()), (1, ""), "{format}: {}", o.all());
+        let written = fs::read_to_string(&file).unwrap();
+        if format == "text" {
+            assert!(written.contains("error[schema/unknown-field]") && !written.contains('\u{1b}'), "{written}");
+        } else {
+            assert_eq!(stamp(&written), stamp(&r.stdout), "{format}: --output holds what stdout would");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,11 +291,11 @@ fn color_and_plain_ascii_for_logs() {
     // TERM=dumb in auto mode: plain too.
     let r = run(d, &["render", "bad.yaml"], &[("TERM", "dumb")]);
     assert!(r.stderr.is_ascii(), "{}", r.stderr);
-    // validate writes its findings on stderr too, in the same style.
+    // validate writes its report on stdout, in the same style.
     let rt = root().join("tests/validate/base/tpu.yaml");
     let other = dir_with(&[("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")]);
     let r = run(other.path(), &["validate", "cm.yaml", rt.to_str().unwrap(), "--color", "never"], &[]);
-    assert!(r.stderr.contains("info[input/not-a-runtime]") && r.stderr.is_ascii() && r.stdout.is_empty(), "{}", r.all());
+    assert!(r.stdout.contains("info[input/not-a-runtime]") && r.stdout.is_ascii() && !r.stderr.contains("info["), "{}", r.all());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -280,9 +309,9 @@ fn validate_skips_the_kustomization_render_wrote_without_a_word() {
     let r = run(d, &["validate", "out"], &[]);
     assert_eq!(r.code, 0, "{}", r.all());
     // Nothing about out/kustomization.yaml: only the runtime's own TrainJob-name info.
-    assert!(!r.stderr.contains("kustomization"), "no info box for out/kustomization.yaml:\n{}", r.stderr);
+    assert!(!r.stdout.contains("kustomization"), "no info box for out/kustomization.yaml:\n{}", r.stdout);
     assert!(
-        r.stderr
+        r.stdout
             .lines()
             .filter(|l| !l.starts_with(' '))
             .all(|l| l.starts_with("info[jobset/trainjob-name-length]") || l.starts_with("jax-runtimes: ")),
@@ -293,7 +322,7 @@ fn validate_skips_the_kustomization_render_wrote_without_a_word() {
     fs::write(d.join("out/kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
         .unwrap();
     let r = run(d, &["validate", "out"], &[]);
-    assert!(r.stderr.contains("info[input/not-a-runtime]: out/kustomization.yaml"), "{}", r.all());
+    assert!(r.stdout.contains("info[input/not-a-runtime]: out/kustomization.yaml"), "{}", r.all());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -278,7 +278,7 @@ fn preview_adds_nothing_to_single_host_tpu_pods_or_cpu_pods() {
 fn validate_flags_a_trainjob_that_sets_the_webhooks_env() {
     let (_dir, tj) = trainjob("jax-tpu-v5e-4x4", "{env: [{name: TPU_WORKER_HOSTNAMES, value: a,b}]}");
     let r = run(&["validate", &tj, "--runtimes", "catalog/runtimes", "--format", "json"], None);
-    assert!(r.stderr.contains("tpu/webhook-env"), "{}", r.all());
+    assert!(r.stdout.contains("tpu/webhook-env"), "{}", r.all());
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn validate_flags_a_runtime_that_sets_the_webhooks_env_and_a_single_host_pod_tha
         let file = dir.path().join(format!("{name}.yaml"));
         std::fs::write(&file, serde_json::to_string_pretty(doc).unwrap()).unwrap();
         let r = run(&["validate", file.to_str().unwrap(), "--format", "json"], None);
-        assert!(r.stderr.contains(rule), "{name}: {}", r.all());
+        assert!(r.stdout.contains(rule), "{name}: {}", r.all());
     }
     // The multi-host runtime's own reference is fine: the webhook sets the variable there.
     let clean = rt("clean", "{type: v5e, topology: 4x4}");

@@ -125,9 +125,9 @@ fn validate(file: &Path, runtimes: Option<&Path>) -> Result<Verdict, String> {
         cmd.arg("--runtimes").arg(r);
     }
     let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", bin().display()))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = String::from_utf8_lossy(&out.stdout);
     let findings: Vec<Value> =
-        serde_json::from_str(&stderr).map_err(|e| format!("stderr is not a JSON array of findings ({e}):\n{stderr}"))?;
+        serde_json::from_str(&report).map_err(|e| format!("stdout is not a JSON array of findings ({e}):\n{report}"))?;
     let rules = |severity: &str| -> BTreeSet<String> {
         findings.iter().filter(|f| f["severity"] == severity).map(|f| f["rule"].as_str().unwrap_or_default().to_string()).collect()
     };

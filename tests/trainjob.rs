@@ -141,7 +141,7 @@ fn validate_checks_trainjobs_against_a_catalog_rendered_first() {
     let bad = write(dir.path(), "bad.yaml", &TPU_JOB.replace("NODES", "2"));
     let r = run(&["validate", &bad, "--runtimes", &catalog, "--format", "json"], None);
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let f = findings.iter().find(|f| f["rule"] == "trainjob/tpu-num-nodes").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.numNodes");
     assert_eq!(f["line"], 7);
@@ -155,12 +155,12 @@ fn validate_checks_trainjobs_against_a_catalog_rendered_first() {
     // not an error (issue 41: a TrainJob without `--runtimes` always exited 1).
     let r = run(&["validate", &good], None);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(r.stderr.contains("warning[trainjob/runtime-unchecked]") && r.stderr.contains("--runtimes"), "{}", r.all());
+    assert!(r.stdout.contains("warning[trainjob/runtime-unchecked]") && r.stdout.contains("--runtimes"), "{}", r.all());
     // A runtimeRef naming none of the runtimes given stays an error.
     let other = write(dir.path(), "other.yaml", &TPU_JOB.replace("NODES", "4").replace("jax-tpu-v5e-4x4", "jax-tpu-v5e-4x9"));
     let r = run(&["validate", &other, "--runtimes", &catalog], None);
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.stderr.contains("error[trainjob/runtime-ref]"), "{}", r.all());
+    assert!(r.stdout.contains("error[trainjob/runtime-ref]"), "{}", r.all());
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn validate_takes_runtimes_from_the_same_input_and_a_list() {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [rt, tj]});
     let r = run(&["validate", "-", "--format", "json"], Some(&serde_json::to_string_pretty(&list).unwrap()));
     assert_eq!(r.code, 1, "{}", r.all());
-    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let f = findings.iter().find(|f| f["rule"] == "trainjob/jax-env").unwrap_or_else(|| panic!("{}", r.all()));
     assert_eq!(f["field"], "spec.trainer.env[0]");
     assert!(f["line"].as_u64().is_some(), "{f}");
@@ -549,8 +549,10 @@ fn render_validate_and_preview_say_the_same_of_a_plugin_variable_the_runtime_set
         "catalog.yaml",
         "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec:\n  env: [{name: JAX_PROCESS_ID, value: \"0\"}]\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec:\n  numNodes: 2\n  accelerator: {cpu: {}}\n",
     );
+    // render reports on stderr (its product is the YAML), validate on stdout (the report is its product).
     let findings = |r: &support::Run, rule: &str| -> Vec<String> {
-        let all: Vec<Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        let report = if r.stdout.trim_start().starts_with('[') { &r.stdout } else { &r.stderr };
+        let all: Vec<Value> = serde_json::from_str(report).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
         all.iter().filter(|f| f["rule"] == rule).map(|f| f["message"].as_str().unwrap().to_string()).collect()
     };
     let r = run(&["render", &catalog, "--format", "json"], None);

@@ -123,11 +123,22 @@ impl Gate {
     }
 }
 
-/// What a command says on stderr (the one output rule, README "Output and exit codes"). In text,
-/// findings and `jax-runtimes:` notes as they come. In every other format, one document when the
-/// command ends and nothing else: notes are left out (the exit code says what they say) and a
-/// problem that is not a finding (an output directory that cannot be written, a stale `--check`)
-/// becomes one, so that `2>findings.json` (`.sarif`, `.xml`) is always one valid document.
+/// Where a command's findings go (the one output rule, README "Output and exit codes"): stderr
+/// for the generators (`render`, `kueue`, `docs`), whose product is on stdout; stdout for
+/// `validate`, whose report is its product; or a file (`validate --output FILE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sink {
+    Stderr,
+    Stdout,
+    File(PathBuf),
+}
+
+/// What a command reports (the one output rule, README "Output and exit codes"). In text,
+/// findings as they come, and `jax-runtimes:` notes on stderr. In every other format, one
+/// document when the command ends and nothing else: notes are left out (the exit code says what
+/// they say) and a problem that is not a finding (an output directory that cannot be written, a
+/// stale `--check`) becomes one, so that `>findings.json` (`.sarif`, `.xml`) for validate, or
+/// `2>findings.json` for a generator, is always one valid document.
 pub struct Reporter {
     format: FindingsFormat,
     gate: Gate,
@@ -136,12 +147,40 @@ pub struct Reporter {
     kept: Vec<Diagnostic>,
     /// Every finding reported or not (for `--fail-on`).
     seen: Vec<Severity>,
+    sink: Sink,
+    /// What is written to a `Sink::File` when the report ends.
+    held: String,
 }
 
 impl Reporter {
-    /// A reporter for `command` that reports what `gate` lets through.
+    /// A reporter for `command` that reports what `gate` lets through, on stderr.
     pub fn gated(format: FindingsFormat, gate: Gate, command: &'static str, sources: Sources) -> Reporter {
-        Reporter { format, gate, command, sources, kept: Vec::new(), seen: Vec::new() }
+        Reporter { format, gate, command, sources, kept: Vec::new(), seen: Vec::new(), sink: Sink::Stderr, held: String::new() }
+    }
+
+    /// The same reporter, writing its findings to `sink`.
+    pub fn to(self, sink: Sink) -> Reporter {
+        Reporter { sink, ..self }
+    }
+
+    /// How text findings look where they go: a file gets plain text.
+    fn style(&self) -> crate::report::Style {
+        match self.sink {
+            Sink::Stderr => out::style(out::Stream::Stderr),
+            Sink::Stdout => out::style(out::Stream::Stdout),
+            Sink::File(_) => crate::report::Style::PLAIN,
+        }
+    }
+
+    /// Writes report text where the findings go.
+    fn emit(&mut self, text: &str) {
+        match self.sink {
+            Sink::Stderr => out::stderr(text),
+            Sink::Stdout => {
+                let _ = out::stdout(text);
+            }
+            Sink::File(_) => self.held.push_str(text),
+        }
     }
 
     /// Findings: printed now in text (sorted by file, line and column), kept for the end in the
@@ -153,7 +192,8 @@ impl Reporter {
             FindingsFormat::Text => {
                 let shown = crate::validate::kubernetes::summarize_name_lengths(&shown);
                 if !shown.is_empty() {
-                    out::stderr(&report::text_all_styled(&shown, &self.sources, out::style(out::Stream::Stderr)));
+                    let text = report::text_all_styled(&shown, &self.sources, self.style());
+                    self.emit(&text);
                 }
             }
             _ => self.kept.extend(shown),
@@ -178,15 +218,24 @@ impl Reporter {
 
     /// Ends the report: in the document formats, the one document of every finding (`[]`, an
     /// empty SARIF run, a passing JUnit case for none). Returns `exit`, made 1 by `--fail-on`.
-    pub fn finish(self, exit: Exit) -> Exit {
+    pub fn finish(mut self, exit: Exit) -> Exit {
         let kept = sorted(&self.kept);
         let summarized = || crate::validate::kubernetes::summarize_name_lengths(&kept);
-        match self.format {
-            FindingsFormat::Text => {}
-            FindingsFormat::Json => out::stderr(&report::json(&kept)),
-            FindingsFormat::Github => out::stderr(&report::ci::github(&summarized())),
-            FindingsFormat::Sarif => out::stderr(&report::ci::sarif(&summarized())),
-            FindingsFormat::Junit => out::stderr(&report::ci::junit(&summarized(), self.command, self.gate.fail_at())),
+        let document = match self.format {
+            FindingsFormat::Text => None,
+            FindingsFormat::Json => Some(report::json(&kept)),
+            FindingsFormat::Github => Some(report::ci::github(&summarized())),
+            FindingsFormat::Sarif => Some(report::ci::sarif(&summarized())),
+            FindingsFormat::Junit => Some(report::ci::junit(&summarized(), self.command, self.gate.fail_at())),
+        };
+        if let Some(d) = document {
+            self.emit(&d);
+        }
+        if let Sink::File(path) = &self.sink {
+            if let Err(e) = std::fs::write(path, &self.held) {
+                out::error(&format!("cannot write the report to {}: {e}", path.display()));
+                return Exit::Usage;
+            }
         }
         if exit == Exit::Ok && self.seen.iter().any(|&s| s >= self.gate.fail_at()) {
             Exit::Findings

@@ -1,5 +1,6 @@
 //! `jax-runtimes validate`: Trainer runtime and TrainJob files (TrainJobs checked against the
-//! runtimes of the same input and of `--runtimes`) -> findings on stdout (text, JSON, or a kpt
+//! runtimes of the same input and of `--runtimes`) -> the report, its product, on stdout (or in
+//! `--output FILE`) in every `--format` (text, JSON, GitHub, SARIF, JUnit, or a kpt
 //! ResourceList), a count on stderr, exit 1 on errors.
 
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::{load_runtimes, sorted, FindingsFormat, Gate, Reporter};
+use super::shared::{load_runtimes, sorted, FindingsFormat, Gate, Reporter, Sink};
 use crate::diag::{Diagnostic, ObjectRef, Severity};
 use crate::exit::Exit;
 use crate::kueue::is_kueue;
@@ -56,9 +57,13 @@ pub struct ValidateArgs {
     /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
     #[arg(long = "crd", value_name = "FILE")]
     pub crds: Vec<PathBuf>,
-    /// How to print the findings, on stderr as every command does (`kpt`: a ResourceList on stdout).
+    /// How to print the report, on stdout (the report is validate's product; notes and the count
+    /// go to stderr): `text`, or one document for CI: `json`, `github`, `sarif`, `junit`, `kpt`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Write the report to FILE instead of stdout (`--format sarif --output results.sarif`).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// A client whose needs are errors rather than warnings (repeatable): `sdk`, the Kubeflow
     /// Python SDK (`sdk/framework-label`, `sdk/trainer-container`: kubectl works without them).
     #[arg(long = "require", value_name = "CLIENT")]
@@ -207,9 +212,10 @@ fn written_by_render(doc: &Document) -> bool {
         && doc.source.text().is_some_and(|t| t.starts_with(crate::write::HEADER))
 }
 
-/// The findings on stderr in the chosen format (`kpt`: a ResourceList on stdout), through the
-/// reporter every command uses; returns `exit`, made 1 by `--fail-on`.
+/// The report on stdout (or in `--output FILE`) in the chosen format, through the reporter every
+/// command uses; returns `exit`, made 1 by `--fail-on`.
 fn print(diags: &[Diagnostic], a: &ValidateArgs, sources: &Sources, exit: Exit) -> Exit {
+    let sink = a.output.clone().map_or(Sink::Stdout, Sink::File);
     let format = match a.format {
         Format::Text | Format::Markdown => FindingsFormat::Text,
         Format::Json => FindingsFormat::Json,
@@ -219,7 +225,16 @@ fn print(diags: &[Diagnostic], a: &ValidateArgs, sources: &Sources, exit: Exit) 
         Format::Kpt => {
             let shown: Vec<Diagnostic> = sorted(diags).into_iter().filter(|d| a.gate.shows(d)).collect();
             let code = match resource_list::write(&ResourceList::default(), &shown) {
-                Ok(t) => out::stdout(&t),
+                Ok(t) => match &sink {
+                    Sink::File(path) => std::fs::write(path, t).map_or_else(
+                        |e| {
+                            out::error(&format!("cannot write the report to {}: {e}", path.display()));
+                            Exit::Usage
+                        },
+                        |()| Exit::Ok,
+                    ),
+                    _ => out::stdout(&t),
+                },
                 Err(e) => {
                     out::error(&format!("cannot write the findings: {e}"));
                     return Exit::Usage;
@@ -228,7 +243,7 @@ fn print(diags: &[Diagnostic], a: &ValidateArgs, sources: &Sources, exit: Exit) 
             return if code == Exit::Ok { a.gate.exit(exit, diags) } else { code };
         }
     };
-    let mut report = Reporter::gated(format, a.gate.clone(), "validate", sources.clone());
+    let mut report = Reporter::gated(format, a.gate.clone(), "validate", sources.clone()).to(sink);
     report.findings(diags);
     report.finish(exit)
 }

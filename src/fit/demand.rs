@@ -81,6 +81,16 @@ impl Demand {
 
     /// The demand of the JobSet Trainer builds: the pod of its first process.
     pub fn of_effective(eff: &Effective) -> Result<Demand, DemandError> {
+        // No trainer job: JobSet still runs the runtime's pods as written (validate's warning
+        // `trainer/node-container`); they are placed as such, with a note.
+        let written;
+        let (eff, as_written) = match eff.as_written() {
+            Some(w) => {
+                written = w;
+                (&written, true)
+            }
+            None => (eff, false),
+        };
         let job = eff.trainer().ok_or(DemandError::NoTrainerJob)?;
         let predicted = trainjob::predict(eff, 0).map_err(|e| match e {
             PodError::NoTrainerJob => DemandError::NoTrainerJob,
@@ -93,6 +103,14 @@ impl Demand {
         let job_annotation = |key: &str| job.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(key));
         let slice = slice(spec, &requests, eff.num_nodes());
         let mut unmodelled = unmodelled(spec);
+        if as_written {
+            unmodelled.push(format!(
+                "no replicated job is labelled `{}: {}`: placed as JobSet runs replicated job `{}` as written (a TrainJob's numNodes, resources, image and env are not applied)",
+                facts().ancestor_label,
+                facts().trainer_step,
+                job.name
+            ));
+        }
         if eff
             .annotations
             .get(keys::JOBSET_NODE_SELECTOR_STRATEGY)
@@ -205,12 +223,16 @@ mod tests {
 
     #[test]
     fn what_cannot_be_worked_out_says_why() {
+        // No trainer job: JobSet runs the first replicated job as written; placed as that, said.
         let no_trainer =
             runtime(&TPU.replace("- name: node", "- name: other").replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: x"));
-        assert_eq!(Demand::of(&no_trainer), Err(DemandError::NoTrainerJob));
-        // A job named `node` without the label is not the trainer job: Trainer finds it by the label alone.
+        let d = Demand::of(&no_trainer).unwrap();
+        assert_eq!(d.job, "other");
+        assert!(d.unmodelled.iter().any(|n| n.contains("as written")), "{:?}", d.unmodelled);
+        // A job named `node` without the label is not the trainer job (Trainer finds it by the
+        // label alone), but JobSet still runs it.
         let unlabelled = runtime(&TPU.replace("trainjob-ancestor-step: trainer", "trainjob-ancestor-step: x"));
-        assert_eq!(Demand::of(&unlabelled), Err(DemandError::NoTrainerJob));
+        assert_eq!(Demand::of(&unlabelled).unwrap().job, "node");
         let bad = runtime(&TPU.replace("google.com/tpu: 4}", "google.com/tpu: 4, memory: 32GB}"));
         let err = Demand::of(&bad).unwrap_err().to_string();
         assert!(err.contains("spec.containers[0].resources.limits.memory") && err.contains("32GB"), "{err}");

@@ -118,6 +118,21 @@ impl Effective {
     pub fn trainer(&self) -> Option<&ReplicatedJob> {
         self.trainer_job.and_then(|i| self.template.spec.replicated_jobs.get(i))
     }
+
+    /// A runtime without a trainer replicated job still runs: JobSet creates every replicated
+    /// job's pods as written, and Trainer applies none of a TrainJob's settings to them
+    /// (`trainer/node-container`). Its gang for placement is then the job named `node`, else the
+    /// first with a pod template, counted by its parallelism: this, with that job as its
+    /// `trainer_job`. `None` when there is a trainer job, or no job with a pod template.
+    pub fn as_written(&self) -> Option<Effective> {
+        if self.trainer_job.is_some() {
+            return None;
+        }
+        let jobs = &self.template.spec.replicated_jobs;
+        let templated = |j: &&ReplicatedJob| j.template.spec.as_ref().is_some_and(|s| s.template.spec.is_some());
+        let i = jobs.iter().position(|j| j.name == facts().node && templated(&j)).or_else(|| jobs.iter().position(|j| templated(&j)))?;
+        Some(Effective { trainer_job: Some(i), ..self.clone() })
+    }
 }
 
 /// Which steps [`build`] runs.
