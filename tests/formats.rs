@@ -182,8 +182,12 @@ impl Checker {
                     assert!(run["originalUriBaseIds"]["JAXRUNTIMES_BUILTIN"]["uri"].is_string(), "{what}: {run}");
                 }
                 Some(_) => assert!(artifact["description"]["text"].is_string(), "{what}: a stand-in is described: {r}"),
-                // No file: the first file the run names, when there is one. (The summary of the
-                // TrainJob-name infos over several files names none: then a description.)
+                // No file: the first of the files it names (the summary of the TrainJob-name
+                // infos over several files), else the first file the run names, when there is one.
+                None if r["properties"]["files"].is_array() => {
+                    let first = r["properties"]["files"][0].as_str().unwrap().replace(' ', "%20");
+                    assert_eq!(uri, Some(first.as_str()), "{what}: {r}");
+                }
                 None if any_file => assert!(uri.is_some_and(|u| !u.is_empty()), "{what}: {r}"),
                 None => assert!(uri.is_some() || artifact["description"]["text"].is_string(), "{what}: {r}"),
             }

@@ -221,11 +221,13 @@ pub fn summarize_name_lengths(diags: &[Diagnostic]) -> Vec<Diagnostic> {
         ),
     )
     .with_help(JOBSET_TRAINJOB_NAME_LENGTH.fix);
-    let mut files = infos.iter().filter_map(|d| d.file.as_deref());
-    if let Some(first) = files.next() {
-        if files.all(|f| f == first) {
-            summary = summary.with_file(first, None, None);
-        }
+    let mut files: Vec<String> = infos.iter().filter_map(|d| d.file.clone()).collect();
+    files.sort();
+    files.dedup();
+    match files.as_slice() {
+        [one] => summary = summary.with_file(one.clone(), None, None),
+        // Several files: each is named (JSON `files`; SARIF points at the first and relates the rest).
+        _ => summary.files = files,
     }
     let mut out = Vec::with_capacity(diags.len() - infos.len() + 1);
     let mut placed = false;
