@@ -332,3 +332,36 @@ fn a_helm_or_envsubst_template_is_named_as_one_with_the_command_that_renders_it(
     let err = fails_with("bad.yaml", &format!("{HEAD}metadata: {{name: x}}\nspec: [1, 2\n"), &["error[input/malformed-yaml]"]);
     assert!(!err.contains("template"), "{err}");
 }
+
+/// Issue 54 item 10, from the outside: one mistake, one finding that names it. An empty file and
+/// a folder without YAML say so; a tab says to use spaces; a kind typo is one near miss (not also
+/// "no runtime"); a catalog given to validate is rendered as render, fit and kueue render it: its
+/// error is shown at its line, and a TrainJob beside it runs on its runtimes.
+#[test]
+fn each_input_mistake_gets_one_finding_that_names_it() {
+    let (code, out) = run_on(&[("empty.yaml", "")], &["validate", "empty.yaml"]);
+    assert!(code == 1 && out.contains("the input is empty: no YAML document"), "{out}");
+    let (code, out) = run_on(&[("tab.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n")], &["validate", "tab.yaml"]);
+    assert!(code == 1 && out.contains("help: replace the tab with spaces"), "{out}");
+    let typo = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJobb\nmetadata: {name: x}\nspec: {runtimeRef: {name: a}}\n";
+    let (code, out) = run_on(&[("kind.yaml", typo)], &["validate", "kind.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[input/near-miss]") && out.contains("did you mean `TrainJob`?"), "{out}");
+    assert_eq!(out.matches("error[").count(), 1, "one error for one mistake: {out}");
+    let catalog = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec: {accelerator: {cpu: {}}}\n";
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j}\nspec: {runtimeRef: {name: jax-cpu}}\n";
+    let (code, out) = run_on(&[("catalog.yaml", catalog), ("job.yaml", job)], &["validate", "catalog.yaml", "job.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("(and 1 runtime the catalog objects render) checked: 0 errors"), "{out}");
+    let broken = catalog.replace("{cpu: {}}}", "{cpu: {}}, numNodes: two}");
+    let (code, out) = run_on(&[("catalog.yaml", &broken)], &["validate", "catalog.yaml"]);
+    assert!(code == 1 && out.contains("error[catalog/wrong-type]: catalog.yaml:4"), "{out}");
+    assert!(!out.contains("input/no-runtime"), "{out}");
+    // A fleet folder that also holds node lists: one info per file and kind, not one per Node.
+    let node = |n: &str| format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\n");
+    let nodes = [node("a"), node("b"), node("c")].join("---\n");
+    let (code, out) = run_on(&[("catalog.yaml", catalog), ("nodes.yaml", &nodes)], &["render", ".", "--min-severity", "info"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches("info[input/not-a-catalog-object]").count(), 1, "{out}");
+    assert!(out.contains("3 `Node` objects in this file are not jax-runtimes catalog objects"), "{out}");
+}

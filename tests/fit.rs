@@ -698,7 +698,7 @@ fn trainjobs_fit_needs_their_runtimes_and_refuses_what_does_not_read() {
     let r =
         fit(&[("nodes.yaml", &nodes), ("job.yaml", &job)], &["--nodes", "nodes.yaml", "--runtimes", catalog.to_str().unwrap(), "job.yaml"]);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(r.stderr.contains("1 of 1 runtime(s) and TrainJob(s) fit now"), "{}", r.stderr);
+    assert!(r.stderr.contains("1 of 1 fits now (1 TrainJob)"), "{}", r.stderr);
 }
 
 // ------------------------------------------------------------------ CPU pools and pods in use
@@ -809,7 +809,7 @@ fn exit_0_when_every_runtime_fits_and_runtime_files_are_read_as_they_are() {
     let r = run_in(dir.path(), &["fit", "--nodes", "nodes.yaml", "runtimes.yaml"], None);
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.starts_with("RUNTIME"), "{}", r.stdout);
-    assert!(r.stderr.contains("2 of 2 runtime(s) fit now"), "{}", r.stderr);
+    assert!(r.stderr.contains("2 of 2 fit now (2 runtimes)"), "{}", r.stderr);
     // The nodes may come from stdin, as a raw NodeList whose items carry no kind.
     let raw = list(&gke_cpu_pool(&["cpu-a"], &[])).replace("kind: List", "kind: NodeList").replace("  kind: Node\n", "");
     let r = run_in(dir.path(), &["fit", "--nodes", "-", "runtimes.yaml", "--format", "json"], Some(raw.as_bytes()));

@@ -807,3 +807,33 @@ fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
         r.stdout
     );
 }
+
+/// `kueue --nodes` on a fleet's catalog (functions/fleet): the cluster whose JaxCluster lists the
+/// node list as its inventory (or `--cluster NAME`) gets its own queues, or, without any, one
+/// queue serving its runtimes; not every queue of every cluster with a quota of 0. A cluster that
+/// autoscales the pools it does not have yet is refused with the reason (quotas from its nodes
+/// would never admit the TrainJob that makes it scale up), and nothing is written.
+#[test]
+fn kueue_on_a_fleet_catalog_scopes_to_the_cluster_of_the_node_list() {
+    let kinds = |yaml: &str| -> Vec<(String, String)> {
+        documents(yaml).iter().map(|d| (d["kind"].as_str().unwrap().to_string(), name_of(d).to_string())).collect()
+    };
+    let aks = support::run(&["kueue", "--nodes", "functions/fleet/nodes/aks.yaml", "functions/fleet/catalog"], None);
+    assert_eq!(aks.code, 0, "{}", aks.all());
+    assert!(aks.stderr.contains("JaxCluster aks: no JaxRuntimeQueue of its own"), "{}", aks.stderr);
+    let objects = kinds(&aks.stdout);
+    assert!(objects.contains(&("ClusterQueue".to_string(), "jax-runtimes".to_string())), "{objects:?}");
+    assert!(!objects.iter().any(|(_, n)| n.contains("tpu")), "no TPU object for an AKS cluster: {objects:?}");
+    // The same cluster named, from a copy of its node list elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(support::root().join("functions/fleet/nodes/aks.yaml"), dir.path().join("nodes.yaml")).unwrap();
+    let nodes = dir.path().join("nodes.yaml").display().to_string();
+    let named = support::run(&["kueue", "--nodes", &nodes, "--cluster", "aks", "functions/fleet/catalog"], None);
+    assert_eq!((named.code, kinds(&named.stdout)), (0, objects), "{}", named.all());
+    let typo = support::run(&["kueue", "--nodes", &nodes, "--cluster", "ekss", "functions/fleet/catalog"], None);
+    assert_eq!(typo.code, 2, "{}", typo.all());
+    assert!(typo.stderr.contains("did you mean `eks`?") && typo.stdout.is_empty(), "{}", typo.all());
+    let tpu = support::run(&["kueue", "--nodes", "functions/fleet/nodes/gke-tpu.yaml", "functions/fleet/catalog"], None);
+    assert_eq!((tpu.code, tpu.stdout.as_str()), (1, ""), "{}", tpu.all());
+    assert!(tpu.stderr.contains("JaxCluster gke-tpu: its queues `tpu`") && tpu.stderr.contains("the cluster autoscales"), "{}", tpu.stderr);
+}

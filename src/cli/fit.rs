@@ -10,14 +10,13 @@ use std::sync::Arc;
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::{load_runtimes, read_catalog, Gate};
+use super::shared::{load_runtimes, read_catalog, say_findings, Gate};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::fit::{self, inventory, Cluster, Subject, Verdict};
 use crate::kueue;
 use crate::queues::gate::QueueVerdict;
 use crate::read::{self, Document, Source, Sources};
-use crate::report;
 use crate::rules::fit::{FIT_UNREADABLE_RUNTIME, FIT_UNREADABLE_TRAINJOB};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::trainer::{TrainJob, TrainingRuntime};
@@ -151,7 +150,7 @@ pub fn run(a: &FitArgs) -> Exit {
         let shown = Gate::default();
         let all: Vec<Diagnostic> = findings.iter().filter(|(_, d)| shown.shows(d)).map(|(_, d)| d.clone()).collect();
         if !all.is_empty() {
-            out::stderr(&report::text_all(&all, &sources));
+            say_findings(&all, &sources);
         }
     }
     let mut errors: Vec<Option<(String, Option<String>)>> = (0..subjects.len())
@@ -206,7 +205,7 @@ pub fn run(a: &FitArgs) -> Exit {
         })
         .collect();
     if !notes.is_empty() {
-        out::stderr(&report::text_all(&notes, &sources));
+        say_findings(&notes, &sources);
     }
     let text = match a.format {
         Format::Text => table(&verdicts, queued.as_deref()),
@@ -316,7 +315,7 @@ fn parsed(input: read::Input, sources: &mut Sources) -> Option<Vec<Document>> {
 }
 
 fn bad_input(diags: &[Diagnostic], sources: &Sources) -> Exit {
-    out::stderr(&report::text_all(diags, sources));
+    say_findings(diags, sources);
     Exit::Usage
 }
 
@@ -398,6 +397,10 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> 
             kueue_docs.push(doc.clone());
             continue;
         }
+        // The kustomization.yaml `render -o` writes beside the runtimes: part of the folder.
+        if crate::write::written_by_render(doc) {
+            continue;
+        }
         if !is_runtime(&doc.value) {
             skipped.push(
                 doc.locate(
@@ -439,7 +442,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> 
         return Err(Exit::Findings);
     }
     if !skipped.is_empty() {
-        out::stderr(&report::text_all(&skipped, sources));
+        say_findings(&skipped, sources);
     }
     Ok(Subjects { runtimes: out, runtime_docs, trainjobs, queues, kueue: kueue_docs })
 }
@@ -569,9 +572,16 @@ fn summary(verdicts: &[Verdict], cluster: &Cluster, queued: Option<&[QueueVerdic
     } else {
         "no pod list: every node is taken as empty (DaemonSet pods already hold part of its allocatable; pass --pods)".to_string()
     };
-    let what = if verdicts.iter().any(|v| v.train_job.is_some()) { "runtime(s) and TrainJob(s)" } else { "runtime(s)" };
+    let trainjobs = verdicts.iter().filter(|v| v.train_job.is_some()).count();
+    let runtimes = verdicts.len() - trainjobs;
+    let what = match (runtimes, trainjobs) {
+        (r, 0) => words::count(r, "runtime"),
+        (0, t) => words::count(t, "TrainJob"),
+        (r, t) => format!("{} and {}", words::count(r, "runtime"), words::count(t, "TrainJob")),
+    };
+    let verb = if verdicts.len() == 1 { "fits" } else { "fit" };
     out::note(&format!(
-        "{fit} of {} {what} fit now{}; {}, {pods}",
+        "{fit} of {} {verb} now ({what}){}; {}, {pods}",
         verdicts.len(),
         if later > 0 { format!(", {later} more would fit the same nodes empty") } else { String::new() }
             + &if provisioned > 0 { format!(", {provisioned} would be provisioned") } else { String::new() }

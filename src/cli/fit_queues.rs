@@ -16,7 +16,6 @@ use crate::kueue::{self, ClusterQueue, LocalQueue, ResourceFlavor, Topology, Wor
 use crate::queues::gate::{gate, QueueVerdict};
 use crate::queues::Queues;
 use crate::read::{self, Document, Source, Sources};
-use crate::report;
 use crate::rules::kueue::KUEUE_UNREADABLE;
 use crate::trainer::TrainJob;
 use crate::trainer::TrainingRuntime;
@@ -144,7 +143,7 @@ pub fn load(
         }
     }
     if !problems.is_empty() {
-        crate::cli::out::stderr(&report::text_all(&problems, sources));
+        super::shared::say_findings(&problems, sources);
         return None;
     }
     Some((out, docs))

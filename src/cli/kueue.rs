@@ -34,6 +34,11 @@ pub struct KueueArgs {
     /// Write one file per object (and a kustomization.yaml) into DIR instead of stdout.
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// The JaxCluster of the catalog's fleet the node list is of: its queues (or, without any, one
+    /// serving its runtimes). Default: the JaxCluster whose `spec.inventory.nodes` is the
+    /// `--nodes` file.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
@@ -74,7 +79,7 @@ pub fn run(a: &KueueArgs) -> Exit {
             return report.finish(Exit::Usage);
         }
     };
-    let mut docs = match input.into_result() {
+    let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
             report.findings(&diags);
@@ -82,12 +87,65 @@ pub fn run(a: &KueueArgs) -> Exit {
         }
     };
     let has_queue = docs.iter().any(|d| d.value.get("kind").and_then(|k| k.as_str()) == Some(crate::catalog::Kind::Queue.name()));
-    if !has_queue {
-        let spec = if a.namespaces.is_empty() { json!({}) } else { json!({"namespaces": a.namespaces}) };
+    // The catalog, with the queue it gets when it has none: one serving every runtime (or the
+    // runtimes `names`).
+    let with_implicit = |names: Option<Vec<String>>| -> Vec<Document> {
+        let mut spec = serde_json::Map::new();
+        if !a.namespaces.is_empty() {
+            spec.insert("namespaces".into(), json!(a.namespaces));
+        }
+        if let Some(n) = names {
+            spec.insert("runtimes".into(), json!({"names": n}));
+        }
         let queue = json!({"apiVersion": API_VERSION, "kind": "JaxRuntimeQueue", "metadata": {"name": DEFAULT_QUEUE}, "spec": spec});
-        docs.push(Document::new(Source::named("<kueue>"), 0, queue));
+        let mut all = docs.clone();
+        all.push(Document::new(Source::named("<kueue>"), 0, queue));
+        all
+    };
+    let (mut generated, mut plan) =
+        if has_queue { pipeline::plan_with(&docs, |_| ()) } else { pipeline::plan_with(&with_implicit(None), |_| ()) };
+    let mut implicit = !has_queue;
+    // A fleet: the cluster the node list is of (`--cluster`, or the JaxCluster whose inventory it
+    // is) gets its own queues, or the implicit one serving its runtimes.
+    let scope = match crate::fleet::scoped(&generated.clusters, a.cluster.as_deref(), Some(&a.nodes)) {
+        Ok(s) => s.cloned(),
+        Err(e) => {
+            out::error(&e);
+            return report.finish(Exit::Usage);
+        }
+    };
+    if let Some(c) = &scope {
+        if c.queues.is_empty() {
+            let names: Vec<String> = c.runtimes.iter().map(|(_, n)| n.clone()).collect();
+            let (g, p) = pipeline::plan_with(&with_implicit(Some(names)), |_| ());
+            (generated, plan) = (g, p);
+            implicit = true;
+        } else {
+            implicit = false;
+        }
+        let keep: Vec<bool> =
+            plan.queues.iter().map(|q| if implicit { q.name == DEFAULT_QUEUE } else { c.queues.contains(&q.name) }).collect();
+        let mut k = keep.iter();
+        plan.queues.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
+        plan.served.retain(|_| *k.next().unwrap_or(&false));
+        report.note(&format!(
+            "JaxCluster {}: {}",
+            c.name,
+            if implicit {
+                format!("no JaxRuntimeQueue of its own; queue `{DEFAULT_QUEUE}` serves its {}", words::count(c.runtimes.len(), "runtime"))
+            } else {
+                format!("its queues {}", c.queues.iter().map(|q| format!("`{q}`")).collect::<Vec<_>>().join(", "))
+            }
+        ));
+    } else if !generated.clusters.is_empty() {
+        let names: Vec<&str> = generated.clusters.iter().map(|c| c.name.as_str()).collect();
+        report.note(&format!(
+            "the catalog's JaxClusters ({}) do not list {} as their inventory: every queue is generated; `--cluster NAME` picks one",
+            names.join(", "),
+            a.nodes.display()
+        ));
     }
-    let (generated, mut plan) = pipeline::plan_with(&docs, |_| ());
     if generated.catalog_objects <= usize::from(!has_queue) {
         let d =
             Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
@@ -102,13 +160,22 @@ pub fn run(a: &KueueArgs) -> Exit {
         }
     }
     if !generated.has_errors() {
-        if !has_queue {
+        if implicit {
             if let Some(d) = leave_out_absent(&mut plan, &cluster) {
                 diags.push(d);
             }
         }
         let (objects, found) = pipeline::queue_objects(&plan, Some(&cluster));
-        diags.extend(found.into_iter().map(capacity_said));
+        let autoscales = scope.as_ref().is_some_and(|c| c.inventory.as_ref().is_some_and(|(_, autoscaling)| *autoscaling));
+        diags.extend(found.into_iter().map(capacity_said).map(|d| {
+            if autoscales {
+                // Quota counted from the nodes it has now is never what an autoscaled pool needs:
+                // Kueue would hold the TrainJob before the autoscaler ever sees a pod.
+                d.with_help("the cluster autoscales (its JaxCluster says so): quotas counted from the nodes it has now would keep Kueue from ever admitting the TrainJob that makes it scale up; use the JaxRuntimeQueue's own quotas (`jax-runtimes render`), or add the pool's nodes to the list")
+            } else {
+                d
+            }
+        }));
         report.findings(&diags);
         // All or nothing: a refused run writes nothing, on stdout or in DIR.
         if report.refused(&diags) {

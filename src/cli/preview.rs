@@ -11,7 +11,6 @@ use crate::diag::{has_errors, Diagnostic};
 use crate::exit::Exit;
 use crate::k8s::names;
 use crate::read::{self, Document, Sources};
-use crate::report;
 use crate::trainer::TrainingRuntime;
 use crate::trainjob::{self, pod, Steps, TrainerVersion};
 use crate::validate::{self, is_runtime, is_trainjob, structure};
@@ -172,6 +171,6 @@ fn pick<'a>(docs: &'a [Document], name: Option<&str>) -> Result<&'a Document, St
 /// Findings on stderr, as text (the pod is what stdout holds).
 fn show(diags: &[Diagnostic], sources: &Sources) {
     if !diags.is_empty() {
-        out::stderr(&report::text_all_styled(diags, sources, out::style(out::Stream::Stderr)));
+        super::shared::say_findings(diags, sources);
     }
 }

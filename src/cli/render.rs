@@ -81,13 +81,21 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     let mut diags = generated.diagnostics.clone();
+    // One info per file and kind (a fleet folder's node lists hold many Nodes), at the first.
+    let mut groups: Vec<(&str, String, Vec<&crate::read::Document>)> = Vec::new();
     for doc in &generated.ignored {
-        diags.push(
-            doc.locate(
-                Diagnostic::new(&INPUT_NOT_A_CATALOG_OBJECT, "not a jax-runtimes catalog object; ignored")
-                    .with_object(ObjectRef::of(&doc.value)),
-            ),
-        );
+        let kind = ObjectRef::of(&doc.value).kind;
+        match groups.iter_mut().find(|(file, k, _)| *file == doc.source.name.as_str() && *k == kind) {
+            Some((_, _, docs)) => docs.push(doc),
+            None => groups.push((doc.source.name.as_str(), kind, vec![doc])),
+        }
+    }
+    for (_, kind, docs) in &groups {
+        let message = match docs.len() {
+            1 => "not a jax-runtimes catalog object; ignored".to_string(),
+            n => format!("{n} `{kind}` objects in this file are not jax-runtimes catalog objects; ignored"),
+        };
+        diags.push(docs[0].locate(Diagnostic::new(&INPUT_NOT_A_CATALOG_OBJECT, message).with_object(ObjectRef::of(&docs[0].value))));
     }
     if generated.catalog_objects == 0 {
         diags.push(

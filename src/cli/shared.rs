@@ -266,6 +266,15 @@ impl Reporter {
     }
 }
 
+/// Findings on stderr as every command's text report shows them: sorted by file, line and
+/// column, the TrainJob-name infos in one line, the routine infos hidden, framed and colored as
+/// `--color`, `NO_COLOR` and `TERM` say. For the commands whose product is on stdout and whose
+/// `--format` is the product's (`fit`, `preview`).
+pub fn say_findings(diags: &[Diagnostic], sources: &Sources) {
+    let mut report = Reporter::gated(FindingsFormat::Text, Gate::default(), "", sources.clone());
+    report.findings(diags);
+}
+
 /// Brings `dir` to `plan`'s state, or with `check` only reports (exit 1 and a diff on stdout
 /// when stale). Shared by `render -o`, `docs -o` and `kueue -o` (whose `command` also carries its
 /// `--nodes`, for the hint; `runtimes` then counts Kueue objects).

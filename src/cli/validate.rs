@@ -120,14 +120,37 @@ pub fn run(a: &ValidateArgs) -> Exit {
         }
     };
     let mut diags = extra;
-    diags.extend(check_documents(&docs, &opts));
+    // Catalog objects among the paths are rendered as `render`, `fit` and `kueue` render them (one
+    // reader): their findings are render's, at the catalog's lines, and their runtimes are what the
+    // TrainJobs of the input may use. Trainer and Kueue objects, at any version, are judged as
+    // they are.
+    let (theirs, rest): (Vec<Document>, Vec<Document>) =
+        docs.into_iter().partition(|d| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value));
+    let generated = crate::pipeline::generate_with(&rest, |r| r.runtime);
+    let rendered = generated.runtimes.len();
+    // A near miss of a Trainer kind is the catalog reader's finding too: one finding per mistake,
+    // and no "holds no runtime" after it.
+    let said = crate::diag::has_errors(&generated.diagnostics);
+    diags.extend(generated.diagnostics);
+    if generated.catalog_objects > 0 {
+        opts.runtimes = opts.runtimes.iter().cloned().chain(generated.runtimes).collect();
+        let queues = crate::read::Source::named("(the catalog's queues)");
+        opts.kueue = opts
+            .kueue
+            .iter()
+            .cloned()
+            .chain(generated.queues.into_iter().enumerate().map(|(i, q)| Document::new(queues.clone(), i, q.object)))
+            .collect();
+    }
+    let docs: Vec<Document> = theirs.into_iter().chain(generated.ignored).collect();
+    diags.extend(check_documents_with(&docs, &opts, generated.catalog_objects > 0 || said));
     crate::validate::ecosystem::require(&mut diags, &a.require);
     let code = print(&diags, a, &sources, Exit::from_findings(&diags));
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
     let trainjobs = docs.iter().filter(|d| is_trainjob(&d.value)).count();
     let queued = docs.iter().filter(|d| is_kueue(&d.value)).count();
-    let what = match (trainjobs, queued) {
+    let mut what = match (trainjobs, queued) {
         (0, 0) => words::count(runtimes, "runtime"),
         (_, 0) => format!("{} and {}", words::count(runtimes, "runtime"), words::count(trainjobs, "TrainJob")),
         (0, _) => format!("{} and {}", words::count(runtimes, "runtime"), words::count(queued, "Kueue object")),
@@ -138,6 +161,9 @@ pub fn run(a: &ValidateArgs) -> Exit {
             words::count(queued, "Kueue object")
         ),
     };
+    if rendered > 0 {
+        what = format!("{what} (and {} the catalog objects render)", words::count(rendered, "runtime"));
+    }
     if a.format == Format::Text {
         out::note(&format!(
             "{what} checked: {}, {}",
@@ -166,6 +192,12 @@ fn list_rules(format: Format) -> Exit {
 /// A kind of ours at a version its CRD does not serve is an error (`input/unserved-version`) and
 /// is still checked, as the served version would be.
 pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
+    check_documents_with(docs, opts, false)
+}
+
+/// [`check_documents`]; `catalog`: the input also held catalog objects (rendered and reported
+/// elsewhere), so holding no runtime or TrainJob of its own is no error.
+fn check_documents_with(docs: &[Document], opts: &Options, catalog: bool) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let checked = |d: &Document| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value);
     let mut unserved = Vec::new();
@@ -184,7 +216,7 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
                 unserved.push((doc.source.name.clone(), doc.index));
             }
             diags.push(doc.locate(d.with_object(ObjectRef::of(&doc.value))));
-        } else if !checked(doc) && !written_by_render(doc) {
+        } else if !checked(doc) && !crate::write::written_by_render(doc) {
             diags.push(
                 doc.locate(
                     Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")
@@ -199,17 +231,16 @@ pub fn check_documents(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     diags.extend(found.into_iter().filter(|d| {
         !(d.rule == &CRD_NOT_COVERED && unserved.iter().any(|(f, i)| d.file.as_deref() == Some(f.as_str()) && d.index == Some(*i)))
     }));
-    if !docs.iter().any(checked) {
+    if !catalog && docs.is_empty() {
+        diags.push(Diagnostic::finding(
+            &INPUT_NO_RUNTIME,
+            "",
+            "the input is empty: no YAML document (an empty file or stream, or a folder without `.yaml`, `.yml` or `.json` files)",
+        ));
+    } else if !catalog && !docs.iter().any(checked) {
         diags.push(Diagnostic::finding(&INPUT_NO_RUNTIME, "", "the input holds no ClusterTrainingRuntime, TrainingRuntime or TrainJob"));
     }
     diags
-}
-
-/// The `kustomization.yaml` that `render -o` writes next to the runtimes (it opens with the
-/// ownership header): part of the folder `validate DIR` is pointed at, skipped without a word.
-fn written_by_render(doc: &Document) -> bool {
-    doc.value.get("kind").and_then(|k| k.as_str()) == Some("Kustomization")
-        && doc.source.text().is_some_and(|t| t.starts_with(crate::write::HEADER))
 }
 
 /// The report on stdout (or in `--output FILE`) in the chosen format, through the reporter every

@@ -53,6 +53,8 @@ pub struct Assignment {
     pub queues: Vec<String>,
     /// The inventory file as the `JaxCluster` names it, and whether the cluster autoscales.
     pub inventory: Option<(String, bool)>,
+    /// The inventory file's path as read (beside the file that holds the `JaxCluster`).
+    pub inventory_path: Option<String>,
     /// How many nodes the inventory lists.
     pub nodes: usize,
     /// Served runtimes that do not fit the inventory.
@@ -193,6 +195,7 @@ impl Fleet {
                     runtimes: Vec::new(),
                     queues: c.spec.queues.clone(),
                     inventory: c.spec.inventory.as_ref().map(|i| (i.nodes.clone(), i.autoscaling)),
+                    inventory_path: c.spec.inventory.as_ref().map(|i| inventory_path(origin, &i.nodes)),
                     nodes,
                     misfits: Vec::new(),
                 },
@@ -329,11 +332,36 @@ fn serves(s: &ClusterRuntimes, r: &Resolved) -> bool {
     platform && (s.names.is_empty() || s.names.contains(&r.name)) && s.match_labels.iter().all(|(k, v)| r.labels.get(k) == Some(v))
 }
 
-/// The node documents of a cluster's inventory file.
-fn load(origin: &Origin, nodes: &str, inventories: Inventories<'_>) -> Result<Vec<Document>, Diagnostic> {
+/// Where a cluster's inventory file is read: `nodes` beside the file that holds the `JaxCluster`.
+fn inventory_path(origin: &Origin, nodes: &str) -> String {
     let from = origin.doc.source.name.as_str();
     let within = if from.starts_with('<') || from.starts_with("builtin:") { "" } else { from };
-    let path = beside(within, nodes);
+    beside(within, nodes)
+}
+
+/// The cluster of a fleet a command is scoped to: the one named (`--cluster NAME`), else the one
+/// whose inventory is the node list given (`--nodes FILE`, the same file), else none. An unknown
+/// name is an error that lists the clusters.
+pub fn scoped<'a>(clusters: &'a [Assignment], name: Option<&str>, nodes: Option<&Path>) -> Result<Option<&'a Assignment>, String> {
+    if let Some(n) = name {
+        return clusters.iter().find(|c| c.name == n).map(Some).ok_or_else(|| {
+            let names: Vec<String> = clusters.iter().map(|c| format!("`{}`", c.name)).collect();
+            let mean = crate::spelling::nearest(n, clusters.iter().map(|c| c.name.as_str()), 3)
+                .map(|m| format!("; did you mean `{m}`?"))
+                .unwrap_or_default();
+            format!(
+                "--cluster {n}: the catalog has no JaxCluster `{n}` (it has {}){mean}",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            )
+        });
+    }
+    let Some(nodes) = nodes.and_then(|n| n.canonicalize().ok()) else { return Ok(None) };
+    Ok(clusters.iter().find(|c| c.inventory_path.as_ref().and_then(|p| Path::new(p).canonicalize().ok()).is_some_and(|p| p == nodes)))
+}
+
+/// The node documents of a cluster's inventory file.
+fn load(origin: &Origin, nodes: &str, inventories: Inventories<'_>) -> Result<Vec<Document>, Diagnostic> {
+    let path = inventory_path(origin, nodes);
     let missing = |why: String| {
         origin.locate(
             Diagnostic::finding(&CATALOG_CLUSTER, "spec.inventory.nodes", why)

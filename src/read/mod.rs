@@ -484,9 +484,14 @@ fn malformed(source: &Source, e: yaml::YamlError) -> Diagnostic {
                     "a file for envsubst is not a manifest until its variables are substituted: check the output of `envsubst`"
                 }
             }),
-            None => Diagnostic::new(&INPUT_MALFORMED_YAML, e.message)
-                .with_file(source.name.clone(), None, e.line)
-                .with_help("fix the YAML syntax at that line"),
+            None => {
+                let tab = e.message.contains("tab");
+                Diagnostic::new(&INPUT_MALFORMED_YAML, e.message).with_file(source.name.clone(), None, e.line).with_help(if tab {
+                    "replace the tab with spaces: YAML indents with spaces only"
+                } else {
+                    "fix the YAML syntax at that line"
+                })
+            }
         }
     };
     // The parser's column is where it gave up: one character is underlined there.

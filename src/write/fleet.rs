@@ -269,6 +269,7 @@ mod tests {
             runtimes: runtimes.iter().map(|r| (None, r.to_string())).collect(),
             queues: queues.iter().map(|q| q.to_string()).collect(),
             inventory: None,
+            inventory_path: None,
             nodes: 0,
             misfits: Vec::new(),
         }

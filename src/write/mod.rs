@@ -42,6 +42,13 @@ impl Text {
     }
 }
 
+/// The `kustomization.yaml` that `render -o` writes next to the runtimes (it opens with the
+/// ownership header): part of the folder `validate DIR` or `fit DIR` is pointed at, skipped
+/// without a word.
+pub fn written_by_render(doc: &crate::read::Document) -> bool {
+    doc.value.get("kind").and_then(|k| k.as_str()) == Some("Kustomization") && doc.source.text().is_some_and(|t| t.starts_with(HEADER))
+}
+
 /// The runtimes as one YAML stream.
 pub fn stream(runtimes: &[Text]) -> String {
     yaml::join_documents(runtimes.iter().map(|r| r.yaml.as_str()))
