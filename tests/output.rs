@@ -373,3 +373,59 @@ fn the_cpu_limit_can_be_turned_off_with_a_warning_and_the_page_says_why_it_is_th
     let page = fs::read_to_string(d.join("pages/two.md")).unwrap();
     assert!(!page.contains("copied by jax-runtimes") && page.contains("device unknown"), "{page}");
 }
+
+/// One exit-code rule (issue 54 item 8): the same bad input gives the same code in every command
+/// that reads it: 1 for a file that was read but is not valid input (not YAML, a Helm template,
+/// empty, nothing the command reads), 2 for a path that cannot be read.
+#[test]
+fn every_command_exits_alike_on_the_same_bad_input() {
+    let nodes = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: node-a}\n  status:\n    allocatable: {cpu: \"8\", memory: 32Gi, pods: \"110\"}\n    conditions: [{type: Ready, status: \"True\"}]\n";
+    let inputs = [
+        ("garbage.yaml", "items: [\n", 1),
+        ("helm.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: {{ .Values.name }}\n", 1),
+        ("empty.yaml", "", 1),
+        ("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", 1),
+    ];
+    let dir = dir_with(&[("nodes.yaml", nodes)]);
+    for (name, text, _) in &inputs {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    let cases: Vec<(&str, i32)> = inputs.iter().map(|(n, _, c)| (*n, *c)).chain([("missing.yaml", 2)]).collect();
+    let mut found = Vec::new();
+    for (file, want) in cases {
+        for cmd in [vec!["validate", file], vec!["fit", "--nodes", "nodes.yaml", file], vec!["preview", file], vec!["render", file]] {
+            let r = run(dir.path(), &cmd, &[]);
+            if r.code != want {
+                found.push(format!("{cmd:?}: exit {} (want {want}): {}", r.code, r.stderr.lines().next().unwrap_or_default()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// `preview --format json|sarif|junit|github`: the pod stays YAML on stdout, the findings are one
+/// document on stderr and nothing else (issue 54 item 9).
+#[test]
+fn preview_prints_its_findings_in_every_format() {
+    let catalog = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec: {accelerator: {cpu: {}}}\n";
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: jax-cpu}\n  trainer:\n    env: [{name: JAX_PROCESS_ID, value: \"3\"}]\n";
+    let dir = dir_with(&[("catalog.yaml", catalog), ("job.yaml", job)]);
+    for format in ["json", "sarif", "junit", "github"] {
+        let r = run(dir.path(), &["preview", "job.yaml", "--runtimes", "catalog.yaml", "--format", format], &[]);
+        assert_eq!(r.code, 1, "{format}: {}", r.all());
+        assert!(r.stdout.contains("kind: Pod"), "{format}: the pod is still shown: {}", r.all());
+        match format {
+            "json" => {
+                let f: Vec<Value> = serde_json::from_str(&r.stderr).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+                assert!(f.iter().any(|f| f["rule"] == "trainjob/jax-env"), "{}", r.stderr);
+            }
+            "sarif" => assert_eq!(serde_json::from_str::<Value>(&r.stderr).unwrap()["version"], "2.1.0"),
+            "junit" => assert!(r.stderr.starts_with("<?xml") && r.stderr.trim_end().ends_with("</testsuites>"), "{}", r.stderr),
+            _ => assert!(r.stderr.lines().all(|l| l.starts_with("::")) && r.stderr.contains("trainjob/jax-env"), "{}", r.stderr),
+        }
+    }
+    // Nothing to show: still one document.
+    let r = run(dir.path(), &["preview", "catalog.yaml", "--format", "json"], &[]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(serde_json::from_str::<Vec<Value>>(&r.stderr).is_ok(), "{}", r.stderr);
+}

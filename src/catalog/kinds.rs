@@ -126,7 +126,10 @@ pub fn identify(gvk: Gvk<'_>) -> Identity {
                 Identity::Misspelt(Box::new(
                     Diagnostic::new(&CATALOG_UNKNOWN_KIND, format!("{found} is not a kind of the `{GROUP}` group; {hint}"))
                         .with_field("kind")
-                        .with_help(format!("the catalog kinds are {}", Kind::catalog_list())),
+                        .with_help(format!(
+                            "the catalog kinds are {} (they describe runtimes), `JaxRuntimeQueue` and `JaxCluster`; `JaxRuntimeValidation` is the KRM validator's config",
+                            Kind::catalog_list()
+                        )),
                 ))
             }
         };

@@ -46,7 +46,8 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes render                       # built-in catalog to stdout\n  jax-runtimes render my-catalog/ -o gitops/runtimes\n  jax-runtimes render my-catalog/ -o gitops/runtimes --check   # CI: fail if stale\n  cat entry.yaml | jax-runtimes render -"
     )]
     Render(render::RenderArgs),
-    /// Print the JSON Schema of the catalog kinds (JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix).
+    /// Print the JSON Schema of the catalog kinds (JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix,
+    /// JaxRuntimeQueue, JaxCluster, JaxRuntimeValidation).
     #[command(after_help = "Example:\n  jax-runtimes schema > jax-runtimes.schema.json")]
     Schema,
     /// List the accelerator shapes jax-runtimes knows.

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::out;
-use super::shared::{load_runtimes, Gate};
+use super::shared::{load_runtimes, FindingsFormat, Gate};
 use crate::diag::{has_errors, Diagnostic};
 use crate::exit::Exit;
 use crate::k8s::names;
@@ -34,6 +34,10 @@ pub struct PreviewArgs {
     /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
     #[arg(long = "trainer-version", value_name = "VERSION")]
     pub trainer_version: Option<TrainerVersion>,
+    /// How to print the findings on stderr (the pod stays YAML on stdout): text, or one document
+    /// (and nothing else) for CI: `json`, `github`, `sarif`, `junit`.
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub format: FindingsFormat,
 }
 
 pub fn run(a: &PreviewArgs) -> Exit {
@@ -42,22 +46,26 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            show(&diags, &sources);
+            show(&diags, &sources, a.format);
             return Exit::after_read_errors(&diags);
         }
     };
     let (mut runtimes, kueue, mut diags) = match load_runtimes(&a.runtimes, &mut sources) {
         Ok(r) => (r.runtimes, std::sync::Arc::<[Document]>::from(r.kueue), r.diagnostics),
         Err((diags, code)) => {
-            show(&diags, &sources);
+            show(&diags, &sources, a.format);
             return code;
         }
     };
     let doc = match pick(&docs, a.name.as_deref()) {
         Ok(d) => d,
         Err(message) => {
-            out::error(&message);
-            return Exit::Usage;
+            show(&diags, &sources, a.format);
+            note(a.format, &message);
+            // A file that was read but holds no TrainJob is a finding (1), as in every command; a
+            // `--name` that picks none, or several TrainJobs without one, is a usage error (2).
+            let none = !docs.iter().any(|d| is_trainjob(&d.value));
+            return if none { Exit::Findings } else { Exit::Usage };
         }
     };
     // The file's runtimes first: they win on a name both have.
@@ -71,8 +79,8 @@ pub fn run(a: &PreviewArgs) -> Exit {
     all.append(&mut runtimes);
     let Some(tj) = structure::typed_trainjob(&doc.value) else {
         diags.extend(gate(&docs, doc, None, &all[in_file.len()..], &kueue, a.trainer_version));
-        show(&diags, &sources);
-        out::note("no preview: the TrainJob does not read (see the errors above)");
+        show(&diags, &sources, a.format);
+        note(a.format, "no preview: the TrainJob does not read (see the errors above)");
         return Exit::Findings;
     };
     let found = trainjob::find(&tj, &all);
@@ -81,8 +89,8 @@ pub fn run(a: &PreviewArgs) -> Exit {
         found.as_ref().ok().and_then(|rt| all.iter().position(|r| std::ptr::eq(r, *rt))).and_then(|i| in_file.get(i)).map(|(doc, _)| *doc);
     diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], &kueue, a.trainer_version));
     let Ok(rt) = found else {
-        show(&diags, &sources);
-        out::note("no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
+        show(&diags, &sources, a.format);
+        note(a.format, "no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
         return Exit::Findings;
     };
     let version = TrainerVersion::for_runtime(rt, a.trainer_version);
@@ -90,8 +98,8 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let predicted = match trainjob::predict(&eff, a.process) {
         Ok(p) => p,
         Err(e) => {
-            show(&diags, &sources);
-            out::error(&format!("no preview: {e}"));
+            show(&diags, &sources, a.format);
+            note(a.format, &format!("no preview: {e}"));
             return match e {
                 pod::PodError::NoSuchProcess { .. } => Exit::Usage,
                 // Trainer still runs the runtime's pods as written (`trainer/node-container`, a
@@ -109,13 +117,13 @@ pub fn run(a: &PreviewArgs) -> Exit {
         }
     };
     let header: String = pod::header(&eff, &tj, rt, &predicted).iter().map(|l| format!("# {l}\n")).collect();
-    show(&diags, &sources);
+    show(&diags, &sources, a.format);
     let code = out::stdout(&format!("{header}{body}"));
     if code != Exit::Ok {
         return code;
     }
     if has_errors(&diags) {
-        out::note("the TrainJob has errors (above): Trainer or Kubernetes would not run this pod as shown");
+        note(a.format, "the TrainJob has errors (above): Trainer or Kubernetes would not run this pod as shown");
         return Exit::Findings;
     }
     Exit::Ok
@@ -168,8 +176,21 @@ fn pick<'a>(docs: &'a [Document], name: Option<&str>) -> Result<&'a Document, St
     }
 }
 
-/// Findings on stderr, as text (the pod is what stdout holds).
-fn show(diags: &[Diagnostic], sources: &Sources) {
+/// A `jax-runtimes:` note on stderr in text; nothing in the document formats (the exit code says it).
+fn note(format: FindingsFormat, text: &str) {
+    if format == FindingsFormat::Text {
+        out::note(text);
+    }
+}
+
+/// The findings on stderr: as text, or as the one document of the chosen format.
+fn show(diags: &[Diagnostic], sources: &Sources, format: FindingsFormat) {
+    if format != FindingsFormat::Text {
+        let mut report = super::shared::Reporter::gated(format, Gate::default(), "preview", sources.clone());
+        report.findings(diags);
+        let _ = report.finish(Exit::Ok);
+        return;
+    }
     if !diags.is_empty() {
         super::shared::say_findings(diags, sources);
     }

@@ -94,7 +94,8 @@ pub struct Gate {
     /// `--min-severity info` shows those too.
     #[arg(long = "min-severity", value_enum, value_name = "SEVERITY")]
     pub min_severity: Option<Level>,
-    /// The severity that makes the command fail (exit 1): `error` (the default) or `warning`.
+    /// The severity that makes the command fail (exit 1): `error` (the default), `warning`, or
+    /// `info` (any finding).
     #[arg(long = "fail-on", value_enum, value_name = "SEVERITY", default_value_t = Level::Error)]
     pub fail_on: Level,
 }

@@ -12,7 +12,7 @@ define_rules! {
         "An object in the `jax-runtimes.dev` group (or a group one typo away from it) whose apiVersion is not `jax-runtimes.dev/v1alpha1`. It is an error, not ignored: a misspelt catalog object must never make the function prune the runtimes it generated.",
         "Write `apiVersion: jax-runtimes.dev/v1alpha1`.";
     CATALOG_UNKNOWN_KIND = "catalog/unknown-kind", Error, Catalog,
-        "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`; `JaxRuntimeValidation` as a function config).",
+        "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`, `JaxRuntimeQueue`, `JaxCluster`; `JaxRuntimeValidation` as a function config).",
         "Fix the kind; the message names the nearest one.";
     CATALOG_UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog,
         "A field the catalog kind does not have, at any depth: the catalog's own fields and those of the Kubernetes types inside it (`env`, `tolerations`, `resources`, selectors), e.g. `nodeSelectr` or `valu`. Every one is reported in one run, at its key, with the nearest field.",
