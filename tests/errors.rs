@@ -365,3 +365,13 @@ fn each_input_mistake_gets_one_finding_that_names_it() {
     assert_eq!(out.matches("info[input/not-a-catalog-object]").count(), 1, "{out}");
     assert!(out.contains("3 `Node` objects in this file are not jax-runtimes catalog objects"), "{out}");
 }
+
+/// A TrainJob without `spec.runtimeRef`: the help gives the field's shape and the runtimes given.
+#[test]
+fn a_missing_runtime_ref_says_its_shape_and_the_runtimes_there_are() {
+    let catalog = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: jax-cpu}\nspec: {accelerator: {cpu: {}}}\n";
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j}\nspec:\n  trainer: {numNodes: 1}\n";
+    let (code, out) = run_on(&[("catalog.yaml", catalog), ("job.yaml", job)], &["validate", "job.yaml", "--runtimes", "catalog.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("help: add `spec.runtimeRef: {name: <runtime>}`") && out.contains("the runtimes given: `jax-cpu`"), "{out}");
+}

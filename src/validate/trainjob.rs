@@ -146,6 +146,23 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
             out.extend(name_format(&naming));
         }
     }
+    // A TrainJob without `spec.runtimeRef`: say its shape and the runtimes it may name.
+    for d in out.iter_mut().filter(|d| d.rule.id.ends_with("/required") && d.field.as_deref() == Some("spec.runtimeRef")) {
+        let mut names: Vec<&str> = ctx.runtimes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let known = match names.len() {
+            0 => " (pass the runtimes with `--runtimes` to have them listed)".to_string(),
+            n => {
+                let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+                let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
+                format!("; the runtimes given: {}{more}", shown.join(", "))
+            }
+        };
+        d.help = Some(format!(
+            "add `spec.runtimeRef: {{name: <runtime>}}`: a ClusterTrainingRuntime by default, or `kind: TrainingRuntime` for one in the TrainJob's namespace{known}"
+        ));
+    }
     let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
     if !misread {
         if let Some(mut tj) = structure::typed_trainjob(value) {
