@@ -11,24 +11,12 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-use support::{root, Run};
+use support::{dir_with, entry, root, Run};
 
 fn run(dir: &Path, args: &[&str]) -> Run {
     let mut c = support::cli(args);
     c.current_dir(dir).env_remove("NO_COLOR").env_remove("TERM");
     Run::of(c.output().unwrap())
-}
-
-fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        fs::write(dir.path().join(name), text).unwrap();
-    }
-    dir
-}
-
-fn entry(name: &str, image: &str) -> String {
-    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n  image: '{image}'\n  accelerator: {{cpu: {{}}}}\n")
 }
 
 /// The built-in catalog rendered into `dir/rt.yaml`: 25 clean runtimes.

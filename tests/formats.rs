@@ -20,22 +20,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use support::Run;
+use support::{dir_with, entry, Run};
 
 fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
     support::run_in(dir, args, stdin.map(str::as_bytes))
-}
-
-fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        fs::write(dir.path().join(name), text).unwrap();
-    }
-    dir
-}
-
-fn entry(name: &str, image: &str) -> String {
-    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n  image: '{image}'\n  accelerator: {{cpu: {{}}}}\n")
 }
 
 fn schemas() -> PathBuf {

@@ -129,6 +129,20 @@ pub fn path_with_bin() -> std::ffi::OsString {
         .expect("PATH joins")
 }
 
+/// A fresh folder holding `files` (name, text).
+pub fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A catalog entry of a CPU runtime with `image`.
+pub fn entry(name: &str, image: &str) -> String {
+    format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: {name}}}\nspec:\n  image: '{image}'\n  accelerator: {{cpu: {{}}}}\n")
+}
+
 /// Copies a folder recursively.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
