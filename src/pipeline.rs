@@ -436,13 +436,25 @@ pub struct Runtimes {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The Kueue objects a catalog's queues generate, as documents of the stand-in source
+/// `(the catalog's queues)`: context the TrainJobs' queue labels are looked up in.
+pub fn queue_documents(objects: impl IntoIterator<Item = Value>) -> Vec<Document> {
+    let catalog = crate::read::Source::named("(the catalog's queues)");
+    objects.into_iter().enumerate().map(|(i, v)| Document::new(catalog.clone(), i, v)).collect()
+}
+
+/// A Trainer or Kueue object, at any version (a near-miss version included): judged as it is,
+/// never read as a catalog object.
+pub fn judged_as_is(value: &Value) -> bool {
+    validate::is_runtime(value) || validate::is_trainjob(value) || crate::kueue::is_kueue(value)
+}
+
 /// See [`Runtimes`].
 pub fn runtimes(docs: &[Document]) -> Runtimes {
     let generated = generate(docs);
     let mut out = Runtimes { diagnostics: generated.diagnostics, ..Runtimes::default() };
     out.runtimes.extend(generated.runtimes.into_iter().map(|r| r.runtime));
-    let catalog = crate::read::Source::named("(the catalog's queues)");
-    out.kueue.extend(generated.queues.into_iter().enumerate().map(|(i, q)| Document::new(catalog.clone(), i, q.object)));
+    out.kueue.extend(queue_documents(generated.queues.into_iter().map(|q| q.object)));
     for doc in &generated.ignored {
         match crate::read::list_items(doc.value.clone()) {
             Ok(items) => {

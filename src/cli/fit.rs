@@ -361,8 +361,7 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> 
     }
     // Trainer and Kueue objects, at any version, are judged as validate judges them (a runtime
     // at an unserved apiVersion is an `invalid` row, not a catalog error); the rest is the catalog.
-    let (theirs, catalog): (Vec<Document>, Vec<Document>) =
-        docs.into_iter().partition(|d| is_runtime(&d.value) || is_trainjob(&d.value) || kueue::is_kueue(&d.value));
+    let (theirs, catalog): (Vec<Document>, Vec<Document>) = docs.into_iter().partition(|d| pipeline::judged_as_is(&d.value));
     // Only the typed runtime of each is kept (not its JSON tree nor what it was resolved from).
     let generated = pipeline::generate_with(&catalog, |r| r.runtime);
     let errors: Vec<Diagnostic> = generated.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();

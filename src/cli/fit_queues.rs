@@ -15,7 +15,7 @@ use crate::gvk::Gvk;
 use crate::kueue::{self, ClusterQueue, LocalQueue, ResourceFlavor, Topology, Workload};
 use crate::queues::gate::{gate, QueueVerdict};
 use crate::queues::Queues;
-use crate::read::{self, Document, Source, Sources};
+use crate::read::{self, Document, Sources};
 use crate::rules::kueue::KUEUE_UNREADABLE;
 use crate::trainer::TrainJob;
 use crate::trainer::TrainingRuntime;
@@ -105,8 +105,7 @@ pub fn load(
     sources: &mut Sources,
     read_one: ReadOne,
 ) -> Option<(Loaded, Vec<Document>)> {
-    let catalog = Source::named("(the catalog's queues)");
-    let mut docs: Vec<Document> = generated.iter().enumerate().map(|(i, v)| Document::new(catalog.clone(), i, v.clone())).collect();
+    let mut docs = crate::pipeline::queue_documents(generated.iter().cloned());
     docs.extend(among_inputs.iter().cloned());
     let mut problems = Vec::new();
     let read = |path: &Path, sources: &mut Sources| -> Option<Vec<Document>> {

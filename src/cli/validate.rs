@@ -124,8 +124,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
     // reader): their findings are render's, at the catalog's lines, and their runtimes are what the
     // TrainJobs of the input may use. Trainer and Kueue objects, at any version, are judged as
     // they are.
-    let (theirs, rest): (Vec<Document>, Vec<Document>) =
-        docs.into_iter().partition(|d| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value));
+    let (theirs, rest): (Vec<Document>, Vec<Document>) = docs.into_iter().partition(|d| crate::pipeline::judged_as_is(&d.value));
     let generated = crate::pipeline::generate_with(&rest, |r| r.runtime);
     let rendered = generated.runtimes.len();
     // A near miss of a Trainer kind is the catalog reader's finding too: one finding per mistake,
@@ -134,13 +133,8 @@ pub fn run(a: &ValidateArgs) -> Exit {
     diags.extend(generated.diagnostics);
     if generated.catalog_objects > 0 {
         opts.runtimes = opts.runtimes.iter().cloned().chain(generated.runtimes).collect();
-        let queues = crate::read::Source::named("(the catalog's queues)");
-        opts.kueue = opts
-            .kueue
-            .iter()
-            .cloned()
-            .chain(generated.queues.into_iter().enumerate().map(|(i, q)| Document::new(queues.clone(), i, q.object)))
-            .collect();
+        let queues = crate::pipeline::queue_documents(generated.queues.into_iter().map(|q| q.object));
+        opts.kueue = opts.kueue.iter().cloned().chain(queues).collect();
     }
     let docs: Vec<Document> = theirs.into_iter().chain(generated.ignored).collect();
     diags.extend(check_documents_with(&docs, &opts, generated.catalog_objects > 0 || said));
