@@ -370,3 +370,90 @@ fn docs_writes_a_page_per_cluster_with_its_runtimes_queues_and_what_does_not_fit
     assert_eq!(run_in(tmp.path(), &["docs", "catalog", "-o", "docs"], None).code, 0);
     assert!(!docs.join("cluster_aks.md").exists());
 }
+
+/// The user's Namespace manifest, as a file of theirs in a cluster folder.
+const NAMESPACE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: research\n";
+
+#[test]
+fn a_catalog_that_loses_its_last_cluster_leaves_the_folder_as_a_fresh_flat_render_would_and_keeps_the_users_files() {
+    let tmp = copy_fleet();
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy"]).code, 0);
+    let deploy = tmp.path().join("deploy");
+    fs::write(deploy.join("clusters/eks/namespace.yaml"), NAMESPACE).unwrap();
+    fs::remove_file(tmp.path().join("catalog/clusters.yaml")).unwrap();
+    let check = render(tmp.path(), &["catalog", "-o", "deploy", "--check"]);
+    assert_eq!(check.code, 1, "the fleet's folders are stale:\n{}", check.all());
+    assert!(check.stdout.contains("--- a/deploy/runtimes/kustomization.yaml\n+++ /dev/null"), "{}", check.all());
+    assert!(check.stdout.contains("--- a/deploy/clusters/gke-tpu/kustomization.yaml\n+++ /dev/null"), "{}", check.all());
+    let r = render(tmp.path(), &["catalog", "-o", "deploy"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.contains("warning[output/left-behind]: deploy/clusters/eks/namespace.yaml"), "{}", r.all());
+    assert!(r.stderr.contains("jax-runtimes: pruned deploy/clusters/aks/kustomization.yaml"), "{}", r.all());
+    // Exactly what a render into an empty folder writes, plus the user's file, which is never deleted.
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "fresh"]).code, 0);
+    let mut want = snapshot(&tmp.path().join("fresh"));
+    want.insert(PathBuf::from("clusters/eks/namespace.yaml"), NAMESPACE.to_string());
+    assert_eq!(snapshot(&deploy), want);
+    assert!(!deploy.join("runtimes").exists() && !deploy.join("clusters/aks").exists(), "emptied folders go too");
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy", "--check"]).code, 0, "and the folder is up to date");
+    // Back to a fleet: the flat files are pruned, and the folder is again a fresh fleet render's.
+    fs::copy(fleet().join("catalog/clusters.yaml"), tmp.path().join("catalog/clusters.yaml")).unwrap();
+    fs::remove_file(deploy.join("clusters/eks/namespace.yaml")).unwrap();
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy"]).code, 0);
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "fleet"]).code, 0);
+    assert_eq!(snapshot(&deploy), snapshot(&tmp.path().join("fleet")));
+}
+
+#[test]
+fn a_renamed_cluster_gets_a_new_folder_the_old_one_is_pruned_and_the_users_file_there_is_named() {
+    let tmp = copy_fleet();
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy"]).code, 0);
+    let deploy = tmp.path().join("deploy");
+    fs::write(deploy.join("clusters/eks/namespace.yaml"), NAMESPACE).unwrap();
+    edit(&tmp.path().join("catalog/clusters.yaml"), "  name: eks\n", "  name: eks-prod\n");
+    let r = render(tmp.path(), &["catalog", "-o", "deploy"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stderr.contains(
+            "warning[output/left-behind]: deploy/clusters/eks/namespace.yaml: a file of yours in the folder of the cluster `eks`"
+        ),
+        "{}",
+        r.all()
+    );
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "fresh"]).code, 0);
+    let mut want = snapshot(&tmp.path().join("fresh"));
+    want.insert(PathBuf::from("clusters/eks/namespace.yaml"), NAMESPACE.to_string());
+    assert_eq!(snapshot(&deploy), want);
+    assert!(build(&deploy.join("clusters/eks-prod")).contains("ClusterTrainingRuntime jax-gpu-eks-h100"));
+    // --fail-on warning: the same render is refused, and nothing is written.
+    edit(&tmp.path().join("catalog/clusters.yaml"), "  name: eks-prod\n", "  name: eks-west\n");
+    fs::write(deploy.join("clusters/eks-prod/namespace.yaml"), NAMESPACE).unwrap();
+    let before = snapshot(&deploy);
+    let r = render(tmp.path(), &["catalog", "-o", "deploy", "--fail-on", "warning"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert_eq!(snapshot(&deploy), before, "nothing written");
+}
+
+#[test]
+fn a_render_into_a_fleets_shared_or_cluster_folder_is_refused_with_the_fleets_folder() {
+    let tmp = copy_fleet();
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy"]).code, 0);
+    let deploy = tmp.path().join("deploy");
+    let before = snapshot(&deploy);
+    for (out, what) in [
+        ("deploy/runtimes", "the shared folder"),
+        ("./deploy/clusters", "the folder of the cluster folders"),
+        ("deploy/clusters/aks", "a cluster folder"),
+        ("deploy/clusters/new", "a cluster folder"),
+    ] {
+        let r = render(tmp.path(), &["catalog", "-o", out]);
+        assert_eq!(r.code, 1, "{out}: {}", r.all());
+        assert!(r.stderr.contains(&format!("{out}: is {what} of the fleet rendered into deploy")), "{out}: {}", r.all());
+        assert!(r.stderr.contains("(`-o deploy`)"), "{}", r.all());
+        assert_eq!(snapshot(&deploy), before, "{out}: nothing written");
+    }
+    let r = run_in(tmp.path(), &["kueue", "--nodes", "nodes/aks.yaml", "--cluster", "aks", "catalog", "-o", "deploy/runtimes"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("deploy/runtimes: is the shared folder of the fleet rendered into deploy"), "{}", r.all());
+    assert_eq!(snapshot(&deploy), before);
+}

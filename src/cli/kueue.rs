@@ -196,7 +196,7 @@ pub fn run(a: &KueueArgs) -> Exit {
                 let identity = write::owned::Identity::of(&a.paths, dir);
                 match write::files(&texts)
                     .map_err(|e| write::DirError::new(e.to_string()))
-                    .and_then(|f| write::owned::plan(dir, &f, &identity))
+                    .and_then(|f| write::fleet::refuse_inside_fleet(dir).and_then(|()| write::owned::plan(dir, &f, &identity)))
                 {
                     Ok(p) => {
                         let command = format!("kueue --nodes {}", a.nodes.display());

@@ -140,14 +140,10 @@ pub fn run(a: &RenderArgs) -> Exit {
         // The runtimes from the spool, then the queues' objects.
         None => out::stdout_stream(spool.into_documents().chain(texts.into_iter().map(|t| Ok(t.yaml)))),
         Some(dir) => {
-            let identity = write::owned::Identity::of(&a.paths, dir);
-            match write::files(&texts).map_err(|e| write::DirError::new(e.to_string())).and_then(|files| {
-                if clusters.is_empty() {
-                    write::owned::plan(dir, &files, &identity)
-                } else {
-                    write::fleet::plan(dir, &files, &shared, &clusters, &a.paths)
-                }
-            }) {
+            match write::files(&texts)
+                .map_err(|e| write::DirError::new(e.to_string()))
+                .and_then(|files| write::fleet::plan(dir, &files, &shared, &clusters, &a.paths))
+            {
                 Ok(plan) => sync_dir(dir, &plan, a.check, "render", &a.paths, runtime_count, &mut report),
                 Err(e) => report.unwritable(dir, &e),
             }

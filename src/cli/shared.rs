@@ -10,7 +10,7 @@ use crate::exit::Exit;
 use crate::pipeline;
 use crate::read::{self, Input, Sources};
 use crate::report;
-use crate::rules::output::{OUTPUT_NOT_OWNED, OUTPUT_STALE, OUTPUT_UNWRITABLE};
+use crate::rules::output::{OUTPUT_LEFT_BEHIND, OUTPUT_NOT_OWNED, OUTPUT_STALE, OUTPUT_UNWRITABLE};
 use crate::words;
 use crate::write::{self, Plan};
 
@@ -281,6 +281,19 @@ pub fn say_findings(diags: &[Diagnostic], sources: &Sources) {
 /// `--nodes`, for the hint; `runtimes` then counts Kueue objects).
 pub fn sync_dir(dir: &Path, plan: &Plan, check: bool, command: &str, paths: &[PathBuf], runtimes: usize, report: &mut Reporter) -> Exit {
     let counted = words::count(runtimes, if command.starts_with("kueue") { "Kueue object" } else { "runtime" });
+    let left: Vec<Diagnostic> = plan
+        .left
+        .iter()
+        .map(|n| {
+            Diagnostic::new(&OUTPUT_LEFT_BEHIND, write::fleet::why_left(n))
+                .with_file(dir.join(n).display().to_string(), None, None)
+                .with_help(OUTPUT_LEFT_BEHIND.fix)
+        })
+        .collect();
+    report.findings(&left);
+    if !check && report.refused(&left) {
+        return Exit::Findings;
+    }
     if check {
         if plan.is_empty() {
             report.note(&format!("{} is up to date ({counted})", dir.display()));
@@ -320,6 +333,13 @@ pub fn sync_dir(dir: &Path, plan: &Plan, check: bool, command: &str, paths: &[Pa
         plan.update.len(),
         plan.delete.len()
     ));
+    if !plan.delete.is_empty() {
+        let mut names: Vec<String> = plan.delete.keys().take(8).map(|n| dir.join(n).display().to_string()).collect();
+        if plan.delete.len() > names.len() {
+            names.push(format!("and {} more", plan.delete.len() - names.len()));
+        }
+        report.note(&format!("pruned {}", names.join(", ")));
+    }
     Exit::Ok
 }
 

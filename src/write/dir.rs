@@ -3,7 +3,7 @@
 //! tool generated. A generated file whose name is taken by another file (or a folder, or a
 //! symlink) is an error before anything is written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -63,6 +63,10 @@ pub struct Plan {
     pub update: BTreeMap<String, (String, String)>,
     /// Owned files no longer generated: name -> old content.
     pub delete: BTreeMap<String, String>,
+    /// The user's files the tool leaves in a folder it retires (a cluster the catalog no longer
+    /// has, a fleet's shared folder once the catalog has no cluster): kept, never deleted, and
+    /// built by no kustomization any more. Not a change: [`Plan::is_empty`] ignores them.
+    pub left: BTreeSet<String>,
 }
 
 impl Plan {
@@ -316,10 +320,13 @@ pub fn apply(dir: &Path, plan: &Plan) -> Result<(), DirError> {
         }
     }
     let Some(error) = error else {
-        // A pruned cluster folder goes with its last file; a folder that still holds any is kept.
+        // A pruned cluster folder goes with its last file (and `clusters/` with its last
+        // folder); a folder that still holds anything is kept.
         for name in plan.delete.keys() {
-            if let Some(parent) = Path::new(name).parent().filter(|p| !p.as_os_str().is_empty()) {
-                let _ = fs::remove_dir(dir.join(parent));
+            for parent in Path::new(name).ancestors().skip(1).filter(|p| !p.as_os_str().is_empty()) {
+                if fs::remove_dir(dir.join(parent)).is_err() {
+                    break;
+                }
             }
         }
         return Ok(());

@@ -167,6 +167,7 @@ fn prefixed(prefix: &str, p: Plan) -> Plan {
         create: p.create.into_iter().map(|(n, c)| (add(n), c)).collect(),
         update: p.update.into_iter().map(|(n, c)| (add(n), c)).collect(),
         delete: p.delete.into_iter().map(|(n, c)| (add(n), c)).collect(),
+        left: p.left.into_iter().map(add).collect(),
     }
 }
 
@@ -174,13 +175,96 @@ fn merge(into: &mut Plan, p: Plan) {
     into.create.extend(p.create);
     into.update.extend(p.update);
     into.delete.extend(p.delete);
+    into.left.extend(p.left);
 }
 
-/// Plans a render of a fleet into `dir`: `files` (the shared runtime and Kueue files, name ->
-/// content) into `dir/runtimes/`, a kustomization per cluster into `dir/clusters/<name>/`, and
-/// `dir/kustomization.yaml` over the shared folder (outside a kpt package); cluster folders of
-/// this catalog whose cluster is gone are pruned. `paths` are the catalog paths (for the
-/// folders' records). Names in the plan are relative to `dir`.
+/// Refuses an output folder inside a fleet this tool rendered: its shared folder, `clusters/` or
+/// a cluster's folder. A render there would nest a second fleet in the first, or prune what the
+/// fleet's kustomizations build. The fleet's folder is the one whose generated kustomization
+/// lists the shared folder.
+pub fn refuse_inside_fleet(dir: &Path) -> Result<(), DirError> {
+    let abs = owned::absolute(dir);
+    for root in abs.ancestors().skip(1) {
+        let Ok(rest) = abs.strip_prefix(root) else { continue };
+        let first = rest.components().next().map(|c| c.as_os_str().to_string_lossy().to_string());
+        if !matches!(first.as_deref(), Some(SHARED_DIR | CLUSTERS_DIR)) {
+            continue;
+        }
+        let Ok(content) = std::fs::read_to_string(root.join(KUSTOMIZATION)) else { continue };
+        if !matches!(classify(KUSTOMIZATION, &content), FileKind::Kustomization(Some(_))) {
+            continue;
+        }
+        let lists_shared = yaml::parse_stream(&content)
+            .ok()
+            .into_iter()
+            .flatten()
+            .any(|k| k.get("resources").and_then(|r| r.as_array()).is_some_and(|r| r.iter().any(|x| x.as_str() == Some(SHARED_DIR))));
+        if lists_shared {
+            let root = owned::display_path(root);
+            let what = match (first.as_deref(), rest.components().count()) {
+                (Some(SHARED_DIR), _) => "the shared folder",
+                (_, 1) => "the folder of the cluster folders",
+                _ => "a cluster folder",
+            };
+            return Err(DirError::conflict(format!(
+                "{}: is {what} of the fleet rendered into {}; a render into it would nest a second fleet or prune what the fleet's kustomizations build: render the catalog into {} (`-o {}`), which writes every folder of the fleet",
+                dir.display(),
+                root.display(),
+                root.display(),
+                root.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Why the file `name` (relative to the output folder, from [`Plan::left`]) is left behind.
+pub fn why_left(name: &str) -> String {
+    let mut parts = name.split('/');
+    match (parts.next(), parts.next()) {
+        (Some(CLUSTERS_DIR), Some(cluster)) => format!(
+            "a file of yours in the folder of the cluster `{cluster}`, which the catalog no longer has (removed or renamed): it is kept, and no cluster's kustomization builds it any more"
+        ),
+        _ => "a file of yours in the fleet's shared folder, which a catalog without `JaxCluster`s no longer writes: it is kept, and no kustomization builds it any more".to_string(),
+    }
+}
+
+/// What the tool wrote in `folder` for this catalog and no longer writes: its generated files
+/// and its kustomization when that records the catalog `identity` (and, with `cluster`, names a
+/// cluster). The user's files there are left, listed in [`Plan::left`]. Names relative to `folder`.
+fn retire(folder: &Path, identity: &Identity, cluster: bool) -> Result<Plan, DirError> {
+    let mut plan = Plan::default();
+    let existing = scan(folder, &[], |_| true)?;
+    let Some(k) = existing.get(KUSTOMIZATION) else { return Ok(plan) };
+    let ours = matches!(classify(KUSTOMIZATION, k), FileKind::Kustomization(Some(owner)) if owner == identity.0);
+    if !ours || cluster != k.contains(CLUSTER) {
+        return Ok(plan);
+    }
+    for (name, content) in &existing {
+        if name == KUSTOMIZATION || classify(name, content) == FileKind::Generated {
+            plan.delete.insert(name.clone(), content.clone());
+        } else {
+            plan.left.insert(name.clone());
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(folder) {
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().to_string();
+            if !existing.contains_key(&name) {
+                plan.left.insert(if e.file_type().is_ok_and(|t| t.is_dir()) { format!("{name}/") } else { name });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Plans a render into `dir`: a catalog without `JaxCluster`s writes the flat layout
+/// ([`owned::plan`]) and retires the folders of a fleet rendered there before; a fleet writes
+/// `files` (the shared runtime and Kueue files, name -> content) into `dir/runtimes/`, a
+/// kustomization per cluster into `dir/clusters/<name>/`, and `dir/kustomization.yaml` over the
+/// shared folder (outside a kpt package), and retires the folders of this catalog's clusters that
+/// are gone (removed or renamed). `paths` are the catalog paths (for the folders' records). Names
+/// in the plan are relative to `dir`.
 pub fn plan(
     dir: &Path,
     files: &BTreeMap<String, String>,
@@ -188,6 +272,14 @@ pub fn plan(
     clusters: &[Assignment],
     paths: &[PathBuf],
 ) -> Result<Plan, DirError> {
+    refuse_inside_fleet(dir)?;
+    if clusters.is_empty() {
+        let mut out = owned::plan(dir, files, &Identity::of(paths, dir))?;
+        let shared_dir = dir.join(SHARED_DIR);
+        merge(&mut out, prefixed(SHARED_DIR, retire(&shared_dir, &Identity::of(paths, &shared_dir), false)?));
+        merge(&mut out, retire_clusters(dir, clusters, paths)?);
+        return Ok(out);
+    }
     if owned::in_kpt_package(dir) {
         return Err(DirError::new(format!(
             "{}: is in a kpt package, where `render -o` writes no kustomization.yaml, and a fleet's cluster folders need them; run the KRM function instead (`kpt fn render`), which writes them as local-config items, or render outside the package",
@@ -234,23 +326,25 @@ pub fn plan(
             Some(_) => {}
         }
     }
-    // Cluster folders of this catalog whose cluster is gone.
-    if let Ok(entries) = std::fs::read_dir(&clusters_dir) {
-        let mut gone: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.file_name().to_string_lossy().to_string())
-            .filter(|n| !clusters.iter().any(|a| &a.name == n))
-            .collect();
-        gone.sort();
-        for n in gone {
-            let file = clusters_dir.join(&n).join(KUSTOMIZATION);
-            let Ok(content) = std::fs::read_to_string(&file) else { continue };
-            let ours = matches!(classify(KUSTOMIZATION, &content), FileKind::Kustomization(Some(owner)) if owner == Identity::of(paths, &clusters_dir.join(&n)).0);
-            if ours && content.contains(CLUSTER) {
-                out.delete.insert(format!("{CLUSTERS_DIR}/{n}/{KUSTOMIZATION}"), content);
-            }
-        }
+    merge(&mut out, retire_clusters(dir, clusters, paths)?);
+    Ok(out)
+}
+
+/// The folders under `dir/clusters/` of this catalog's clusters that are not in `clusters`.
+fn retire_clusters(dir: &Path, clusters: &[Assignment], paths: &[PathBuf]) -> Result<Plan, DirError> {
+    let clusters_dir = dir.join(CLUSTERS_DIR);
+    let mut out = Plan::default();
+    let Ok(entries) = std::fs::read_dir(&clusters_dir) else { return Ok(out) };
+    let mut gone: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| !clusters.iter().any(|a| &a.name == n))
+        .collect();
+    gone.sort();
+    for n in gone {
+        let folder = clusters_dir.join(&n);
+        merge(&mut out, prefixed(&format!("{CLUSTERS_DIR}/{n}"), retire(&folder, &Identity::of(paths, &folder), true)?));
     }
     Ok(out)
 }
