@@ -150,7 +150,7 @@ fn the_tpu_table_covers_every_generation_and_the_hard_cases() {
     let rows = tpu_rows();
     assert!(rows.len() >= 60, "only {} TPU shapes", rows.len());
     let generations: BTreeSet<&str> = rows.iter().map(|r| r.generation.as_str()).collect();
-    assert_eq!(generations, BTreeSet::from(["tpu7x", "v4", "v5e", "v5p", "v6e"]));
+    assert_eq!(generations, BTreeSet::from(["tpu7", "tpu7x", "v4", "v5e", "v5p", "v6e"]));
     // 3D permutations and the 2x4 ambiguity are in the table.
     assert!(rows.iter().any(|r| r.generation == "v4" && r.topology == "8x4x4"));
     for g in ["v5e", "v6e"] {
@@ -310,6 +310,139 @@ fn accelerator_types_resolve_to_their_default_topology() {
         let err = render(&runtime_doc("bad", &format!("  accelerator:\n    tpu: {{acceleratorType: {}}}", r[0]))).unwrap_err().join("\n");
         assert!(err.contains(&r[0]), "{}: {err}", r[0]);
     }
+}
+
+/// xpk's `generate_tpu_topologies` (src/xpk/core/system_characteristics.py), as tests/accelerators/xpk_tpu.csv describes it.
+fn xpk_generate_tpu_topologies(max_cubes: u32, any_order: bool) -> Vec<String> {
+    let mut out: Vec<String> = ["2x2x1", "2x2x2", "2x2x4", "2x4x4"].map(String::from).to_vec();
+    for x in (4..=256u32).step_by(4) {
+        for y in ((if any_order { 4 } else { x })..=256).step_by(4) {
+            for z in ((if any_order { 4 } else { y })..=256).step_by(4) {
+                if (x / 4) * (y / 4) * (z / 4) <= max_cubes {
+                    out.push(format!("{x}x{y}x{z}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn xpk_topologies(spec: &str) -> Vec<String> {
+    match spec.strip_prefix("generate(max_cubes=").and_then(|s| s.strip_suffix(')')) {
+        Some(args) => match args.split_once(' ') {
+            None => xpk_generate_tpu_topologies(args.parse().unwrap(), false),
+            Some((n, "any_order")) => xpk_generate_tpu_topologies(n.parse().unwrap(), true),
+            Some(_) => panic!("xpk_tpu.csv: `{spec}`"),
+        },
+        None => spec.split_whitespace().map(str::to_string).collect(),
+    }
+}
+
+/// Every (generation, topology, machine type) of xpk's TPU table that the data must have, after
+/// checking each one's labels, chips per host, hosts and accelerator type against xpk's arithmetic.
+fn xpk_tpu_shapes_in_the_data() -> BTreeSet<(String, String, String)> {
+    let data = &accelerators::data().tpu;
+    let mut shapes = BTreeSet::new();
+    for r in table("xpk_tpu.csv", 8) {
+        let (name, prefix, label, machine, cores) = (&r[0], &r[1], &r[2], &r[3], r[4].parse::<u32>().unwrap());
+        let generation = data.generation(name).unwrap();
+        assert_eq!(&generation.accelerator_label, label, "{name}: xpk's gke_accelerator");
+        assert_eq!(generation.tensor_cores_per_chip, cores, "{name}: xpk's tensorcores_per_chip");
+        let max_cubes: Option<u32> =
+            (!r[6].is_empty()).then(|| r[6].strip_prefix("cubes>").expect("not_in_data: cubes>N").parse().unwrap());
+        let topologies = xpk_topologies(&r[5]);
+        assert!(!topologies.is_empty(), "{r:?}");
+        for t in topologies {
+            let dims = accelerators::parse_topology(&t).unwrap();
+            let chips: u32 = dims.iter().product();
+            let in_data = generation.shapes_for(&t).into_iter().find(|s| s.machine_type == *machine);
+            let cubes: u32 = if dims.len() == 3 && dims.iter().all(|d| d % 4 == 0) { dims.iter().map(|d| d / 4).product() } else { 0 };
+            if max_cubes.is_some_and(|m| cubes > m) {
+                assert!(in_data.is_none(), "{name} {t}: left out on purpose ({}), yet in the data", r[7]);
+                continue;
+            }
+            let shape = in_data.unwrap_or_else(|| panic!("xpk's {name} {t} on {machine} is not in catalog/accelerators/tpu.yaml"));
+            let per_vm = if chips == 1 { 1 } else { 4 };
+            assert_eq!(
+                (shape.chips_per_host, shape.hosts, shape.accelerator_type.clone()),
+                (per_vm, chips / per_vm, format!("{prefix}-{}", chips * cores)),
+                "{name} {t} on {machine}"
+            );
+            shapes.insert((name.clone(), t, machine.clone()));
+        }
+    }
+    shapes
+}
+
+#[test]
+fn every_xpk_tpu_shape_is_in_the_data_or_left_out_on_purpose() {
+    let xpk = xpk_tpu_shapes_in_the_data();
+    let count = |g: &str| xpk.iter().filter(|(n, ..)| n == g).count();
+    // xpk 367c8382: tpu7 1 + 9, tpu7x 1 + 432 (its own test: len(generate_tpu_topologies(144)) == 432).
+    assert_eq!((count("tpu7"), count("tpu7x"), count("v4"), count("v6e"), count("v5e")), (10, 433, 800, 8, 6));
+}
+
+#[test]
+fn the_data_has_no_tpu_shape_without_a_source() {
+    // A shape is xpk's, or a row of tpu_shapes.csv (with its documentation source), or one of the
+    // known long shapes below.
+    let xpk = xpk_tpu_shapes_in_the_data();
+    let documented: BTreeSet<(String, String, String)> =
+        tpu_rows().into_iter().map(|r| (r.generation, r.topology, r.machine_type)).collect();
+    let mut beyond_256: BTreeMap<String, usize> = BTreeMap::new();
+    for generation in &accelerators::data().tpu.generations {
+        for s in generation.all_shapes() {
+            let key = (generation.name.clone(), s.topology.clone(), s.machine_type.clone());
+            if xpk.contains(&key) || documented.contains(&key) {
+                continue;
+            }
+            // Known, not settled: xpk's generator caps each dimension at 256 (`MAX = 256`), the
+            // data's large-topology rule caps only the cubes, so v5p and tpu7x have slices such
+            // as 4x4x384 that neither xpk nor tpu_shapes.csv lists. No other shape may appear unsourced.
+            assert!(accelerators::parse_topology(&s.topology).unwrap().iter().any(|d| *d > 256), "{key:?} has no source");
+            *beyond_256.entry(generation.name.clone()).or_default() += 1;
+        }
+    }
+    assert_eq!(beyond_256, BTreeMap::from([("tpu7x".to_string(), 88), ("v5p".to_string(), 32)]));
+}
+
+#[test]
+fn a_tpu7_slice_renders_for_tpu7_pools_not_tpu7x_ones() {
+    // tpu7 (xpk 7b93a313): `cloud.google.com/gke-tpu-accelerator: tpu7`, 4 chips per tpu7-standard-4t VM.
+    let yaml = [
+        runtime_doc("tpu7", "  accelerator:\n    tpu: {type: tpu7, topology: 2x2x2}"),
+        runtime_doc("tpu7-by-name", "  accelerator:\n    tpu: {acceleratorType: tpu7-16}"),
+        runtime_doc("tpu7-single", "  accelerator:\n    tpu: {type: tpu7, topology: 2x2x1}"),
+        runtime_doc("tpu7-1t", "  accelerator:\n    tpu: {type: tpu7, topology: 1x1x1}"),
+        runtime_doc("tpu7x", "  accelerator:\n    tpu: {type: tpu7x, topology: 2x2x2}"),
+    ]
+    .concat();
+    let rts = render(&yaml).unwrap_or_else(|e| panic!("{}", e.join("\n")));
+    for (name, accelerator, topology, chips, nodes) in [
+        ("tpu7", "tpu7", "2x2x2", "4", 2),
+        ("tpu7-by-name", "tpu7", "2x2x2", "4", 2),
+        ("tpu7-single", "tpu7", "2x2x1", "4", 1),
+        ("tpu7-1t", "tpu7", "1x1x1", "1", 1),
+        ("tpu7x", "tpu7x", "2x2x2", "4", 2),
+    ] {
+        let rt = &rts[name];
+        assert_eq!(
+            string_map(&pod(rt)["nodeSelector"]),
+            BTreeMap::from([
+                (TPU_ACCEL_LABEL.to_string(), accelerator.to_string()),
+                (TPU_TOPOLOGY_LABEL.to_string(), topology.to_string())
+            ]),
+            "{name}"
+        );
+        assert_eq!(node_container(rt)["resources"]["limits"]["google.com/tpu"], chips, "{name}");
+        assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], nodes, "{name}");
+        assert_eq!(jobset_annotations(rt).contains_key(EXCLUSIVE), nodes > 1, "{name}");
+    }
+    let summary = rts["tpu7"]["metadata"]["annotations"]["jax-runtimes.dev/accelerator"].as_str().unwrap();
+    assert!(summary.contains("tpu7-standard-4t"), "{summary}");
+    // The largest tpu7 slice is 4 cubes; 8x8x8 is a tpu7x slice only.
+    let err = render(&runtime_doc("x", "  accelerator:\n    tpu: {type: tpu7, topology: 8x8x8}")).unwrap_err().join("\n");
+    assert!(err.contains("4x8x8"), "{err}");
 }
 
 #[test]
