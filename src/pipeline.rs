@@ -415,11 +415,7 @@ fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
         Some(f) => format!("in the generated runtime at `{f}`: {}", d.message),
         None => format!("in the generated runtime: {}", d.message),
     };
-    let d = origin.locate(Diagnostic { message, field: None, ..d.with_object(origin.object.clone()) });
-    match origin.name_position() {
-        Some(p) => Diagnostic { line: Some(p.line), column: p.column.map(|c| c.0), width: p.column.map(|c| c.1), ..d },
-        None => d,
-    }
+    origin.locate_at_name(Diagnostic { message, field: None, ..d.with_object(origin.object.clone()) })
 }
 
 /// The runtimes TrainJobs may reference, from documents that hold catalog objects and runtimes

@@ -644,6 +644,36 @@ fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_thoug
 }
 
 #[test]
+fn fit_in_a_findings_format_prints_one_document_with_a_finding_at_each_job_that_is_not_placed() {
+    let nodes = list(&gke_a3_pool(2, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let jobs =
+        [trainjob("plain", "jax-gpu-gke-h100", "{}"), trainjob("three-nodes", "jax-gpu-gke-h100-2nodes", "{numNodes: 3}")].join("---\n");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", jobs.as_str())];
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "sarif"]);
+    assert_eq!(r.code, 1, "the exit code is the table's: {}", r.all());
+    assert_eq!(r.stderr, "", "one document, on stdout, and nothing else");
+    let log: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one SARIF log ({e}):\n{}", r.stdout));
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let not_placed: Vec<&Value> = results.iter().filter(|x| x["ruleId"] == "fit/does-not-fit").collect();
+    assert_eq!(not_placed.len(), 1, "the TrainJob that fits has none: {}", r.stdout);
+    let at = &not_placed[0]["locations"][0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "jobs.yaml");
+    // The second document of jobs.yaml starts after the first one's 6 lines and its `---`.
+    assert!(at["region"]["startLine"].as_u64().unwrap() >= 8, "{at}");
+    let text = not_placed[0]["message"]["text"].as_str().unwrap();
+    assert!(text.contains("TrainJob/ml/three-nodes") && text.contains("its pods would stay Pending on `nodes.yaml`"), "{text}");
+    // The same verdicts as GitHub annotations; and all fit: exit 0, no annotation.
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "github"]);
+    assert_eq!((r.code, r.stdout.lines().filter(|l| l.contains("title=fit/does-not-fit")).count()), (1, 1), "{}", r.all());
+    let plain = trainjob("plain", "jax-gpu-gke-h100", "{}");
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", plain.as_str())];
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "github"]);
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""), "{}", r.all());
+}
+
+#[test]
 fn fit_places_the_pod_preview_prints() {
     // v2.3 merges resourcesPerNode into the runtime's resources: the pod preview shows is the pod
     // fit places. v2.2 replaces them (the GPUs are gone): `validate` has an error on that

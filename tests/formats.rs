@@ -30,13 +30,11 @@ fn schemas() -> PathBuf {
     support::root().join("tests/formats")
 }
 
-/// The one findings document of a run. `validate` prints nothing else, and its document is
-/// moving from stderr to stdout (issue 43): it is read from stdout when stdout is not empty,
-/// else from stderr, so this test holds on both sides of that change. The generators (`render`,
-/// `kueue`, `docs`) print what they generate, or the `--check` diff, on stdout: their document
-/// is on stderr.
+/// The one findings document of a run. `validate` and `fit` (with a findings format) print
+/// nothing else, on stdout. The generators (`render`, `kueue`, `docs`) print what they generate,
+/// or the `--check` diff, on stdout, and `preview` the pod: their document is on stderr.
 fn document<'a>(command: &str, r: &'a Run) -> &'a str {
-    if command == "validate" && !r.stdout.is_empty() {
+    if ["validate", "fit"].contains(&command) && !r.stdout.is_empty() {
         &r.stdout
     } else {
         &r.stderr
@@ -81,7 +79,9 @@ impl Checker {
     /// document. `code`: the exit code every format gives.
     fn check(&mut self, dir: &Path, args: &[&str], stdin: Option<&str>, code: i32) {
         let command = args[0];
-        for format in ["json", "github", "sarif", "junit"] {
+        // fit's `--format json` is its answer, not findings (tests/fit.rs).
+        let formats: &[&str] = if command == "fit" { &["github", "sarif", "junit"] } else { &["json", "github", "sarif", "junit"] };
+        for &format in formats {
             let mut all = args.to_vec();
             all.extend(["--format", format]);
             let r = run(dir, &all, stdin);
@@ -283,6 +283,14 @@ fn every_findings_document_is_valid_for_its_consumers() {
     fs::write(d.join("nodes.yaml"), node).unwrap();
     c.check(d, &["kueue", "--nodes", "nodes.yaml", "--fail-on", "warning"], None, 1);
     c.check(d, &["kueue", "--nodes", "nodes.yaml", "bad-image.yaml"], None, 1);
+
+    // fit: a runtime that does not fit the CPU nodes (a finding at its catalog line), a TrainJob
+    // whose runtime is not given, and one that fits (no finding, exit 0).
+    c.check(d, &["fit", "--nodes", "nodes.yaml", &support::root().join("catalog/runtimes/tpu-v5e.yaml").display().to_string()], None, 1);
+    c.check(d, &["fit", "--nodes", "nodes.yaml", "tj.yaml"], None, 1);
+    c.check(d, &["fit", "--nodes", "nodes.yaml", "one.yaml"], None, 0);
+    // preview: the pod on stdout, the findings (the TrainJob's name is too long) on stderr.
+    c.check(d, &["preview", "tj.yaml", "--runtimes", "rt.yaml"], None, 1);
 
     let n = &c.count;
     assert!(n.results > 15 && n.regions > 5, "the SARIF documents hold {} results, {} with a line", n.results, n.regions);

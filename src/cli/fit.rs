@@ -10,13 +10,14 @@ use std::sync::Arc;
 use clap::ValueEnum;
 
 use super::out;
-use super::shared::{load_runtimes, read_catalog, say_findings, Gate};
+use super::shared::{load_runtimes, read_catalog, FindingsFormat, Gate, Said};
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::fit::{self, inventory, Cluster, Subject, Verdict};
 use crate::kueue;
 use crate::queues::gate::QueueVerdict;
 use crate::read::{self, Document, Source, Sources};
+use crate::resolve::Origin;
 use crate::rules::fit::{FIT_UNREADABLE_RUNTIME, FIT_UNREADABLE_TRAINJOB};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::trainer::{TrainJob, TrainingRuntime};
@@ -33,6 +34,14 @@ pub enum Format {
     Text,
     /// One JSON array with an object per runtime.
     Json,
+    /// The findings instead of the answer, as one document on stdout (as `validate`'s report):
+    /// GitHub Actions workflow commands, a `fit/does-not-fit` annotation per runtime or TrainJob
+    /// that would not be placed.
+    Github,
+    /// The same as one SARIF 2.1.0 log.
+    Sarif,
+    /// The same as one JUnit XML report.
+    Junit,
 }
 
 #[derive(Debug, clap::Args)]
@@ -93,8 +102,20 @@ pub fn run(a: &FitArgs) -> Exit {
         out::error("only one of --nodes, --pods and the runtime paths can be `-` (stdin)");
         return Exit::Usage;
     }
-    let mut sources = Sources::default();
-    let (mut cluster, notes) = match read_cluster(a, &mut sources) {
+    let document = match a.format {
+        Format::Text | Format::Json => None,
+        Format::Github => Some(FindingsFormat::Github),
+        Format::Sarif => Some(FindingsFormat::Sarif),
+        Format::Junit => Some(FindingsFormat::Junit),
+    };
+    let mut said = Said::new(document, "fit");
+    let code = judge(a, &mut said);
+    said.finish(code)
+}
+
+/// [`run`], its findings said through `said`.
+fn judge(a: &FitArgs, said: &mut Said) -> Exit {
+    let (mut cluster, notes) = match read_cluster(a, said) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -107,21 +128,20 @@ pub fn run(a: &FitArgs) -> Exit {
         }
         code
     };
-    let input = match subjects(&a.paths, &mut sources) {
+    let input = match subjects(&a.paths, said) {
         Ok(i) => i,
         Err(code) => return refuse(code),
     };
-    let (extra, runtimes_kueue) = match load_runtimes(&a.runtimes, &mut sources) {
+    let (extra, runtimes_kueue) = match load_runtimes(&a.runtimes, &mut said.sources) {
         Ok(r) => (r.runtimes, r.kueue),
         Err((diags, code)) => {
-            bad_input(&diags, &sources);
+            said.say(&diags, None);
             return refuse(code);
         }
     };
     // The Kueue objects of the paths and of `--runtimes` (a rendered folder's queues) alike.
     let kueue_inputs: Vec<Document> = input.kueue.iter().cloned().chain(runtimes_kueue).collect();
-    let Some((loaded, queue_docs)) =
-        fit_queues::load(&a.queues, a.workloads.as_deref(), &input.queues, &kueue_inputs, &mut sources, read_one)
+    let Some((loaded, queue_docs)) = fit_queues::load(&a.queues, a.workloads.as_deref(), &input.queues, &kueue_inputs, said, read_one)
     else {
         return Exit::Usage;
     };
@@ -138,8 +158,8 @@ pub fn run(a: &FitArgs) -> Exit {
         }
     }
     if !problems.is_empty() {
-        bad_input(&problems, &sources);
-        out::note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
+        said.say(&problems, None);
+        said.note("pass the runtimes TrainJobs use with `--runtimes PATH` (catalog files or runtime files)");
         return refuse(Exit::Findings);
     }
     // The gate: what `validate` says of the same objects, with the same code. A runtime or
@@ -150,7 +170,7 @@ pub fn run(a: &FitArgs) -> Exit {
         let shown = Gate::default();
         let all: Vec<Diagnostic> = findings.iter().filter(|(_, d)| shown.shows(d)).map(|(_, d)| d.clone()).collect();
         if !all.is_empty() {
-            say_findings(&all, &sources);
+            said.say(&all, None);
         }
     }
     let mut errors: Vec<Option<(String, Option<String>)>> = (0..subjects.len())
@@ -205,14 +225,31 @@ pub fn run(a: &FitArgs) -> Exit {
         })
         .collect();
     if !notes.is_empty() {
-        say_findings(&notes, &sources);
+        said.say(&notes, None);
     }
     let text = match a.format {
         Format::Text => table(&verdicts, queued.as_deref()),
         Format::Json => json(&verdicts, queued.as_deref()),
+        // The findings document: a finding per runtime or TrainJob that is not placed.
+        Format::Github | Format::Sarif | Format::Junit => {
+            let nodes = a.nodes.display().to_string();
+            let queued = queued.iter().flat_map(|q| q.iter().map(Some)).chain(std::iter::repeat(None));
+            let not_placed: Vec<Diagnostic> = verdicts
+                .iter()
+                .zip(queued)
+                .enumerate()
+                .filter_map(|(i, (v, q))| {
+                    q.and_then(QueueVerdict::held_back).or_else(|| fit::not_placed(v, &nodes)).map(|d| input.locate(i, d))
+                })
+                .collect();
+            said.say(&not_placed, None);
+            String::new()
+        }
     };
-    let code = out::stdout(&text);
-    summary(&verdicts, &cluster, queued.as_deref());
+    let code = if text.is_empty() { Exit::Ok } else { out::stdout(&text) };
+    if !said.is_document() {
+        summary(&verdicts, &cluster, queued.as_deref());
+    }
     if code != Exit::Ok {
         return code;
     }
@@ -232,22 +269,22 @@ enum Inventory {
 }
 
 /// Reads one inventory input; on any error prints it and returns `None`.
-fn read_inventory(path: &Path, sources: &mut Sources) -> Option<Inventory> {
+fn read_inventory(path: &Path, said: &mut Said) -> Option<Inventory> {
     match read::text_of(path) {
         Some(Ok(source)) => Some(Inventory::Text(source)),
         Some(Err(e)) => {
-            bad_input(&[e], &Sources::default());
+            said.say(&[e], Some(&Sources::default()));
             None
         }
-        None => read_one(path, sources).map(Inventory::Documents),
+        None => read_one(path, said).map(Inventory::Documents),
     }
 }
 
 /// The documents of an inventory input; on any error prints it and returns `None`.
-fn documents(input: Inventory, sources: &mut Sources) -> Option<Vec<Document>> {
+fn documents(input: Inventory, said: &mut Said) -> Option<Vec<Document>> {
     match input {
         Inventory::Documents(d) => Some(d),
-        Inventory::Text(source) => parsed(read::parsed(source), sources),
+        Inventory::Text(source) => parsed(read::parsed(source), said),
     }
 }
 
@@ -255,18 +292,18 @@ fn documents(input: Inventory, sources: &mut Sources) -> Option<Vec<Document>> {
 /// returns the exit code. kubectl's JSON lists are read straight into the cluster
 /// ([`fit::kubectl`]); anything else, and JSON that does not read there, as documents, which
 /// place each problem at its file and line.
-fn read_cluster(a: &FitArgs, sources: &mut Sources) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
-    let nodes = read_inventory(&a.nodes, sources).ok_or(Exit::Usage)?;
+fn read_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
+    let nodes = read_inventory(&a.nodes, said).ok_or(Exit::Usage)?;
     // The node list is read (and its errors said) before the pod list is, as the document path does.
     let (nodes, fast_nodes) = match nodes {
         Inventory::Text(source) => match fit::kubectl::nodes(&source) {
             Some(n) => (Inventory::Text(source), Some(n)),
-            None => (Inventory::Documents(documents(Inventory::Text(source), sources).ok_or(Exit::Usage)?), None),
+            None => (Inventory::Documents(documents(Inventory::Text(source), said).ok_or(Exit::Usage)?), None),
         },
         docs @ Inventory::Documents(_) => (docs, None),
     };
     let pods = match &a.pods {
-        Some(p) => Some(read_inventory(p, sources).ok_or(Exit::Usage)?),
+        Some(p) => Some(read_inventory(p, said).ok_or(Exit::Usage)?),
         None => None,
     };
     if let Some(node_list) = &fast_nodes {
@@ -277,46 +314,41 @@ fn read_cluster(a: &FitArgs, sources: &mut Sources) -> Result<(Cluster, Vec<Diag
         };
         if let Some(found) = pod_source.and_then(|p| fit::kubectl::cluster(node_list, p)) {
             if let Inventory::Text(s) = &nodes {
-                sources.add(s);
+                said.sources.add(s);
             }
             if let Some(Inventory::Text(s)) = &pods {
-                sources.add(s);
+                said.sources.add(s);
             }
             return Ok(found);
         }
     }
     drop(fast_nodes);
-    let node_docs = documents(nodes, sources).ok_or(Exit::Usage)?;
+    let node_docs = documents(nodes, said).ok_or(Exit::Usage)?;
     let pod_docs = match pods {
-        Some(p) => Some(documents(p, sources).ok_or(Exit::Usage)?),
+        Some(p) => Some(documents(p, said).ok_or(Exit::Usage)?),
         None => None,
     };
-    inventory::from_documents(&node_docs, pod_docs.as_deref()).map_err(|diags| bad_input(&diags, sources))
+    inventory::from_documents(&node_docs, pod_docs.as_deref()).map_err(|diags| said.bad(&diags, None))
 }
 
 /// Reads one file (or stdin); on any error prints it and returns `None`.
-pub(super) fn read_one(path: &Path, sources: &mut Sources) -> Option<Vec<Document>> {
-    parsed(read::paths(&[path.to_path_buf()]), sources)
+pub(super) fn read_one(path: &Path, said: &mut Said) -> Option<Vec<Document>> {
+    parsed(read::paths(&[path.to_path_buf()]), said)
 }
 
 /// The documents of what was read, their sources added; on any error prints it and returns `None`.
-fn parsed(input: read::Input, sources: &mut Sources) -> Option<Vec<Document>> {
+fn parsed(input: read::Input, said: &mut Said) -> Option<Vec<Document>> {
     for d in &input.documents {
-        sources.add(&d.source);
+        said.sources.add(&d.source);
     }
     let all = input.sources.clone();
     match input.into_result() {
         Ok(docs) => Some(docs),
         Err(diags) => {
-            bad_input(&diags, &all);
+            said.say(&diags, Some(&all));
             None
         }
     }
-}
-
-fn bad_input(diags: &[Diagnostic], sources: &Sources) -> Exit {
-    say_findings(diags, sources);
-    Exit::Usage
 }
 
 /// The verdicts as one JSON array; with queues, each with Kueue's verdict under `queue`.
@@ -335,6 +367,8 @@ fn json(verdicts: &[Verdict], queued: Option<&[QueueVerdict]>) -> String {
 struct Subjects {
     /// The catalog's runtimes, then those read as they are.
     runtimes: Vec<TrainingRuntime>,
+    /// Where the catalog's runtimes come from: the first of `runtimes`.
+    origins: Vec<Origin>,
     /// The documents of the runtimes read as they are: the last of `runtimes`.
     runtime_docs: Vec<Document>,
     trainjobs: Vec<(Document, TrainJob)>,
@@ -344,34 +378,51 @@ struct Subjects {
     kueue: Vec<Document>,
 }
 
+impl Subjects {
+    /// `d`, about the subject at `i` (the runtimes, then the TrainJobs), placed at its catalog
+    /// entry or document.
+    fn locate(&self, i: usize, d: Diagnostic) -> Diagnostic {
+        let generated = self.origins.len();
+        if let Some(o) = self.origins.get(i) {
+            o.locate_at_name(d)
+        } else if let Some(doc) = self.runtime_docs.get(i - generated) {
+            doc.locate(d.with_object(ObjectRef::of(&doc.value)))
+        } else if let Some((doc, _)) = self.trainjobs.get(i - self.runtimes.len()) {
+            doc.locate(d.with_object(ObjectRef::of(&doc.value)))
+        } else {
+            d
+        }
+    }
+}
+
 /// The runtimes and TrainJobs of the paths; on any error prints it and returns the exit code:
 /// 2 for a path that cannot be read, 1 for input that was read and is not valid.
-fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> {
+fn subjects(paths: &[PathBuf], said: &mut Said) -> Result<Subjects, Exit> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {
-            bad_input(&diags, &all);
+            said.say(&diags, Some(&all));
             return Err(Exit::after_read_errors(&diags));
         }
     };
     for d in &docs {
-        sources.add(&d.source);
+        said.sources.add(&d.source);
     }
     // Trainer and Kueue objects, at any version, are judged as validate judges them (a runtime
     // at an unserved apiVersion is an `invalid` row, not a catalog error); the rest is the catalog.
     let (theirs, catalog): (Vec<Document>, Vec<Document>) = docs.into_iter().partition(|d| pipeline::judged_as_is(&d.value));
     // Only the typed runtime of each is kept (not its JSON tree nor what it was resolved from).
-    let generated = pipeline::generate_with(&catalog, |r| r.runtime);
+    let generated = pipeline::generate_with(&catalog, |r| (r.runtime, r.resolved.origin));
     let errors: Vec<Diagnostic> = generated.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
-        bad_input(&errors, sources);
-        out::note("the catalog has errors; `jax-runtimes render` shows them all");
+        said.say(&errors, None);
+        said.note("the catalog has errors; `jax-runtimes render` shows them all");
         return Err(Exit::Findings);
     }
     let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
-    let mut out: Vec<TrainingRuntime> = generated.runtimes;
+    let (mut out, origins): (Vec<TrainingRuntime>, Vec<Origin>) = generated.runtimes.into_iter().unzip();
     let mut runtime_docs = Vec::new();
     let mut kueue_docs = Vec::new();
     let mut trainjobs = Vec::new();
@@ -437,13 +488,13 @@ fn subjects(paths: &[PathBuf], sources: &mut Sources) -> Result<Subjects, Exit> 
         ));
     }
     if !problems.is_empty() {
-        bad_input(&problems, sources);
+        said.say(&problems, None);
         return Err(Exit::Findings);
     }
     if !skipped.is_empty() {
-        say_findings(&skipped, sources);
+        said.say(&skipped, None);
     }
-    Ok(Subjects { runtimes: out, runtime_docs, trainjobs, queues, kueue: kueue_docs })
+    Ok(Subjects { runtimes: out, origins, runtime_docs, trainjobs, queues, kueue: kueue_docs })
 }
 
 /// What `validate` says of the runtimes and TrainJobs `fit` judges, with the Kueue objects it

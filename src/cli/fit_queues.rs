@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::shared::Said;
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::fit::Subject;
 use crate::gvk::Gvk;
 use crate::kueue::{self, ClusterQueue, LocalQueue, ResourceFlavor, Topology, Workload};
 use crate::queues::gate::{gate, QueueVerdict};
 use crate::queues::Queues;
-use crate::read::{self, Document, Sources};
+use crate::read::{self, Document};
 use crate::rules::kueue::KUEUE_UNREADABLE;
 use crate::trainer::TrainJob;
 use crate::trainer::TrainingRuntime;
@@ -91,7 +92,7 @@ pub enum QueueOf {
 }
 
 /// How `fit` reads one file (or stdin): its documents, or `None` after printing why not.
-pub type ReadOne = fn(&Path, &mut Sources) -> Option<Vec<Document>>;
+pub type ReadOne = fn(&Path, &mut Said) -> Option<Vec<Document>>;
 
 /// Reads the `--queues` files and `--workloads` with `read_one`, after the catalog's generated
 /// objects and the Kueue objects among `fit`'s own paths; on an error prints it and returns
@@ -102,17 +103,16 @@ pub fn load(
     workloads: Option<&Path>,
     generated: &[Value],
     among_inputs: &[Document],
-    sources: &mut Sources,
+    said: &mut Said,
     read_one: ReadOne,
 ) -> Option<(Loaded, Vec<Document>)> {
     let mut docs = crate::pipeline::queue_documents(generated.iter().cloned());
     docs.extend(among_inputs.iter().cloned());
     let mut problems = Vec::new();
-    let read = |path: &Path, sources: &mut Sources| -> Option<Vec<Document>> {
-        Some(read_one(path, sources)?.into_iter().flat_map(items).collect())
-    };
+    let read =
+        |path: &Path, said: &mut Said| -> Option<Vec<Document>> { Some(read_one(path, said)?.into_iter().flat_map(items).collect()) };
     for p in paths {
-        docs.extend(read(p, sources)?.into_iter().filter(|d| kueue::is_kueue(&d.value)));
+        docs.extend(read(p, said)?.into_iter().filter(|d| kueue::is_kueue(&d.value)));
     }
     let mut out = Loaded::default();
     for d in docs.iter().filter(|d| kueue::is_kueue(&d.value)) {
@@ -131,7 +131,7 @@ pub fn load(
         .unwrap_or_else(|d| problems.push(d));
     }
     if let Some(w) = workloads {
-        for d in read(w, sources)?.into_iter().filter(|d| kueue::is_workload(&d.value)) {
+        for d in read(w, said)?.into_iter().filter(|d| kueue::is_workload(&d.value)) {
             let object = ObjectRef::of(&d.value);
             match serde_json::from_value::<Workload>(d.value.clone()) {
                 Ok(wl) => out.workloads.push(wl),
@@ -142,7 +142,7 @@ pub fn load(
         }
     }
     if !problems.is_empty() {
-        super::shared::say_findings(&problems, sources);
+        said.say(&problems, None);
         return None;
     }
     Some((out, docs))

@@ -15,7 +15,7 @@ use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::fit::inventory;
 use crate::pipeline;
-use crate::read::{Document, Source, Sources};
+use crate::read::{Document, Source};
 use crate::rules::fit::KUEUE_RUNTIMES_LEFT_OUT;
 use crate::rules::input::INPUT_EMPTY_CATALOG;
 use crate::words;
@@ -64,11 +64,19 @@ pub fn run(a: &KueueArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    let mut sources = Sources::default();
-    let Some(node_docs) = super::fit::read_one(&a.nodes, &mut sources) else { return Exit::Usage };
+    let nodes = crate::read::paths(std::slice::from_ref(&a.nodes));
     let input = read_catalog(&a.paths);
+    let mut sources = nodes.sources.clone();
     sources.extend(&input.sources);
     let mut report = Reporter::gated(a.format, a.gate.clone(), "kueue", sources);
+    // A node list that cannot be used is a context file the command cannot use: exit 2.
+    let node_docs = match nodes.into_result() {
+        Ok(docs) => docs,
+        Err(diags) => {
+            report.findings(&diags);
+            return report.finish(Exit::Usage);
+        }
+    };
     let cluster = match inventory::from_documents(&node_docs, None) {
         Ok((c, notes)) => {
             report.findings(&notes);

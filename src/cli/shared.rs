@@ -377,3 +377,59 @@ pub fn rerun_hint(command: &str, paths: &[PathBuf], dir: &Path) -> String {
     words.extend(["-o".to_string(), dir.display().to_string()]);
     words.join(" ")
 }
+
+/// Where the findings of a command whose stdout is its answer (`fit`) go: text on stderr, or
+/// kept for the one findings document that is then all it prints on stdout (as `validate`'s
+/// report), the notes left out.
+pub struct Said {
+    pub sources: Sources,
+    document: Option<FindingsFormat>,
+    command: &'static str,
+    kept: Vec<Diagnostic>,
+}
+
+impl Said {
+    /// `document`: the findings format, `None` for text on stderr.
+    pub fn new(document: Option<FindingsFormat>, command: &'static str) -> Said {
+        Said { sources: Sources::default(), document, command, kept: Vec::new() }
+    }
+
+    /// True when the findings make one document.
+    pub fn is_document(&self) -> bool {
+        self.document.is_some()
+    }
+
+    /// Findings; in text shown with the lines of `with` (else of the sources read so far).
+    pub fn say(&mut self, diags: &[Diagnostic], with: Option<&Sources>) {
+        match self.document {
+            None if !diags.is_empty() => say_findings(diags, with.unwrap_or(&self.sources)),
+            None => {}
+            Some(_) => self.kept.extend_from_slice(diags),
+        }
+    }
+
+    /// [`Said::say`] of input that cannot be used: exit 2.
+    pub fn bad(&mut self, diags: &[Diagnostic], with: Option<&Sources>) -> Exit {
+        self.say(diags, with);
+        Exit::Usage
+    }
+
+    /// A `jax-runtimes:` note in text; nothing in a findings document.
+    pub fn note(&self, text: &str) {
+        if self.document.is_none() {
+            out::note(text);
+        }
+    }
+
+    /// Ends the run: the findings document on stdout, if one is asked for. Returns `exit`.
+    pub fn finish(self, exit: Exit) -> Exit {
+        match self.document {
+            None => exit,
+            Some(format) => {
+                let mut report = Reporter::gated(format, Gate::default(), self.command, self.sources).to(Sink::Stdout);
+                report.findings(&self.kept);
+                report.finish(exit)
+            }
+        }
+    }
+}

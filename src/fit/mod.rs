@@ -253,15 +253,26 @@ pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagno
         }
     }
     for (doc, v) in places.into_iter().zip(fit_all(&cluster, &subjects)) {
-        if v.outcome.fits || v.outcome.provisioned.is_some() {
-            continue;
+        if let Some(d) = not_placed(&v, nodes) {
+            out.push(doc.locate(d.with_object(ObjectRef::of(&doc.value))));
         }
-        let mut d = Diagnostic::finding(&FIT_DOES_NOT_FIT, "", format!("its pods would stay Pending on `{nodes}`: {}", v.outcome.reason))
-            .with_object(ObjectRef::of(&doc.value));
-        if let Some(help) = v.outcome.help {
-            d = d.with_help(help);
-        }
-        out.push(doc.locate(d));
     }
     out
+}
+
+/// The finding of a verdict whose pods are not placed on the nodes of `nodes`: they fit no node
+/// now and would not be provisioned. `None` when they are placed, and for an `invalid` verdict
+/// (its findings say why). (Kueue holding a TrainJob back: [`crate::queues::gate::held_back`].)
+pub fn not_placed(v: &Verdict, nodes: &str) -> Option<Diagnostic> {
+    if v.outcome.invalid {
+        return None;
+    }
+    if v.outcome.fits || v.outcome.provisioned.is_some() {
+        return None;
+    }
+    let d = Diagnostic::finding(&FIT_DOES_NOT_FIT, "", format!("its pods would stay Pending on `{nodes}`: {}", v.outcome.reason));
+    Some(match &v.outcome.help {
+        Some(help) => d.with_help(help.clone()),
+        None => d,
+    })
 }

@@ -45,6 +45,17 @@ impl QueueVerdict {
         matches!(self.admission.as_str(), "waits" | "never")
     }
 
+    /// The `fit/does-not-fit` finding of a TrainJob (or runtime) Kueue holds back; `None` when
+    /// it does not.
+    pub fn held_back(&self) -> Option<crate::diag::Diagnostic> {
+        if !self.blocks() {
+            return None;
+        }
+        let reason = self.reason.as_deref().unwrap_or("no reason given");
+        let what = if self.admission == "never" { "never admits it" } else { "holds it back (it waits)" };
+        Some(crate::diag::Diagnostic::finding(&crate::rules::fit::FIT_DOES_NOT_FIT, "", format!("Kueue {what}: {reason}")))
+    }
+
     /// Not checked, and why.
     pub fn not_checked(cluster_queue: Option<String>, reason: String) -> QueueVerdict {
         QueueVerdict { cluster_queue, admission: "not checked".into(), flavors: BTreeMap::new(), borrows: false, reason: Some(reason) }

@@ -42,6 +42,16 @@ impl Origin {
         self.doc.locate(d)
     }
 
+    /// Places a diagnostic about the whole runtime: [`Origin::locate`], at the entry's
+    /// `metadata.name`.
+    pub fn locate_at_name(&self, d: Diagnostic) -> Diagnostic {
+        let d = self.locate(d);
+        match self.name_position() {
+            Some(p) => Diagnostic { line: Some(p.line), column: p.column.map(|c| c.0), width: p.column.map(|c| c.1), ..d },
+            None => d,
+        }
+    }
+
     /// The line of the entry's `metadata.name`: where findings about the whole runtime point.
     pub fn name_line(&self) -> Option<usize> {
         self.name_position().map(|p| p.line)

@@ -24,7 +24,7 @@ define_rules! {
         "A TrainJob given to `fit` that does not read as one (a field of the wrong type, a missing `spec.runtimeRef`), so the pods Trainer would make of it cannot be worked out. `fit` exits 1 (input that was read but is not valid), as `validate` does.",
         "Run `jax-runtimes validate` on the file and fix what it reports.";
     FIT_DOES_NOT_FIT = "fit/does-not-fit", Error, Fit,
-        "A runtime (or a TrainJob on its runtime) whose pods would stay Pending on the cluster the node inventory describes: no node pool matches its node selector, its nodes are tainted, cordoned or not Ready, or they lack the free resources for the whole gang. The message names the first blocker.",
+        "A runtime (or a TrainJob on its runtime) whose pods would stay Pending on the cluster the node inventory describes: no node pool matches its node selector, its nodes are tainted, cordoned or not Ready, or they lack the free resources for the whole gang; with Kueue objects, also one Kueue never admits or holds back. The message names the first blocker. `fit --format github|sarif|junit` and the KRM validator report it.",
         "Fix what the message names: the runtime's selector or tolerations, the node pool, or free capacity on it.";
     FIT_INVENTORY_MISSING = "fit/inventory-missing", Error, Fit,
         "The `JaxRuntimeValidation` config names a `spec.nodes` or `spec.pods` file that no item of the package comes from.",
