@@ -457,3 +457,62 @@ fn a_render_into_a_fleets_shared_or_cluster_folder_is_refused_with_the_fleets_fo
     assert!(r.stderr.contains("deploy/runtimes: is the shared folder of the fleet rendered into deploy"), "{}", r.all());
     assert_eq!(snapshot(&deploy), before);
 }
+
+/// The objects of a YAML stream, as [`build`] names them.
+fn objects(text: &str) -> BTreeSet<String> {
+    jax_runtimes::yaml::parse_stream(text)
+        .unwrap()
+        .into_iter()
+        .filter(|d| !d.is_null())
+        .map(|d| {
+            let r = jax_runtimes::diag::ObjectRef::of(&d);
+            match r.namespace {
+                Some(ns) => format!("{} {ns}/{}", r.kind, r.name),
+                None => format!("{} {}", r.kind, r.name),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn render_cluster_prints_exactly_what_the_clusters_folder_builds() {
+    let tmp = copy_fleet();
+    assert_eq!(render(tmp.path(), &["catalog", "-o", "deploy"]).code, 0);
+    for (cluster, want) in expected() {
+        let r = render(tmp.path(), &["catalog", "--cluster", cluster]);
+        assert_eq!(r.code, 0, "{}", r.all());
+        assert_eq!(objects(&r.stdout), want, "--cluster {cluster}");
+        assert_eq!(objects(&r.stdout), build(&tmp.path().join("deploy/clusters").join(cluster)), "--cluster {cluster}");
+        assert!(r.stderr.contains(&format!("jax-runtimes: JaxCluster {cluster}: ")), "{}", r.all());
+    }
+    let r = render(tmp.path(), &["catalog", "--cluster", "ek"]);
+    assert_eq!((r.code, r.stdout.as_str()), (2, ""), "{}", r.all());
+    assert!(
+        r.stderr.contains("--cluster ek: the catalog has no JaxCluster `ek`") && r.stderr.contains("did you mean `eks`?"),
+        "{}",
+        r.all()
+    );
+    // A fleet's folder holds every cluster: `-o` takes no `--cluster`.
+    assert_eq!(render(tmp.path(), &["catalog", "--cluster", "eks", "-o", "out"]).code, 2);
+    assert!(!tmp.path().join("out").exists());
+}
+
+#[test]
+fn fit_judges_what_the_cluster_of_its_node_list_gets() {
+    let tmp = copy_fleet();
+    // The node list is eks's inventory: eks's runtimes, not the TPU and other clouds' ones.
+    let r = run_in(tmp.path(), &["fit", "--nodes", "nodes/eks.yaml", "catalog", "--format", "json"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    let names: BTreeSet<&str> = rows.iter().map(|v| v["runtime"].as_str().unwrap()).collect();
+    assert_eq!(names, BTreeSet::from(["jax-cpu-small", "jax-gpu-eks-h100"]), "{}", r.all());
+    assert!(r.stderr.contains("JaxCluster eks: 2 of the catalog's 6 runtimes (its inventory is nodes/eks.yaml"), "{}", r.all());
+    // `--cluster` picks another cluster for the same nodes: aks's GPU runtime has no node there.
+    let r = run_in(tmp.path(), &["fit", "--nodes", "nodes/eks.yaml", "catalog", "--cluster", "aks"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.lines().any(|l| l.starts_with("jax-gpu-aks-a100 ") && l.contains(" no ")), "{}", r.all());
+    assert!(!r.stdout.contains("jax-gpu-eks-h100"), "{}", r.all());
+    let r = run_in(tmp.path(), &["fit", "--nodes", "nodes/eks.yaml", "catalog", "--cluster", "nope"], None);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("the catalog has no JaxCluster `nope`"), "{}", r.all());
+}

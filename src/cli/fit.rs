@@ -84,6 +84,10 @@ pub struct FitArgs {
     /// ClusterQueue of the LocalQueue its `kueue.x-k8s.io/queue-name` label names, and in no other.
     #[arg(long = "cluster-queue", value_name = "NAME")]
     pub cluster_queue: Option<String>,
+    /// Judge only what the catalog's `JaxCluster` NAME gets (its runtimes and queues). Without
+    /// it, a fleet's cluster whose inventory is the `--nodes` file is picked.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
     /// How to print the answer (on stdout).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -128,7 +132,7 @@ fn judge(a: &FitArgs, said: &mut Said) -> Exit {
         }
         code
     };
-    let input = match subjects(&a.paths, said) {
+    let input = match subjects(&a.paths, a.cluster.as_deref(), &a.nodes, said) {
         Ok(i) => i,
         Err(code) => return refuse(code),
     };
@@ -397,7 +401,7 @@ impl Subjects {
 
 /// The runtimes and TrainJobs of the paths; on any error prints it and returns the exit code:
 /// 2 for a path that cannot be read, 1 for input that was read and is not valid.
-fn subjects(paths: &[PathBuf], said: &mut Said) -> Result<Subjects, Exit> {
+fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: &Path, said: &mut Said) -> Result<Subjects, Exit> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
@@ -421,8 +425,34 @@ fn subjects(paths: &[PathBuf], said: &mut Said) -> Result<Subjects, Exit> {
         said.note("the catalog has errors; `jax-runtimes render` shows them all");
         return Err(Exit::Findings);
     }
-    let queues: Vec<serde_json::Value> = generated.queues.into_iter().map(|q| q.object).collect();
-    let (mut out, origins): (Vec<TrainingRuntime>, Vec<Origin>) = generated.runtimes.into_iter().unzip();
+    // A fleet's cluster (`--cluster`, or the one whose inventory the node list is): what it gets.
+    let scope = match crate::fleet::scoped(&generated.clusters, cluster, Some(nodes)) {
+        Ok(s) => s,
+        Err(e) => {
+            out::error(&e);
+            return Err(Exit::Usage);
+        }
+    };
+    let mut runtimes = generated.runtimes;
+    let mut queues = generated.queues;
+    if let Some(c) = scope {
+        let all = runtimes.len();
+        runtimes.retain(|(rt, _)| c.serves(rt.metadata.namespace.as_deref(), rt.metadata.name.as_deref().unwrap_or_default()));
+        queues.retain(|q| c.gets_queue(std::iter::once(&q.source).chain(&q.also).map(|s| s.name.as_str())));
+        said.note(&format!(
+            "JaxCluster {}: {} of the catalog's {}{}",
+            c.name,
+            runtimes.len(),
+            words::count(all, "runtime"),
+            if cluster.is_none() {
+                format!(" (its inventory is {}; `--cluster NAME` picks another)", nodes.display())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let queues: Vec<serde_json::Value> = queues.into_iter().map(|q| q.object).collect();
+    let (mut out, origins): (Vec<TrainingRuntime>, Vec<Origin>) = runtimes.into_iter().unzip();
     let mut runtime_docs = Vec::new();
     let mut kueue_docs = Vec::new();
     let mut trainjobs = Vec::new();

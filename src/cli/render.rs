@@ -10,6 +10,7 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
 use crate::rules::input::{INPUT_EMPTY_CATALOG, INPUT_NOT_A_CATALOG_OBJECT};
+use crate::words;
 use crate::write::fleet::{From, Shared};
 use crate::write::{self, Text};
 
@@ -23,6 +24,10 @@ pub struct RenderArgs {
     /// With -o: write nothing; exit 1 and print a diff if DIR is not up to date.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
+    /// Print only what the catalog's `JaxCluster` NAME gets: its runtimes and its queues' Kueue
+    /// objects (what `-o DIR` writes for it under `DIR/clusters/NAME/`).
+    #[arg(long, value_name = "NAME", conflicts_with = "output_dir")]
+    pub cluster: Option<String>,
     /// Run as the kustomize legacy exec plugin on this generator config (functions/kustomize-legacy):
     /// the `JaxRuntimeDefaults` the kustomization in the current folder lists under `generators:` apply.
     #[arg(long, value_name = "CONFIG", conflicts_with_all = ["paths", "output_dir"])]
@@ -46,10 +51,13 @@ pub fn run(a: &RenderArgs) -> Exit {
     // stdout in the spool (memory, then a temporary file for a large output), in render order;
     // for a folder with each runtime's file name and what a fleet's folders need.
     let mut spool = write::spool::Spool::default();
+    // The (namespace, name) of each runtime in the spool, for `--cluster`.
+    let mut spooled: Vec<(Option<String>, String)> = Vec::new();
     let to_stdout = a.output_dir.is_none();
     let keep = |r: pipeline::Runtime| -> (Result<Option<Text>, String>, Option<Shared>) {
         let text = Text::new(r.source().clone(), r.file_name.clone(), &r.object).map_err(|e| e.to_string());
         if to_stdout {
+            spooled.push((r.resolved.namespace.clone(), r.resolved.name.clone()));
             return (text.and_then(|t| spool.push(t.yaml).map(|()| None).map_err(|e| e.to_string())), None);
         }
         let shared = Shared {
@@ -109,12 +117,25 @@ pub fn run(a: &RenderArgs) -> Exit {
     }
     let runtime_count = generated.runtimes.len();
     let clusters = generated.clusters;
+    // `--cluster`: what that cluster gets, no more.
+    let scope = match a.cluster.as_deref().map(|name| crate::fleet::scoped(&clusters, Some(name), None)) {
+        Some(Ok(Some(c))) => Some(c.clone()),
+        Some(Err(e)) => {
+            out::error(&e);
+            return report.finish(Exit::Usage);
+        }
+        Some(Ok(None)) | None => None,
+    };
     let mut shared: Vec<Shared> = Vec::new();
     for q in &generated.queues {
         let queues = std::iter::once(&q.source).chain(&q.also).map(|s| s.name.clone()).collect();
         shared.push(Shared { object: ObjectRef::of(&q.object), file_name: q.file_name.clone(), from: From::Queues(queues) });
     }
-    let queues = generated.queues.iter().map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object).map_err(|e| e.to_string()));
+    let queues = generated
+        .queues
+        .iter()
+        .filter(|q| scope.as_ref().is_none_or(|c| c.gets_queue(std::iter::once(&q.source).chain(&q.also).map(|s| s.name.as_str()))))
+        .map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object).map_err(|e| e.to_string()));
     let mut texts = Vec::with_capacity(generated.runtimes.len() + generated.queues.len());
     for (t, s) in generated.runtimes {
         shared.extend(s);
@@ -137,8 +158,23 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     }
     let code = match &a.output_dir {
-        // The runtimes from the spool, then the queues' objects.
-        None => out::stdout_stream(spool.into_documents().chain(texts.into_iter().map(|t| Ok(t.yaml)))),
+        // The runtimes from the spool (the cluster's, with `--cluster`), then the queues' objects.
+        None => {
+            if let Some(c) = &scope {
+                let queues = texts.len();
+                let served = spooled.iter().filter(|(ns, name)| c.serves(ns.as_deref(), name)).count();
+                report.note(&format!(
+                    "JaxCluster {}: {} of the catalog's {}, {}",
+                    c.name,
+                    served,
+                    words::count(runtime_count, "runtime"),
+                    words::count(queues, "Kueue object")
+                ));
+            }
+            let mut serves = spooled.into_iter().map(|(ns, name)| scope.as_ref().is_none_or(|c| c.serves(ns.as_deref(), &name)));
+            let runtimes = spool.into_documents().filter(|_| serves.next().unwrap_or(true));
+            out::stdout_stream(runtimes.chain(texts.into_iter().map(|t| Ok(t.yaml))))
+        }
         Some(dir) => {
             match write::files(&texts)
                 .map_err(|e| write::DirError::new(e.to_string()))

@@ -61,6 +61,18 @@ pub struct Assignment {
     pub misfits: Vec<Misfit>,
 }
 
+impl Assignment {
+    /// True when the cluster gets the runtime `name` (in `namespace`: a `TrainingRuntime`).
+    pub fn serves(&self, namespace: Option<&str>, name: &str) -> bool {
+        self.runtimes.iter().any(|(n, r)| n.as_deref() == namespace && r == name)
+    }
+
+    /// True when the cluster gets the Kueue objects of one of the `JaxRuntimeQueue`s `queues`.
+    pub fn gets_queue<'q>(&self, mut queues: impl Iterator<Item = &'q str>) -> bool {
+        queues.any(|q| self.queues.iter().any(|mine| mine == q))
+    }
+}
+
 struct Entry {
     out: Assignment,
     origin: Origin,

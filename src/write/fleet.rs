@@ -52,8 +52,8 @@ impl Shared {
     /// True when cluster `a` gets this object.
     pub fn for_cluster(&self, a: &Assignment) -> bool {
         match &self.from {
-            From::Runtime(ns, name) => a.runtimes.iter().any(|(n, r)| n == ns && r == name),
-            From::Queues(qs) => qs.iter().any(|q| a.queues.contains(q)),
+            From::Runtime(ns, name) => a.serves(ns.as_deref(), name),
+            From::Queues(qs) => a.gets_queue(qs.iter().map(String::as_str)),
         }
     }
 }
