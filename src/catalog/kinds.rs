@@ -31,9 +31,8 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order lists of them are written.
     pub const ALL: [Kind; 6] = [Kind::Runtime, Kind::Defaults, Kind::Matrix, Kind::Queue, Kind::Validation, Kind::Cluster];
-    /// The kinds that describe runtimes (what `render` reads).
-    pub const CATALOG: [Kind; 3] = [Kind::Runtime, Kind::Defaults, Kind::Matrix];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -50,15 +49,23 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// True for the kinds `render` and the KRM generator read: those of [`Kind::CATALOG`],
-    /// `JaxRuntimeQueue` and `JaxCluster`.
+    /// True for the kinds `render` and the KRM generator read: every kind but the KRM
+    /// validator's config (`JaxRuntimeValidation`).
     pub fn generates(self) -> bool {
-        Kind::CATALOG.contains(&self) || self == Kind::Queue || self == Kind::Cluster
+        !matches!(self, Kind::Validation)
     }
 
-    /// `JaxRuntime`, `JaxRuntimeDefaults` and `JaxRuntimeMatrix`, for messages.
-    pub fn catalog_list() -> String {
-        Kind::CATALOG.map(|k| format!("`{}`", k.name())).join(", ")
+    /// The names of the kinds `keep` keeps, in [`Kind::ALL`]'s order, as messages and helps list
+    /// them (for [`Kind::generates`]: `` `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`,
+    /// `JaxRuntimeQueue` or `JaxCluster` ``), so that none lists kinds by hand. Rule texts list
+    /// none: they are statics, in `rules`, below `catalog`.
+    pub fn names(keep: impl Fn(Kind) -> bool) -> String {
+        let mut names: Vec<String> = Kind::ALL.into_iter().filter(|k| keep(*k)).map(|k| format!("`{k}`")).collect();
+        match names.pop() {
+            Some(last) if !names.is_empty() => format!("{} or {last}", names.join(", ")),
+            Some(last) => last,
+            None => String::new(),
+        }
     }
 }
 
@@ -107,28 +114,24 @@ pub fn identify(gvk: Gvk<'_>) -> Identity {
             None if gvk.kind.is_empty() => Identity::Misspelt(Box::new(
                 Diagnostic::new(
                     &CATALOG_MISSING_FIELD,
-                    format!(
-                        "the object has no `kind`; a `{API_VERSION}` object is a `{}`, `{}` or `{}`",
-                        Kind::Runtime,
-                        Kind::Defaults,
-                        Kind::Matrix
-                    ),
+                    format!("the object has no `kind`; a `{API_VERSION}` object is a {}", Kind::names(|_| true)),
                 )
                 .with_field("kind")
-                .with_help("add `kind: JaxRuntime` (one runtime), `kind: JaxRuntimeDefaults` or `kind: JaxRuntimeMatrix`"),
+                .with_help(format!("add the object's `kind` (`kind: {}` for one runtime)", Kind::Runtime)),
             )),
             None => {
                 let found = format!("`kind: {}`", gvk.kind);
                 let hint = match near_kind {
                     Some(k) => format!("did you mean `{k}`?"),
-                    None => format!("expected one of {}", Kind::ALL.map(|k| format!("`{k}`")).join(", ")),
+                    None => format!("expected one of {}", Kind::names(|_| true)),
                 };
                 Identity::Misspelt(Box::new(
                     Diagnostic::new(&CATALOG_UNKNOWN_KIND, format!("{found} is not a kind of the `{GROUP}` group; {hint}"))
                         .with_field("kind")
                         .with_help(format!(
-                            "the catalog kinds are {} (they describe runtimes), `JaxRuntimeQueue` and `JaxCluster`; `JaxRuntimeValidation` is the KRM validator's config",
-                            Kind::catalog_list()
+                            "a catalog object is a {}; a `{}` is the KRM validator's config",
+                            Kind::names(Kind::generates),
+                            Kind::Validation
                         )),
                 ))
             }
@@ -186,10 +189,25 @@ mod tests {
         let none = id(API_VERSION, "");
         assert_eq!(rule(&none), "catalog/missing-field");
         assert!(
-            matches!(&none, Identity::Misspelt(d) if d.message == "the object has no `kind`; a `jax-runtimes.dev/v1alpha1` object is a `JaxRuntime`, `JaxRuntimeDefaults` or `JaxRuntimeMatrix`" && d.field.as_deref() == Some("kind")),
+            matches!(&none, Identity::Misspelt(d) if d.message == "the object has no `kind`; a `jax-runtimes.dev/v1alpha1` object is a `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`, `JaxRuntimeQueue`, `JaxRuntimeValidation` or `JaxCluster`" && d.field.as_deref() == Some("kind")),
             "{none:?}"
         );
         assert_eq!(rule(&id(API_VERSION, "Deployment")), "catalog/unknown-kind");
+    }
+
+    #[test]
+    fn lists_of_kinds_come_from_the_one_list() {
+        assert_eq!(
+            Kind::names(|_| true),
+            "`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`, `JaxRuntimeQueue`, `JaxRuntimeValidation` or `JaxCluster`"
+        );
+        assert_eq!(
+            Kind::names(|k| matches!(k, Kind::Runtime | Kind::Defaults | Kind::Matrix)),
+            "`JaxRuntime`, `JaxRuntimeDefaults` or `JaxRuntimeMatrix`"
+        );
+        assert_eq!(Kind::names(|k| k == Kind::Queue), "`JaxRuntimeQueue`");
+        assert_eq!(Kind::names(|_| false), "");
+        assert!(!Kind::Validation.generates() && Kind::ALL.iter().filter(|k| k.generates()).count() == Kind::ALL.len() - 1);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The catalog API as written by users: `JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`,
-//! `JaxRuntimeQueue` and the KRM function's `JaxRuntimeValidation` config (apiVersion `jax-runtimes.dev/v1alpha1`).
+//! The catalog API as written by users: the kinds of [`Kind`] (apiVersion
+//! `jax-runtimes.dev/v1alpha1`), the KRM function's `JaxRuntimeValidation` config among them.
 //! These types mirror the YAML and only check its shape (unknown fields are errors); meaning is
 //! given by `resolve`. [`kinds`] says which objects are catalog objects.
 
@@ -28,19 +28,23 @@ pub use production::{
 pub use releases::{trainer_default, trainer_releases};
 
 /// Object metadata of a catalog object.
+// A runtime's metadata (a `JaxRuntime`'s, a matrix template's) is this struct too, described in
+// the schema as `RuntimeMetadata` (`schema::refine`): only that metadata reaches a runtime.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Metadata {
-    /// The object's name. For a `JaxRuntime`, the generated runtime's name.
+    /// The object's name.
     pub name: String,
-    /// Present: the runtime is a namespaced `TrainingRuntime` in this namespace.
-    /// Absent: a `ClusterTrainingRuntime`.
+    /// Not used (a runtime's namespace is its JaxRuntime's or matrix template's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    /// Copied onto the generated runtime.
+    /// The object's own labels; not copied onto runtimes (a runtime's labels are its
+    /// JaxRuntime's or matrix template's `metadata.labels` and the defaults' `spec.labels`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    /// Copied onto the generated runtime.
+    /// The object's own annotations; not copied onto runtimes (a runtime's annotations are its
+    /// JaxRuntime's or matrix template's `metadata.annotations` and the defaults'
+    /// `spec.annotations`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
 }
@@ -367,10 +371,12 @@ pub struct FabricSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TpuSpec {
-    /// Generation: `v4`, `v5e`, `v5p`, `v6e`, `tpu7x` (aliases accepted, see `accelerators`).
+    /// Generation: a TPU type of the accelerator data, or an alias (see `accelerators --kind
+    /// tpu`). The schema lists them (`schema::refine`).
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub generation: Option<String>,
-    /// Slice topology, `AxB` (v5e, v6e) or `AxBxC` (v4, v5p, tpu7x).
+    /// Slice topology, `AxB` or `AxBxC` as the generation's slices are 2D or 3D. The schema says
+    /// which are which (`schema::refine`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<String>,
     /// Instead of type and topology: a Cloud TPU accelerator type such as `v5litepod-16` or
@@ -742,8 +748,9 @@ pub struct ValidationSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pods: Option<String>,
     /// Clients whose needs are errors rather than warnings (`jax-runtimes validate --require`):
-    /// `sdk`, the Kubeflow Python SDK (`sdk/framework-label`, `sdk/trainer-container`: a
-    /// runtime without them works with kubectl, but the SDK cannot list or use it).
+    /// `sdk`, the Kubeflow Python SDK (`sdk/framework-label`, `sdk/trainer-container`,
+    /// `sdk/unknown-device`: a runtime without them works with kubectl, but the SDK cannot list
+    /// or use it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub require: Vec<Requirement>,
 }
@@ -753,7 +760,8 @@ pub struct ValidationSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Requirement {
-    /// The Kubeflow Python SDK (`TrainerClient`): the framework label and the trainer container.
+    /// The Kubeflow Python SDK (`TrainerClient`): the framework label, the trainer container and
+    /// a device limit it reads.
     Sdk,
 }
 

@@ -88,7 +88,12 @@ fn build() -> Value {
         obj.insert("title".into(), Value::String("jax-runtimes catalog object".into()));
         obj.insert(
             "description".into(),
-            json!("A jax-runtimes catalog object (apiVersion `jax-runtimes.dev/v1alpha1`): a `JaxRuntime`, `JaxRuntimeDefaults` or `JaxRuntimeMatrix`, or the KRM function's `JaxRuntimeValidation` config."),
+            json!(format!(
+                "A jax-runtimes catalog object (apiVersion `{}`): a {}, or the KRM function's `{}` config.",
+                super::API_VERSION,
+                Kind::names(Kind::generates),
+                Kind::Validation
+            )),
         );
         obj.insert("$id".into(), Value::String("https://jax-runtimes.dev/schema/v1alpha1/catalog.json".into()));
     }
@@ -244,12 +249,14 @@ fn refine(defs: &mut Map<String, Value>) {
         spec.remove("required");
     }
 
-    // Runtimes' metadata: what the API server checks of a runtime's name, namespace and labels.
+    // Runtimes' metadata: what the API server checks of a runtime's name, namespace and labels,
+    // and what each field does (only this metadata reaches a runtime; `Metadata`'s descriptions
+    // say so of every other kind's).
     if let Some(Value::Object(meta)) = defs.get("Metadata").cloned() {
         let mut rm = meta;
         rm.insert(
             "description".into(),
-            json!("Object metadata of a runtime: its name, namespace, labels and annotations are the generated runtime's."),
+            json!("Object metadata of a runtime: the generated runtime's name and namespace, and labels and annotations copied onto it."),
         );
         defs.insert(RUNTIME_METADATA.into(), Value::Object(rm));
         replace(defs, RUNTIME_METADATA, "name", p.dns_subdomain.clone());
@@ -259,6 +266,14 @@ fn refine(defs: &mut Map<String, Value>) {
             json!({"type": "object", "propertyNames": {"pattern": p.annotation_key}, "additionalProperties": {"type": "string"}});
         replace(defs, RUNTIME_METADATA, "labels", labels.clone());
         replace(defs, RUNTIME_METADATA, "annotations", annotations.clone());
+        for (field, description) in [
+            ("name", "The generated runtime's name."),
+            ("namespace", "Present: the runtime is a namespaced `TrainingRuntime` in this namespace. Absent: a `ClusterTrainingRuntime`."),
+            ("labels", "Copied onto the generated runtime, over the defaults' `spec.labels`; what the defaults' `spec.selector.matchLabels` selects on."),
+            ("annotations", "Copied onto the generated runtime, over the defaults' `spec.annotations` (kpt's and kustomize's own, such as `config.kubernetes.io/*`, are not)."),
+        ] {
+            set(defs, RUNTIME_METADATA, field, json!({"description": description}));
+        }
         replace(defs, "DefaultsSpec", "labels", labels.clone());
         replace(defs, "DefaultsSpec", "annotations", annotations);
         if let Some(m) = prop(defs, "JaxRuntime", "metadata") {
@@ -341,6 +356,16 @@ fn refine(defs: &mut Map<String, Value>) {
     let canonical: Vec<Value> = t.generations.iter().map(|g| Value::from(g.name.as_str())).collect();
     replace(defs, "TpuSpec", "type", optional(json!({"type": "string", "anyOf": [{"enum": canonical}, {"pattern": all_generations}]})));
     replace(defs, "TpuSpec", "topology", optional(json!({"type": "string", "pattern": "^[1-9][0-9]*x[1-9][0-9]*(x[1-9][0-9]*)?$"})));
+    let generations = or_list(t.generations.iter().map(|g| format!("`{}`", g.name)).collect());
+    let description = format!("Generation: {generations} (aliases accepted, see `jax-runtimes accelerators --kind tpu`).");
+    set(defs, "TpuSpec", "type", json!({"description": description}));
+    let mut by_dimensions: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for g in &t.generations {
+        by_dimensions.entry(g.dimensions).or_default().push(&g.name);
+    }
+    let form = |d: usize| ["A", "B", "C", "D"][..d.min(4)].join("x");
+    let forms: Vec<String> = by_dimensions.iter().map(|(d, names)| format!("`{}` ({})", form(*d), names.join(", "))).collect();
+    set(defs, "TpuSpec", "topology", json!({"description": format!("Slice topology, {}.", or_list(forms))}));
     let prefixes: BTreeSet<String> =
         t.generations.iter().flat_map(|g| [g.accelerator_type_prefix.clone(), g.name.clone()]).map(|p| any_case(&p)).collect();
     let prefixes: Vec<String> = prefixes.into_iter().collect();
@@ -419,6 +444,15 @@ fn templated(defs: &mut Map<String, Value>) {
                 ),
             );
         }
+    }
+}
+
+/// `a, b or c`.
+fn or_list(mut items: Vec<String>) -> String {
+    match items.pop() {
+        Some(last) if !items.is_empty() => format!("{} or {last}", items.join(", ")),
+        Some(last) => last,
+        None => String::new(),
     }
 }
 

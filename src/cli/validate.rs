@@ -65,7 +65,8 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// A client whose needs are errors rather than warnings (repeatable): `sdk`, the Kubeflow
-    /// Python SDK (`sdk/framework-label`, `sdk/trainer-container`: kubectl works without them).
+    /// Python SDK (`sdk/framework-label`, `sdk/trainer-container`, `sdk/unknown-device`: kubectl
+    /// works without them).
     #[arg(long = "require", value_name = "CLIENT")]
     pub require: Vec<crate::catalog::Requirement>,
     #[command(flatten)]
@@ -271,4 +272,43 @@ fn print(diags: &[Diagnostic], a: &ValidateArgs, sources: &Sources, exit: Exit) 
     let mut report = Reporter::gated(format, a.gate.clone(), "validate", sources.clone()).to(sink);
     report.findings(diags);
     report.finish(exit)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use crate::catalog::Requirement;
+    use crate::diag::{Diagnostic, Severity};
+
+    /// The rules `--require sdk` makes errors, found by running the code that does it.
+    fn made_errors() -> Vec<&'static str> {
+        crate::rules::all()
+            .filter(|r| r.severity == Severity::Warning)
+            .filter(|r| {
+                let mut d = [Diagnostic::new(r, "x")];
+                crate::validate::ecosystem::require(&mut d, &[Requirement::Sdk]);
+                d[0].severity == Severity::Error
+            })
+            .map(|r| r.id)
+            .collect()
+    }
+
+    /// The rule ids a text names.
+    fn named(text: &str) -> Vec<&'static str> {
+        crate::rules::all().map(|r| r.id).filter(|id| text.contains(&format!("`{id}`"))).collect()
+    }
+
+    #[test]
+    fn the_require_helps_name_every_rule_it_makes_an_error() {
+        let want = made_errors();
+        assert!(want.len() >= 3, "{want:?}");
+        let cli = crate::cli::Cli::command();
+        let validate = cli.find_subcommand("validate").unwrap();
+        let arg = validate.get_arguments().find(|a| a.get_id() == "require").unwrap();
+        let help = arg.get_long_help().or_else(|| arg.get_help()).unwrap().to_string();
+        assert_eq!(named(&help), want, "`validate --require` help: {help}");
+        let spec = &crate::catalog::schema::schema()["$defs"]["ValidationSpec"]["properties"]["require"]["description"];
+        assert_eq!(named(spec.as_str().unwrap()), want, "`JaxRuntimeValidation` `spec.require`: {spec}");
+    }
 }

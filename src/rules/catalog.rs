@@ -1,6 +1,5 @@
-//! Rules of the catalog: what `render`, `docs` and the KRM function report about `JaxRuntime`,
-//! `JaxRuntimeDefaults` and `JaxRuntimeMatrix` objects. Nothing is written while any of them is
-//! an error.
+//! Rules of the catalog: what `render`, `docs` and the KRM function report about catalog objects
+//! (the kinds of [`crate::catalog::Kind`]). Nothing is written while any of them is an error.
 
 use super::rule::define_rules;
 
@@ -12,7 +11,7 @@ define_rules! {
         "An object in the `jax-runtimes.dev` group (or a group one typo away from it) whose apiVersion is not `jax-runtimes.dev/v1alpha1`. It is an error, not ignored: a misspelt catalog object must never make the function prune the runtimes it generated.",
         "Write `apiVersion: jax-runtimes.dev/v1alpha1`.";
     CATALOG_UNKNOWN_KIND = "catalog/unknown-kind", Error, Catalog,
-        "An object in the `jax-runtimes.dev` group whose kind is not a catalog kind (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`, `JaxRuntimeQueue`, `JaxCluster`; `JaxRuntimeValidation` as a function config).",
+        "An object in the `jax-runtimes.dev` group whose kind is none of the group's (the finding's help lists them).",
         "Fix the kind; the message names the nearest one.";
     CATALOG_UNKNOWN_FIELD = "catalog/unknown-field", Error, Catalog,
         "A field the catalog kind does not have, at any depth: the catalog's own fields and those of the Kubernetes types inside it (`env`, `tolerations`, `resources`, selectors), e.g. `nodeSelectr` or `valu`. Every one is reported in one run, at its key, with the nearest field.",
@@ -51,7 +50,7 @@ define_rules! {
         "A TPU generation or accelerator type the accelerator data does not know, or a `type` that contradicts `acceleratorType`.",
         "Use a generation or accelerator type from `jax-runtimes accelerators --kind tpu`.";
     CATALOG_TPU_TOPOLOGY = "catalog/tpu-topology", Error, Catalog,
-        "A topology the TPU generation does not have (or of the wrong dimension: AxB for v5e and v6e, AxBxC for v4, v5p, tpu7x).",
+        "A topology the TPU generation does not have, or of the wrong dimension: each generation's slices are 2D (`AxB`) or 3D (`AxBxC`), as the message says and the TOPOLOGIES column of `jax-runtimes accelerators --kind tpu` shows.",
         "Use one of the nearest valid topologies the message lists.";
     CATALOG_TPU_CHIPS_PER_HOST = "catalog/tpu-chips-per-host", Error, Catalog,
         "A topology that two machine shapes can form with identical node labels (2x4 on v5e and v6e), without `chipsPerHost`, or a `chipsPerHost` no machine shape has.",

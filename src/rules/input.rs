@@ -19,10 +19,10 @@ define_rules! {
         "A file with a string (a value or a key) over 3 MiB, the largest request the Kubernetes API server accepts (`MaxRequestBodyBytes` in kubernetes `staging/src/k8s.io/apiserver/pkg/server/config.go`): no object can hold it. The file is refused as it is read, before the string is copied, so that memory stays bounded; a long line of many short values (`kubectl get nodes -o json | jq -c`) is read as usual.",
         "Shorten the value at the line the message names; a long text belongs in a file the job reads, not in a field.";
     INPUT_NOT_A_CATALOG_OBJECT = "input/not-a-catalog-object", Info, Input,
-        "`render` or `docs` read a document that is not a catalog object (not in the `jax-runtimes.dev` group); it is ignored.",
+        "`render` read a document that is not a catalog object (not in the `jax-runtimes.dev` group); it is ignored (`docs` and `kueue` ignore it without a word).",
         "Nothing to do, or check the file list.";
     INPUT_EMPTY_CATALOG = "input/empty-catalog", Error, Input,
-        "`render` or `docs` read no catalog object at all (`JaxRuntime`, `JaxRuntimeDefaults`, `JaxRuntimeMatrix`).",
+        "`render`, `docs` or `kueue` read no catalog object at all: no object of the `jax-runtimes.dev` group, of any kind.",
         "Check the paths; with no path the built-in catalog is used.";
     INPUT_NEAR_MISS = "input/near-miss", Error, Input,
         "An object whose kind or apiVersion is one typo away from a Trainer kind (`ClusterTrainingRuntime`, `TrainingRuntime`, `TrainJob`) or JobSet's (`JobSet`): a kind such as `TrainJobb`, a group such as `trainer.kubeflow.com`. Skipped, it would go unchecked; catalog kinds have `catalog/api-version` and `catalog/unknown-kind`.",

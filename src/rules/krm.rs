@@ -20,7 +20,7 @@ define_rules! {
         "Use `jax-runtimes --help` for the command line, or run the function from kpt or kustomize.";
     KRM_FUNCTION_CONFIG = "krm/function-config", Error, Krm,
         "The functionConfig is neither a catalog object nor a `JaxRuntimeValidation`, or a `JaxRuntimeValidation` has a field it does not know.",
-        "Point the function's config at a JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix or JaxRuntimeValidation, or give none.";
+        "Point the function's config at a catalog object (to generate) or a `JaxRuntimeValidation` (to validate), or give none; the finding's help names the kinds.";
     KRM_NOT_OWNED = "krm/not-owned", Error, Krm,
         "A runtime would replace an object of the same kind and name that jax-runtimes did not generate (it lacks the `app.kubernetes.io/managed-by: jax-runtimes` label and the `jax-runtimes.dev/source` annotation). It is left untouched.",
         "Rename the catalog entry, or delete or rename the existing object.";
