@@ -268,7 +268,10 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
     if !plan.queues.is_empty() {
-        diagnostics.splice(serve_at..serve_at, serve.finish());
+        // A queue that serves none because the runtimes it would serve have errors is not a
+        // second mistake.
+        let failed = diagnostics.iter().chain(&out.diagnostics).any(Diagnostic::is_error);
+        diagnostics.splice(serve_at..serve_at, serve.finish(failed));
     }
     plan.served = served;
     let generated = std::mem::replace(&mut out.diagnostics, diagnostics);
@@ -430,6 +433,16 @@ pub struct Runtimes {
     /// Context, not judged: looked up, never reported on.
     pub kueue: Vec<Document>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `input/empty-catalog`: the input holds no object of the catalog's group; `without_paths` says
+/// what the command does with no path (`renders the built-in catalog`).
+pub fn empty_catalog(command: &str, without_paths: &str) -> Diagnostic {
+    Diagnostic::new(
+        &crate::rules::input::INPUT_EMPTY_CATALOG,
+        format!("the input holds no catalog object (no object of the `{}` group)", crate::catalog::kinds::GROUP),
+    )
+    .with_help(format!("check the paths; `jax-runtimes {command}` with no path {without_paths}"))
 }
 
 /// The Kueue objects a catalog's queues generate, as documents of the stand-in source

@@ -429,3 +429,77 @@ fn preview_prints_its_findings_in_every_format() {
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(serde_json::from_str::<Vec<Value>>(&r.stderr).is_ok(), "{}", r.stderr);
 }
+
+/// Every file under `dir`, path -> content (none when `dir` does not exist).
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else { continue };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+/// All or nothing (issue 54): every generator, on a catalog it refuses (an error, or a warning
+/// with `--fail-on warning`), exits 1 and writes nothing: no byte on stdout, no file created,
+/// changed or pruned in an output folder, whatever it held before.
+#[test]
+fn every_generator_writes_nothing_when_it_refuses() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: cpu-0, labels: {kubernetes.io/hostname: cpu-0, kubernetes.io/os: linux, kubernetes.io/arch: amd64}}\nstatus:\n  allocatable: {cpu: '16', memory: 64Gi, pods: '110'}\n  capacity: {cpu: '16', memory: 64Gi, pods: '110'}\n  conditions: [{type: Ready, status: 'True'}]\n";
+    // A good runtime beside a bad one; and a good CPU runtime beside one for GPUs the CPU nodes
+    // do not have (kueue leaves it out with a warning).
+    let with_error = format!("{GOOD}---\n{BAD}");
+    let gpu = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata:\n  name: gpu\nspec:\n  platform: gke\n  accelerator:\n    gpu: {model: h100-80gb, count: 8}\n";
+    let with_warning = format!("{GOOD}---\n{gpu}");
+    let dir = dir_with(&[("error.yaml", &with_error), ("warning.yaml", &with_warning), ("good.yaml", GOOD), ("nodes.yaml", node)]);
+    let d = dir.path();
+    // Folders a good render wrote first: a refused render must leave them exactly as they are.
+    for (args, folder) in [
+        (&["render", "good.yaml", "-o", "rendered"][..], "rendered"),
+        (&["docs", "good.yaml", "-o", "pages"][..], "pages"),
+        (&["kueue", "--nodes", "nodes.yaml", "good.yaml", "-o", "queues"][..], "queues"),
+    ] {
+        let r = run(d, args, &[]);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.all());
+        assert!(d.join(folder).is_dir());
+    }
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["render", "error.yaml"],
+        vec!["render", "error.yaml", "-o", "rendered"],
+        vec!["render", "error.yaml", "-o", "new-folder"],
+        vec!["docs", "error.yaml", "-o", "pages"],
+        vec!["docs", "error.yaml", "-o", "new-pages"],
+        vec!["kueue", "--nodes", "nodes.yaml", "error.yaml"],
+        vec!["kueue", "--nodes", "nodes.yaml", "error.yaml", "-o", "queues"],
+        vec!["kueue", "--nodes", "nodes.yaml", "warning.yaml", "--fail-on", "warning"],
+        vec!["kueue", "--nodes", "nodes.yaml", "warning.yaml", "--fail-on", "warning", "-o", "queues"],
+    ];
+    for args in cases {
+        for format in ["text", "json"] {
+            let mut all = args.clone();
+            all.extend(["--format", format]);
+            let before = tree(d);
+            let r = run(d, &all, &[]);
+            assert_eq!(r.code, 1, "{all:?}: {}", r.all());
+            assert_eq!(r.stdout, "", "{all:?}: nothing on stdout");
+            assert_eq!(tree(d), before, "{all:?}: no file created, changed or pruned");
+            assert!(!d.join("new-folder").exists() && !d.join("new-pages").exists(), "{all:?}");
+            if format == "text" {
+                assert!(r.stderr.contains("nothing written"), "{all:?}: {}", r.stderr);
+            } else if all.contains(&"error.yaml") {
+                // One mistake, one error: the queue the failed runtime would be served by is not
+                // a second one ("serves no runtime").
+                let errors: Vec<Value> = findings(&r).into_iter().filter(|f| f["severity"] == "error").collect();
+                assert_eq!(errors.len(), 1, "{all:?}: {errors:?}");
+            }
+        }
+    }
+}

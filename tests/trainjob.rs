@@ -173,8 +173,8 @@ fn validate_takes_runtimes_from_the_same_input_and_a_list() {
     assert_eq!(r.code, 1, "{}", r.all());
     let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
     let f = findings.iter().find(|f| f["rule"] == "trainjob/jax-env").unwrap_or_else(|| panic!("{}", r.all()));
-    assert_eq!(f["field"], "spec.trainer.env[0]");
-    assert!(f["line"].as_u64().is_some(), "{f}");
+    assert_eq!(f["field"], "spec.trainer.env[0].value");
+    assert!(f["line"].as_u64().is_some() && f["column"].as_u64().is_some(), "at the value, line and column: {f}");
     let r = run(&["validate", "-"], Some(&serde_json::to_string_pretty(&list).unwrap()));
     assert!(r.stderr.contains("1 runtime and 1 TrainJob checked"), "{}", r.stderr);
 }
@@ -223,7 +223,7 @@ fn the_docs_example_trainjob_of_every_builtin_runtime_is_clean_and_previews() {
     for r in &generated.runtimes {
         let tj = jax_runtimes::write::pages::example_trainjob(&r.resolved);
         let value = serde_json::to_value(&tj).unwrap();
-        let ctx = validate::trainjob::Context { runtimes: &runtimes, version: None };
+        let ctx = validate::trainjob::Context { runtimes: &runtimes, version: None, release: validate::structure::DEFAULT_RELEASE };
         let d = validate::trainjob::check(&value, None, false, &ctx);
         assert!(d.iter().all(|d| d.severity < Severity::Warning), "{}:\n{}", r.file_name, show(&d));
         let eff = jax_runtimes::trainjob::build(&r.runtime, &tj, TrainerVersion::V2_3, jax_runtimes::trainjob::Steps::All);
@@ -444,7 +444,7 @@ fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
         inputs.push((name.to_string(), tj));
     }
     let fields = |v: &Value, opts: &Options, structural: &dyn Fn(&str) -> bool| -> BTreeSet<String> {
-        let ctx = validate::trainjob::Context { runtimes: &[], version: None };
+        let ctx = validate::trainjob::Context { runtimes: &[], version: None, release: validate::structure::DEFAULT_RELEASE };
         let crd = opts.crd_for("trainer.kubeflow.org/v1alpha1", "TrainJob").map(|(_, v)| v);
         let mut found = validate::trainjob::check(v, crd, !opts.crds.is_empty(), &ctx);
         if crd.is_none() {
@@ -482,7 +482,7 @@ fn generate_name_gets_the_same_verdict_with_and_without_the_trainjob_crd() {
     let with_crd = Options::with_crd_files(&[crd]).expect("the TrainJob CRD loads");
     let verdict = |metadata: Value, opts: &Options| -> Vec<(Severity, String)> {
         let tj = trainjob(&json!({"metadata": metadata, "spec": {"runtimeRef": {"name": "x"}}}));
-        let ctx = validate::trainjob::Context { runtimes: &[], version: None };
+        let ctx = validate::trainjob::Context { runtimes: &[], version: None, release: validate::structure::DEFAULT_RELEASE };
         let crd = opts.crd_for("trainer.kubeflow.org/v1alpha1", "TrainJob").map(|(_, v)| v);
         let mut v: Vec<(Severity, String)> = validate::trainjob::check(&tj, crd, !opts.crds.is_empty(), &ctx)
             .into_iter()

@@ -1097,3 +1097,43 @@ fn validator_fails_on(items: &Value) -> Value {
     assert_eq!(code.code(), 1, "{}", String::from_utf8_lossy(&err));
     serde_json::from_slice(&out).unwrap()
 }
+
+/// The built-in judge is the release's own CRD schema (issue 52): pod fields of the Kubernetes
+/// version Trainer v2.3.0 was built with (`hostnameOverride`, `schedulingGroup`) pass by default,
+/// as with `--crd`; a misspelt one is refused by both.
+#[test]
+fn the_release_pod_fields_pass_by_default_as_with_the_crd() {
+    let pod = "/spec/template/spec/replicatedJobs/0/template/spec/template/spec";
+    let with = |field: &str, value: Value| {
+        let mut v = base("cpu");
+        apply(&mut v, &Op::Set { path: format!("{pod}/{field}"), value });
+        jax_runtimes::yaml::to_string(&v).unwrap()
+    };
+    let crd: Vec<String> =
+        reference_crd_files().unwrap_or_default().iter().flat_map(|f| ["--crd".to_string(), f.display().to_string()]).collect();
+    for (field, value) in [("hostnameOverride", json!("node-0")), ("schedulingGroup", json!({"podGroupName": "g1"}))] {
+        let text = with(field, value);
+        let (code, out, err) = cli(&["-"], Some(&text));
+        assert_eq!(code, 0, "{field}: {out}{err}");
+        if !crd.is_empty() {
+            let mut args: Vec<&str> = crd.iter().map(String::as_str).collect();
+            args.push("-");
+            let (code, out, err) = cli(&args, Some(&text));
+            assert_eq!(code, 0, "--crd, {field}: {out}{err}");
+        }
+    }
+    let (code, out, _) = cli(&["-", "--format", "json"], Some(&with("schedulingGroups", json!({"podGroupName": "g1"}))));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\"rule\": \"schema/unknown-field\"") && out.contains("did you mean `schedulingGroup`?"), "{out}");
+    // Each release by its own schema: `workloadRef` is a v2.2.0 pod field only.
+    let workload_ref = with("workloadRef", json!({"name": "w", "podGroup": "g"}));
+    let (code, out, err) = cli(&["--trainer-version", "v2.2.0", "-"], Some(&workload_ref));
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = cli(&["-"], Some(&workload_ref));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("Trainer v2.3.0's schema has no such field, v2.2.0 does"), "{out}");
+    assert!(out.contains("--trainer-version"), "the help names the way: {out}");
+    let (code, _, err) = cli(&["--trainer-version", "v2.2.7", "-"], Some(&workload_ref));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown Trainer release `v2.2.7`") && err.contains("v2.2.0, v2.2.1, v2.3.0, next"), "{err}");
+}

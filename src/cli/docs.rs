@@ -5,10 +5,8 @@ use std::path::PathBuf;
 
 use super::out;
 use super::shared::{check_output_dir, read_catalog, sync_dir, FindingsFormat, Gate, Reporter};
-use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::pipeline;
-use crate::rules::input::INPUT_EMPTY_CATALOG;
 use crate::write::{self, pages};
 
 /// Arguments of `jax-runtimes docs`.
@@ -52,10 +50,7 @@ pub fn run(a: &DocsArgs) -> Exit {
     let generated = pipeline::generate_with(&docs, |r| (r.resolved, r.runtime));
     let mut diags = generated.diagnostics.clone();
     if generated.catalog_objects == 0 {
-        diags.push(
-            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
-                .with_help("check the paths; `jax-runtimes docs -o DIR` with no path documents the built-in catalog"),
-        );
+        diags.push(pipeline::empty_catalog("docs -o DIR", "documents the built-in catalog"));
     }
     report.findings(&diags);
     if report.refused(&diags) {

@@ -462,14 +462,16 @@ fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: &Path, said: &mut S
         if is_trainjob(&doc.value) {
             match structure::typed_trainjob(&doc.value) {
                 Some(tj) => trainjobs.push((doc.clone(), tj)),
-                None => problems.extend(structure::check_trainjob(&doc.value).into_iter().filter(Diagnostic::is_error).map(|d| {
-                    let d = Diagnostic::finding(
-                        &FIT_UNREADABLE_TRAINJOB,
-                        d.field.clone().unwrap_or_default(),
-                        format!("does not read as a TrainJob: {}", d.message),
-                    );
-                    doc.locate(d.with_object(ObjectRef::of(&doc.value)))
-                })),
+                None => problems.extend(
+                    structure::check_trainjob(&doc.value, structure::DEFAULT_RELEASE).into_iter().filter(Diagnostic::is_error).map(|d| {
+                        let d = Diagnostic::finding(
+                            &FIT_UNREADABLE_TRAINJOB,
+                            d.field.clone().unwrap_or_default(),
+                            format!("does not read as a TrainJob: {}", d.message),
+                        );
+                        doc.locate(d.with_object(ObjectRef::of(&doc.value)))
+                    }),
+                ),
             }
             continue;
         }

@@ -17,7 +17,6 @@ use crate::fit::inventory;
 use crate::pipeline;
 use crate::read::{Document, Source};
 use crate::rules::fit::KUEUE_RUNTIMES_LEFT_OUT;
-use crate::rules::input::INPUT_EMPTY_CATALOG;
 use crate::words;
 use crate::write::{self, Text};
 
@@ -155,9 +154,7 @@ pub fn run(a: &KueueArgs) -> Exit {
         ));
     }
     if generated.catalog_objects <= usize::from(!has_queue) {
-        let d =
-            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
-                .with_help("check the paths; `jax-runtimes kueue --nodes NODES` with no path uses the built-in catalog");
+        let d = pipeline::empty_catalog("kueue --nodes NODES", "uses the built-in catalog");
         report.findings(&[d]);
         return report.finish(Exit::Findings);
     }
@@ -217,6 +214,7 @@ pub fn run(a: &KueueArgs) -> Exit {
         return report.finish(code);
     }
     report.findings(&diags);
+    report.refused(&diags);
     report.finish(Exit::Findings)
 }
 

@@ -9,7 +9,7 @@ use super::shared::{catalog_texts, check_output_dir, sync_dir, FindingsFormat, G
 use crate::diag::{Diagnostic, ObjectRef};
 use crate::exit::Exit;
 use crate::pipeline;
-use crate::rules::input::{INPUT_EMPTY_CATALOG, INPUT_NOT_A_CATALOG_OBJECT};
+use crate::rules::input::INPUT_NOT_A_CATALOG_OBJECT;
 use crate::words;
 use crate::write::fleet::{From, Shared};
 use crate::write::{self, Text};
@@ -106,10 +106,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         diags.push(docs[0].locate(Diagnostic::new(&INPUT_NOT_A_CATALOG_OBJECT, message).with_object(ObjectRef::of(&docs[0].value))));
     }
     if generated.catalog_objects == 0 {
-        diags.push(
-            Diagnostic::new(&INPUT_EMPTY_CATALOG, "the input holds no catalog object (JaxRuntime, JaxRuntimeDefaults or JaxRuntimeMatrix)")
-                .with_help("check the paths; `jax-runtimes render` with no path renders the built-in catalog"),
-        );
+        diags.push(pipeline::empty_catalog("render", "renders the built-in catalog"));
     }
     report.findings(&diags);
     if report.refused(&diags) {

@@ -49,10 +49,12 @@ pub struct ValidateArgs {
     /// catalog objects (rendered first). They are not reported on themselves.
     #[arg(long = "runtimes", value_name = "PATH")]
     pub runtimes: Vec<PathBuf>,
-    /// The Kubeflow Trainer release to check TrainJobs for (v2.2 or v2.3). Default: the one a
-    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
+    /// The Kubeflow Trainer release to judge by: its CRDs' schemas (embedded: v2.0.0, v2.0.1,
+    /// v2.1.0, v2.2.0, v2.2.1, v2.3.0, next; a minor such as v2.2 is its newest patch) and, from
+    /// v2.2 on, how it merges TrainJobs. Default: the one a runtime's
+    /// `jax-runtimes.dev/trainer-version` annotation names, else v2.3.0.
     #[arg(long = "trainer-version", value_name = "VERSION")]
-    pub trainer_version: Option<TrainerVersion>,
+    pub trainer_version: Option<String>,
     /// A CRD file (repeatable) to check structure and CEL rules against, e.g. the cluster's
     /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
     #[arg(long = "crd", value_name = "FILE")]
@@ -90,6 +92,23 @@ pub fn run(a: &ValidateArgs) -> Exit {
         out::error("validate needs files, folders or `-` (stdin); try `jax-runtimes validate --help`");
         return Exit::Usage;
     }
+    let release = match a.trainer_version.as_deref().map(crate::validate::structure::release).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            out::error(&format!("--trainer-version: {e}"));
+            return Exit::Usage;
+        }
+    };
+    // How TrainJobs are merged: the release's, from v2.2 (the JAX policy) on; before, v2.3's.
+    let merge = a.trainer_version.as_deref().and_then(|v| TrainerVersion::parse(v).ok());
+    if let (Some(r), None) = (release, merge) {
+        if r != "next" {
+            out::note(&format!(
+                "Trainer {r} has no JAX policy: objects are judged by its CRDs' schemas, TrainJobs merged as {} merges them",
+                TrainerVersion::default()
+            ));
+        }
+    }
     // Compiling the CRDs and reading the inputs do not depend on each other: both at once.
     let (opts, input) = std::thread::scope(|s| {
         let crds = s.spawn(|| Options::with_crd_files(&a.crds));
@@ -113,7 +132,8 @@ pub fn run(a: &ValidateArgs) -> Exit {
             return print(&diags, a, &sources, code);
         }
     };
-    opts.trainer_version = a.trainer_version;
+    opts.trainer_version = merge;
+    opts.release = release;
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {

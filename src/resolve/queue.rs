@@ -232,11 +232,12 @@ impl<'q> Serve<'q> {
         Some(Serving { queue: qi, tas })
     }
 
-    /// Every error: those of the runtimes, then a queue that served none.
-    pub fn finish(self) -> Vec<Diagnostic> {
+    /// Every error: those of the runtimes, then a queue that served none, unless a catalog
+    /// entry `failed` (the queue may serve the runtimes it would have generated).
+    pub fn finish(self, failed: bool) -> Vec<Diagnostic> {
         let Serve { queues, served, mut errors } = self;
         for (q, n) in queues.iter().zip(&served) {
-            if *n == 0 {
+            if *n == 0 && !failed {
                 errors.push(
                     q.origin.locate(
                         Diagnostic::new(&CATALOG_QUEUE, format!("JaxRuntimeQueue `{}` serves no runtime of the catalog", q.name))

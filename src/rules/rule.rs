@@ -68,7 +68,7 @@ impl Layer {
             Layer::Catalog => "Catalog objects (`render`, `docs` and the KRM function)",
             Layer::Output => "Output directories (`render -o`, `docs -o`, `--check`)",
             Layer::Krm => "The KRM function (kpt, kustomize)",
-            Layer::Schema => "Structure against the project's typed Trainer, JobSet and Pod model (no `--crd`)",
+            Layer::Schema => "Structure against the schemas of the Trainer release's own CRDs (v2.0.0 to v2.3.0 and `next`), embedded in the binary (no `--crd`)",
             Layer::Crd => "Structure against the `openAPIV3Schema` of the CRD files given with `--crd`",
             Layer::Cel => "CEL rules (`x-kubernetes-validations`) of the CRD",
             Layer::Admission => "Kubeflow Trainer admission webhook (v2.3)",

@@ -1,4 +1,4 @@
-//! Rules of the validator: structure (typed model or CRD), CEL, the Trainer webhook, what the
+//! Rules of the validator: structure (the embedded release CRDs or `--crd`), CEL, the Trainer webhook, what the
 //! Kubeflow SDK, the JAX plugin and JobSet need, and accelerator consistency.
 
 use super::rule::define_rules;
@@ -20,7 +20,7 @@ define_rules! {
         "A value breaks a bound of the field: minimum, maximum, length, number of items or properties, uniqueness.",
         "Bring the value within the bound the message names.";
     SCHEMA_FORMAT = "schema/format", Error, Schema,
-        "A string that does not have the field's format or pattern (date-time, quantity).",
+        "A string that does not have the field's format or pattern (a date-time, a name). A quantity is `k8s/quantity`'s.",
         "Write the value in the format the message names.";
     SCHEMA_NULL_DROPPED = "schema/null-dropped", Warning, Schema,
         "`null` on a field that is not nullable: the API server drops the field, so it is as if it were not there.",

@@ -85,12 +85,26 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
     out
 }
 
+/// The controllers the TrainJob CRD's `spec.managedBy` rule allows: `self in
+/// ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']`.
+const MANAGED_BY: [&str; 2] = ["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"];
+
 /// Built-in equivalents of the Trainer v2.3 TrainJob CRD's CEL rules (without `--crd`): an
 /// initializer's `storageUri` is empty or a URI with a scheme, `self == '' ||
 /// self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')` on `spec.initializer.dataset.storageUri` and
-/// `spec.initializer.model.storageUri`.
+/// `spec.initializer.model.storageUri`; `spec.managedBy` is one of [`MANAGED_BY`] (an enum in
+/// effect: `schema/enum`).
 pub fn builtin_trainjob(tj: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if let Some(by) = tj.pointer("/spec/managedBy").and_then(Value::as_str) {
+        if !MANAGED_BY.contains(&by) {
+            out.push(Diagnostic::finding(
+                &crate::rules::validate::SCHEMA_ENUM,
+                "spec.managedBy",
+                format!("{by:?} is not one of {MANAGED_BY:?}: ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set"),
+            ));
+        }
+    }
     for which in ["dataset", "model"] {
         let Some(uri) = tj.pointer(&format!("/spec/initializer/{which}/storageUri")).and_then(Value::as_str) else { continue };
         if !uri.is_empty() && !is_storage_uri(uri) {

@@ -309,10 +309,17 @@ impl Version {
     }
 }
 
+/// The pattern of a `resource.Quantity` in every CRD (controller-gen writes it for the type).
+const QUANTITY_PATTERN: &str =
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
 /// Which family of structure rules a schema's findings belong to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Structure {
-    /// The schema of the project's typed model (`schema/*`).
+    /// The built-in schema: the embedded CRDs of the Trainer release (`schema/*`). A quantity
+    /// that does not match Kubernetes' grammar, and a duplicate item of a keyed list, are left to
+    /// `k8s/quantity` and `k8s/duplicate-key` (a TrainJob's quantities to its own check), whose
+    /// messages name the units people mean and the item that repeats.
     Typed,
     /// A CRD the user gave (`crd/*`).
     Crd,
@@ -407,6 +414,10 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
             ValidationErrorKind::Format { format } => ("format", path.clone(), format!("{} is not a valid {format}", describe(&instance))),
             _ => ("constraint", path.clone(), e.to_string()),
         };
+        // Left to the Kubernetes layer in the built-in schema: it names the item and the units.
+        if family == Structure::Typed && (rule == "format" && message.contains(QUANTITY_PATTERN) || rule == "duplicate-key") {
+            continue;
+        }
         if seen.insert((rule, format!("{field}\u{0}{message}"))) {
             out.push(Diagnostic::finding(family.rule(rule), field, message));
         }

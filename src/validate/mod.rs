@@ -71,6 +71,23 @@ pub struct Options {
     /// The Trainer release TrainJobs are checked for (`--trainer-version`); `None`: the one each
     /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
     pub trainer_version: Option<TrainerVersion>,
+    /// The embedded release whose CRD schemas judge every object (`--trainer-version`, exact:
+    /// `v2.2.0`); `None`: a runtime's `jax-runtimes.dev/trainer-version` annotation, else
+    /// [`structure::DEFAULT_RELEASE`].
+    pub release: Option<&'static str>,
+}
+
+impl Options {
+    /// The embedded release whose schemas judge `value` (see [`Options::release`]).
+    pub fn release_for(&self, value: &Value) -> &'static str {
+        self.release
+            .or_else(|| {
+                let named =
+                    value.pointer("/metadata/annotations").and_then(|a| a.get(crate::keys::TRAINER_VERSION)).and_then(Value::as_str);
+                named.and_then(|n| structure::release(n).ok())
+            })
+            .unwrap_or(structure::DEFAULT_RELEASE)
+    }
 }
 
 impl std::fmt::Debug for Options {
@@ -138,10 +155,13 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
                 out.push(Diagnostic::finding(
                     &CRD_NOT_COVERED,
                     "",
-                    format!("no --crd file defines {api_version} {kind}; checked against the built-in typed model instead"),
+                    format!(
+                        "no --crd file defines {api_version} {kind}; checked against the embedded schema of Trainer {} instead",
+                        opts.release_for(value)
+                    ),
                 ));
             }
-            out.extend(structure::check(value, known.is_some()));
+            out.extend(structure::check(value, known.is_some(), opts.release_for(value)));
             out.extend(cel::builtin(value));
         }
     }
@@ -236,7 +256,11 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
     let mut runtimes: Vec<TrainingRuntime> =
         docs.iter().filter(|d| is_runtime(&d.value)).filter_map(|d| structure::typed(&d.value)).collect();
     runtimes.extend(opts.runtimes.iter().cloned());
-    let ctx = trainjob::Context { runtimes: &runtimes, version: opts.trainer_version };
+    let ctx = trainjob::Context {
+        runtimes: &runtimes,
+        version: opts.trainer_version,
+        release: opts.release.unwrap_or(structure::DEFAULT_RELEASE),
+    };
     trainjobs
         .into_iter()
         .flat_map(|doc| {

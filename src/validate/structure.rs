@@ -1,42 +1,100 @@
-//! Structure without a CRD: the JSON Schema of the project's typed model ([`crate::trainer`], with
-//! k8s-openapi's Job and Pod types inside), derived with schemars and closed by the same adapter
-//! as CRD schemas ([`super::crd::adapt`]), so an unknown field such as `nodeSelectr` is an error
-//! at its path instead of being dropped by serde. Every member of the model is typed, with the
-//! enums and bounds of Trainer v2.3.0 and JobSet v0.12.0, so the schema needs no hand-written part.
+//! Structure without `--crd`: the schemas of each Trainer release's own CRDs, embedded from
+//! `catalog/schemas/trainer/` (descriptions dropped; `UPDATE_SCHEMAS=1 cargo test --test schemas`
+//! writes them from the upstream CRDs) and closed by the adapter that `--crd` uses
+//! ([`super::crd::adapt`]), so the default judge is the schema the API server of that release
+//! judges by: an unknown field such as `nodeSelectr` is an error at its path, and every pod field
+//! of the release (`hostnameOverride`, `schedulingGroup`; `workloadRef` in v2.2.0 only) is known.
+//! The typed model ([`crate::trainer`]) is what later layers read, not the judge.
 
 use std::sync::OnceLock;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::crd;
 use crate::diag::Diagnostic;
 use crate::rules::validate::SCHEMA_TYPE;
 use crate::trainer::{TrainJob, TrainingRuntime};
 
-/// The adapted schema of the typed model (built once).
-pub fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(build_schema::<TrainingRuntime>)
+/// The Trainer releases whose CRD schemas are embedded, oldest first, with their data.
+const RELEASES: [(&str, &str); 7] = [
+    ("v2.0.0", include_str!("../../catalog/schemas/trainer/v2.0.0.json")),
+    ("v2.0.1", include_str!("../../catalog/schemas/trainer/v2.0.1.json")),
+    ("v2.1.0", include_str!("../../catalog/schemas/trainer/v2.1.0.json")),
+    ("v2.2.0", include_str!("../../catalog/schemas/trainer/v2.2.0.json")),
+    ("v2.2.1", include_str!("../../catalog/schemas/trainer/v2.2.1.json")),
+    ("v2.3.0", include_str!("../../catalog/schemas/trainer/v2.3.0.json")),
+    ("next", include_str!("../../catalog/schemas/trainer/next.json")),
+];
+
+/// The release that judges an object no release is named for: the one `catalog/trainer.yaml`
+/// serves.
+pub const DEFAULT_RELEASE: &str = "v2.3.0";
+
+/// The embedded releases, oldest first (`next`: Trainer's master at the commit its file names).
+pub fn releases() -> impl Iterator<Item = &'static str> {
+    RELEASES.iter().map(|(name, _)| *name)
 }
 
-/// The adapted schema of the typed TrainJob model (built once).
-pub fn trainjob_schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(build_schema::<TrainJob>)
-}
-
-#[allow(clippy::expect_used, reason = "built from the project's own types, not input; a unit test proves it compiles")]
-fn trainjob_validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    // Built from the project's own types (no input): a unit test proves it compiles.
-    VALIDATOR.get_or_init(|| {
-        crd::build(trainjob_schema(), jsonschema::Draft::Draft202012).expect("the TrainJob model's schema compiles (unit-tested)")
+/// The embedded release a name means: exact (`v2.2.0`, `2.2.0`, `next`), or a minor (`v2.2`) for
+/// its newest patch. The error lists the releases there are.
+pub fn release(name: &str) -> Result<&'static str, String> {
+    let t = name.trim();
+    let bare = t.strip_prefix('v').unwrap_or(t);
+    // A minor (`2.2`) names its patches (`v2.2.0`, `v2.2.1`); a major alone names none.
+    let minor = bare.matches('.').count() == 1;
+    let patch_of = |r: &str| minor && r.strip_prefix('v').and_then(|p| p.strip_prefix(bare)).is_some_and(|rest| rest.starts_with('.'));
+    let found = match bare {
+        "" => None,
+        "next" => Some("next"),
+        _ => releases().find(|r| r.strip_prefix('v') == Some(bare)).or_else(|| releases().filter(|r| patch_of(r)).last()),
+    };
+    found.ok_or_else(|| {
+        format!(
+            "unknown Trainer release `{name}`: jax-runtimes holds the CRD schemas of {} (a minor such as `v2.2` means its newest patch)",
+            releases().collect::<Vec<_>>().join(", ")
+        )
     })
 }
 
-/// Structure findings (`schema/*`) for one TrainJob, field paths relative to the object.
-pub fn check_trainjob(value: &Value) -> Vec<Diagnostic> {
-    let mut out = crd::findings(trainjob_validator(), trainjob_schema(), value, crd::Structure::Typed);
+/// A release's schemas, adapted and compiled.
+struct Compiled {
+    runtime: Value,
+    runtime_validator: jsonschema::Validator,
+    trainjob: Value,
+    trainjob_validator: jsonschema::Validator,
+}
+
+/// The compiled schemas of the embedded release `name` (built once, on first use); the default
+/// release's for a name that is not embedded.
+#[allow(clippy::expect_used, reason = "embedded data, not input; a unit test proves every release compiles")]
+fn compiled(name: &str) -> &'static Compiled {
+    static CACHE: [OnceLock<Compiled>; 7] = [const { OnceLock::new() }; 7];
+    let at = |n: &str| RELEASES.iter().position(|(r, _)| *r == n);
+    let i = at(name).or_else(|| at(DEFAULT_RELEASE)).unwrap_or_default();
+    CACHE[i].get_or_init(|| {
+        let data: Value = serde_json::from_str(RELEASES[i].1).unwrap_or(Value::Null);
+        let adapted = |key: &str| crd::adapt(data.pointer(&format!("/schemas/{key}")).unwrap_or(&Value::Null));
+        let (runtime, trainjob) = (adapted("runtime"), adapted("trainjob"));
+        let build = |s: &Value| crd::build(s, jsonschema::Draft::Draft4).expect("an embedded release's schema compiles (unit-tested)");
+        Compiled { runtime_validator: build(&runtime), trainjob_validator: build(&trainjob), runtime, trainjob }
+    })
+}
+
+/// The adapted schema of the runtime kinds of the default release.
+pub fn schema() -> &'static Value {
+    &compiled(DEFAULT_RELEASE).runtime
+}
+
+/// The adapted schema of TrainJob of the default release.
+pub fn trainjob_schema() -> &'static Value {
+    &compiled(DEFAULT_RELEASE).trainjob
+}
+
+/// Structure findings (`schema/*`) for one TrainJob against the schema of `release` (an embedded
+/// one, see [`release`]), field paths relative to the object.
+pub fn check_trainjob(value: &Value, release: &str) -> Vec<Diagnostic> {
+    let c = compiled(release);
+    let mut out = name_releases(crd::findings(&c.trainjob_validator, &c.trainjob, value, crd::Structure::Typed), "trainjob", release);
     if out.iter().all(|d| !d.is_error()) {
         if let Err(e) = serde_path_to_error::deserialize::<_, TrainJob>(value) {
             out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
@@ -45,26 +103,64 @@ pub fn check_trainjob(value: &Value) -> Vec<Diagnostic> {
     out
 }
 
+/// The embedded releases other than `release` whose schema `key` (`runtime`, `trainjob`) has the
+/// field at `path` (`spec.mlPolicy.jax`, `...containers[0].name`).
+fn releases_with(path: &str, key: &str, release: &str) -> Vec<&'static str> {
+    let has = |schema: &Value| {
+        let mut at = schema;
+        for segment in path.split('.') {
+            let (name, items) = match segment.find('[') {
+                Some(i) => (&segment[..i], segment[i..].matches('[').count()),
+                None => (segment, 0),
+            };
+            let Some(next) = at.get("properties").and_then(|p| p.get(name)) else { return false };
+            at = next;
+            for _ in 0..items {
+                let Some(item) = at.get("items") else { return false };
+                at = item;
+            }
+        }
+        true
+    };
+    releases()
+        .filter(|r| *r != release)
+        .filter(|r| has(if key == "runtime" { &compiled(r).runtime } else { &compiled(r).trainjob }))
+        .collect()
+}
+
+/// An unknown field another embedded release has: say which (it is the release that is wrong, not
+/// the spelling).
+fn name_releases(mut found: Vec<Diagnostic>, key: &str, release: &str) -> Vec<Diagnostic> {
+    for d in found.iter_mut().filter(|d| d.rule.id == "schema/unknown-field") {
+        let Some(path) = d.field.as_deref() else { continue };
+        let with = releases_with(path, key, release);
+        if !with.is_empty() {
+            let verb = if with.len() == 1 { "does" } else { "do" };
+            d.message = format!("{}; Trainer {release}'s schema has no such field, {} {verb}", d.message, with.join(", "));
+            d.help = Some(format!(
+                "if your cluster runs one of those releases, say so with `--trainer-version` (or the runtime's `{}` annotation); else remove the field",
+                crate::keys::TRAINER_VERSION
+            ));
+        }
+    }
+    found
+}
+
 /// The TrainJob as the typed model, if it reads into it.
 pub fn typed_trainjob(value: &Value) -> Option<TrainJob> {
     <TrainJob as serde::Deserialize>::deserialize(value).ok()
 }
 
-#[allow(clippy::expect_used, reason = "built from the project's own types, not input; a unit test proves it compiles")]
-fn validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    // Built from the project's own types (no input): a unit test proves it compiles.
-    VALIDATOR.get_or_init(|| crd::build(schema(), jsonschema::Draft::Draft202012).expect("the typed model's schema compiles (unit-tested)"))
-}
-
-/// Structure findings (`schema/*`) for one runtime, field paths relative to the object.
-/// `serialized` says the caller made `value` by serializing a typed runtime, so it reads back
-/// into the typed model by construction and is not read again.
-pub fn check(value: &Value, serialized: bool) -> Vec<Diagnostic> {
-    let mut out = crd::findings(validator(), schema(), value, crd::Structure::Typed);
+/// Structure findings (`schema/*`) for one runtime against the schema of `release` (an embedded
+/// one, see [`release`]), field paths relative to the object. `serialized` says the caller made
+/// `value` by serializing a typed runtime, so it reads back into the typed model by construction
+/// and is not read again.
+pub fn check(value: &Value, serialized: bool, release: &str) -> Vec<Diagnostic> {
+    let c = compiled(release);
+    let mut out = name_releases(crd::findings(&c.runtime_validator, &c.runtime, value, crd::Structure::Typed), "runtime", release);
     if !serialized && out.iter().all(|d| !d.is_error()) {
-        // The schema and serde agree by construction; if they ever do not, say so rather than
-        // skip the later layers silently.
+        // The later layers read the typed model; if a valid object does not read into it, say so
+        // rather than skip them silently.
         if let Err(e) = serde_path_to_error::deserialize::<_, TrainingRuntime>(value) {
             out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
         }
@@ -78,101 +174,66 @@ pub fn typed(value: &Value) -> Option<TrainingRuntime> {
     <TrainingRuntime as serde::Deserialize>::deserialize(value).ok()
 }
 
-fn build_schema<T: schemars::JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let mut s = serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or(Value::Null);
-    // Server-managed free-form JSON inside ObjectMeta (`kubectl get -o yaml` output has it).
-    if let Some(Value::Object(defs)) = s.get_mut("$defs") {
-        for (name, def) in defs.iter_mut() {
-            if name.ends_with("FieldsV1") || name.ends_with("RawExtension") {
-                def["x-kubernetes-preserve-unknown-fields"] = json!(true);
-            }
-        }
-    }
-    strip_null(&mut s);
-    relax_required(&mut s);
-    crd::adapt(&s)
-}
-
-/// Members k8s-openapi's schema requires (Go fields without `omitempty`) that the Trainer v2.3.0
-/// CRDs do not: the `name` of the local object references (`+optional`, `default: ""` in the
-/// CRD), the `status` of a pod-failure condition pattern (`+optional`, default `True`), and the
-/// `metadata` of a PVC template. A `required` the CRD lacks would be an error on an object the
-/// API server accepts; tests/validate.rs `the_builtin_model_requires_and_types_what_the_reference_crds_do`
-/// compares every node with the reference CRDs.
-const NOT_REQUIRED: [(&str, &str); 10] = [
-    ("io.k8s.api.core.v1.LocalObjectReference", "name"),
-    ("io.k8s.api.core.v1.ConfigMapEnvSource", "name"),
-    ("io.k8s.api.core.v1.ConfigMapKeySelector", "name"),
-    ("io.k8s.api.core.v1.ConfigMapProjection", "name"),
-    ("io.k8s.api.core.v1.ConfigMapVolumeSource", "name"),
-    ("io.k8s.api.core.v1.SecretEnvSource", "name"),
-    ("io.k8s.api.core.v1.SecretKeySelector", "name"),
-    ("io.k8s.api.core.v1.SecretProjection", "name"),
-    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", "status"),
-    ("io.k8s.api.core.v1.PersistentVolumeClaim", "metadata"),
-];
-
-fn relax_required(s: &mut Value) {
-    for (def, field) in NOT_REQUIRED {
-        if let Some(Value::Array(required)) = s.pointer_mut(&format!("/$defs/{def}/required")) {
-            required.retain(|r| r != field);
-        }
-    }
-}
-
-/// schemars writes `Option<T>` as "T or null". The API server drops null values of fields that
-/// are not nullable instead; so the schema says T, and a null is reported as dropped. This also
-/// keeps errors inside an optional object at their own path instead of an `anyOf` at its parent.
-fn strip_null(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::Array(any)) = m.get("anyOf") {
-                let is_null = |s: &Value| s.get("type").and_then(Value::as_str) == Some("null");
-                let other = any.iter().find(|s| !is_null(s)).cloned();
-                if let (2, 1, Some(other)) = (any.len(), any.iter().filter(|s| is_null(s)).count(), other) {
-                    m.remove("anyOf");
-                    if let Value::Object(o) = other {
-                        for (k, x) in o {
-                            m.entry(k).or_insert(x);
-                        }
-                    }
-                }
-            }
-            if let Some(Value::Array(types)) = m.get_mut("type") {
-                types.retain(|t| t != "null");
-                if types.len() == 1 {
-                    let t = types[0].clone();
-                    m.insert("type".into(), t);
-                }
-            }
-            m.values_mut().for_each(strip_null);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_null),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn typed_schema_compiles_and_closes_objects() {
-        let s = schema();
-        assert_eq!(s.pointer("/$defs/JobSetSpec/additionalProperties"), Some(&json!(false)));
-        let _ = validator();
-        assert_eq!(trainjob_schema().pointer("/$defs/Trainer/additionalProperties"), Some(&json!(false)));
-        let _ = trainjob_validator();
+    fn every_embedded_release_compiles_and_closes_objects() {
+        for r in releases() {
+            let c = compiled(r);
+            let closed = Some(&serde_json::json!(false));
+            assert_eq!(c.runtime.pointer("/properties/spec/properties/template/properties/spec/additionalProperties"), closed, "{r}");
+            assert_eq!(c.trainjob.pointer("/properties/spec/properties/trainer/additionalProperties"), closed, "{r}");
+        }
+        assert_eq!(releases().count(), RELEASES.len());
     }
 
     #[test]
-    fn typed_members_carry_the_crd_enums_and_bounds() {
-        let s = schema();
-        assert_eq!(s.pointer("/$defs/SuccessPolicy/properties/operator/enum"), Some(&json!(["All", "Any"])));
-        assert_eq!(s.pointer("/$defs/ReplicatedJob/properties/dependsOn/maxItems"), Some(&json!(5)));
-        assert_eq!(s.pointer("/$defs/NetworkTopology/properties/mode/enum"), Some(&json!(["hard", "soft"])));
-        assert_eq!(s.pointer("/$defs/JaxPolicy/additionalProperties"), Some(&json!(false)), "jax: {{}} takes no field");
-        assert!(s.pointer("/$defs/Network/properties/enableDNSHostnames").is_some());
+    fn a_release_is_named_exactly_or_by_its_minor() {
+        for (name, want) in [
+            ("v2.2.0", "v2.2.0"),
+            ("2.2.0", "v2.2.0"),
+            ("v2.2", "v2.2.1"),
+            ("2.3", "v2.3.0"),
+            ("v2.0", "v2.0.1"),
+            ("next", "next"),
+            (" v2.1 ", "v2.1.0"),
+        ] {
+            assert_eq!(release(name).as_deref(), Ok(want), "{name}");
+        }
+        for bad in ["v2.2.7", "v2", "v3.0", "v2.22", "latest", ""] {
+            let e = release(bad).unwrap_err();
+            assert!(e.contains("v2.0.0, v2.0.1, v2.1.0, v2.2.0, v2.2.1, v2.3.0, next"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn each_release_knows_its_own_pod_fields() {
+        let rt = |pod: &str| {
+            serde_json::from_str::<Value>(&format!(
+                r#"{{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"ClusterTrainingRuntime","metadata":{{"name":"a"}},"spec":{{"mlPolicy":{{"numNodes":1}},"template":{{"spec":{{"replicatedJobs":[{{"name":"node","template":{{"spec":{{"template":{{"spec":{{"containers":[{{"name":"node","image":"x"}}],{pod}}}}}}}}}}}]}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        let errors = |pod: &str, release: &str| -> Vec<String> {
+            check(&rt(pod), false, release).into_iter().filter(|d| d.is_error()).map(|d| format!("{} {}", d.rule.id, d.message)).collect()
+        };
+        let unknown = |pod: &str, release: &str| errors(pod, release).iter().any(|e| e.starts_with("schema/unknown-field"));
+        for field in [r#""hostnameOverride":"h""#, r#""schedulingGroup":{"podGroupName":"g1"}"#] {
+            assert_eq!(errors(field, DEFAULT_RELEASE), Vec::<String>::new(), "{field}");
+        }
+        assert!(unknown(r#""nodeSelectr":{}"#, DEFAULT_RELEASE));
+        // `workloadRef` is v2.2.0's, `schedulingGroup` v2.2.1's and later, `hostnameOverride`
+        // v2.1.0's and later.
+        let workload_ref = r#""workloadRef":{"name":"w","podGroup":"g"}"#;
+        assert_eq!(errors(workload_ref, "v2.2.0"), Vec::<String>::new());
+        assert!(unknown(workload_ref, "v2.2.1"));
+        assert!(unknown(r#""schedulingGroup":{"podGroupName":"g1"}"#, "v2.2.0"));
+        assert!(unknown(r#""hostnameOverride":"h""#, "v2.0.1"));
+        let said = errors(r#""hostnameOverride":"h""#, "v2.0.1").join("\n");
+        assert!(said.contains("Trainer v2.0.1's schema has no such field, v2.1.0, v2.2.0, v2.2.1, v2.3.0, next do"), "{said}");
+        assert!(!errors(r#""nodeSelectr":{}"#, DEFAULT_RELEASE).join("\n").contains("schema has no such field"), "a typo is a typo");
+        assert_eq!(errors(r#""hostnameOverride":"h""#, "v2.1.0"), Vec::<String>::new());
     }
 }

@@ -51,6 +51,8 @@ pub struct Context<'a> {
     /// The Trainer release; `None`: the one the runtime's `jax-runtimes.dev/trainer-version`
     /// annotation names, else v2.3.
     pub version: Option<TrainerVersion>,
+    /// The embedded release whose TrainJob schema judges it.
+    pub release: &'static str,
 }
 
 /// The TrainJob's name as the API server has it when it validates the object.
@@ -100,6 +102,7 @@ impl Naming<'_> {
 /// object; `object` is set, file and line are not.
 pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let release = ctx.release;
     let naming = Naming::of(value);
     // The API server names the object before it validates it: the CRD's rules and the checks
     // against the runtime see the generated name.
@@ -139,10 +142,10 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
                 out.push(Diagnostic::finding(
                     &CRD_NOT_COVERED,
                     "",
-                    "no --crd file defines TrainJob; checked against the built-in typed model instead",
+                    format!("no --crd file defines TrainJob; checked against the embedded schema of Trainer {release} instead"),
                 ));
             }
-            out.extend(structure::check_trainjob(value));
+            out.extend(structure::check_trainjob(value, release));
             out.extend(name_format(&naming));
         }
     }
@@ -448,7 +451,8 @@ fn jax_env(tj: &TrainJob, eff: &Effective, version: TrainerVersion) -> Vec<Diagn
         }
         let Some(plugin) = injected.env.iter().find(|p| p.name == e.name) else { continue };
         let ours = trainjob::merge::apply_env(e);
-        let field = FieldPath::from("spec.trainer").field("env").index(i);
+        // At the value that conflicts (a line and a column), not the whole item.
+        let field = FieldPath::from("spec.trainer").field("env").index(i).field(if e.value.is_some() { "value" } else { "valueFrom" });
         let plugin_says = match (&plugin.value, plugin.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
             (Some(v), _) => format!("`{v}`"),
             (None, Some(r)) => format!("fieldRef `{}` (each pod's completion index)", r.field_path),
