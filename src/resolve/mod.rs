@@ -106,7 +106,8 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
         Some((m, row)) => findings.row(m, row, d),
         None => findings.push(entry.origin.locate(d)),
     };
-    let mut seen: HashMap<(Option<String>, String), ObjectRef> = HashMap::new();
+    // The first entry of each runtime name, and where it is (`file:line`).
+    let mut seen: HashMap<(Option<String>, String), (ObjectRef, String)> = HashMap::new();
     let mut pending = Vec::new();
     // By value: an entry that does not resolve is freed at once; one that does is kept, typed,
     // for [`Pending`] to resolve again (its resolved form, several times larger, is dropped).
@@ -121,21 +122,25 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
         let runtime = &runtime;
         let origin = &entry.origin;
         let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
-        if let Some(first) = seen.get(&key) {
+        if let Some((first, at)) = seen.get(&key) {
             let what = match &key.0 {
                 Some(ns) => format!("TrainingRuntime `{}` in namespace `{ns}`", key.1),
                 None => format!("ClusterTrainingRuntime `{}`", key.1),
             };
             findings.push(
                 origin.locate(
-                    Diagnostic::new(&CATALOG_DUPLICATE_NAME, format!("{what} is generated twice; {first} generates it too"))
+                    Diagnostic::new(&CATALOG_DUPLICATE_NAME, format!("{what} is generated twice; {first} ({at}) generates it too"))
                         .with_field("metadata.name")
                         .with_help("give every runtime a unique name"),
                 ),
             );
             continue;
         }
-        seen.insert(key, origin.object.clone());
+        let at = match origin.name_line() {
+            Some(line) => format!("{}:{line}", origin.doc.source.name),
+            None => origin.doc.source.name.clone(),
+        };
+        seen.insert(key, (origin.object.clone(), at));
         let spec = match defaults.of(runtime, &origin.doc.source.name) {
             Ok(spec) => spec,
             Err(d) => {
@@ -415,7 +420,8 @@ mod tests {
         let res = resolve(&docs(&format!("{entry}---\n{entry}")));
         assert_eq!(res.runtimes.len(), 1);
         assert_eq!(rules(&res), ["catalog/duplicate-name"]);
-        assert!(res.diagnostics[0].message.contains("JaxRuntime/x generates it too"));
+        let m = &res.diagnostics[0].message;
+        assert!(m.contains("JaxRuntime/x (") && m.contains(":3) generates it too"), "names the first and where it is: {m}");
     }
 
     #[test]
