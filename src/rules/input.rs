@@ -33,6 +33,9 @@ define_rules! {
     INPUT_NOT_A_RUNTIME = "input/not-a-runtime", Info, Input,
         "A document that is not a ClusterTrainingRuntime, TrainingRuntime or TrainJob (`trainer.kubeflow.org`); it is not checked.",
         "Nothing to do, or check the file list.";
+    INPUT_DUPLICATE_OBJECT = "input/duplicate-object", Warning, Input,
+        "The same Trainer or Kueue object (group, kind, namespace and name) twice among the inputs, in two files or two documents of one: applied together, the later one replaces the first (a TrainJob's immutable fields refuse the second), so what runs depends on the order of the files. Both are judged.",
+        "Keep one copy: rename one of them, or remove it.";
     INPUT_NO_RUNTIME = "input/no-runtime", Error, Input,
         "The input holds no ClusterTrainingRuntime, TrainingRuntime or TrainJob at all.",
         "Check the paths you passed.";

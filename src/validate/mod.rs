@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::diag::{within, Diagnostic, ObjectRef};
 use crate::read::Document;
+use crate::rules::input::INPUT_DUPLICATE_OBJECT;
 use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
 use crate::trainer;
 use crate::trainer::TrainingRuntime;
@@ -218,6 +219,44 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
         out.extend(kueue::check(&doc.value, crd, !opts.crds.is_empty()).into_iter().map(|d| doc.locate(d)));
     }
     out.extend(queues::check(docs, &opts.kueue, &opts.runtimes, opts.trainer_version));
+    out.extend(duplicates(docs));
+    out
+}
+
+/// `input/duplicate-object`: a Trainer or Kueue object a second time (by group, kind, namespace
+/// and name), at the second, naming the first.
+fn duplicates(docs: &[Document]) -> Vec<Diagnostic> {
+    let mut first: std::collections::HashMap<(String, String, Option<String>, String), (&str, usize, String)> =
+        std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for doc in docs.iter().filter(|d| is_runtime(&d.value) || is_trainjob(&d.value) || crate::kueue::is_kueue(&d.value)) {
+        let o = ObjectRef::of(&doc.value);
+        if o.name.is_empty() {
+            continue;
+        }
+        let group = o.api_version.split('/').next().unwrap_or_default().to_string();
+        let here = doc.locate(Diagnostic::finding(&INPUT_DUPLICATE_OBJECT, "metadata.name", String::new()));
+        let at = match here.line {
+            Some(line) => format!("{}:{line}", doc.source.name),
+            None => doc.source.name.clone(),
+        };
+        match first.entry((group, o.kind.clone(), o.namespace.clone(), o.name.clone())) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((doc.source.name.as_str(), doc.index, at));
+            }
+            // The same document read twice (a file given twice) is one object.
+            std::collections::hash_map::Entry::Occupied(e) if e.get().0 == doc.source.name && e.get().1 == doc.index => {}
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let effect = if is_trainjob(&doc.value) {
+                    "applied together, the second apply changes the TrainJob the first made, or is refused where its fields are immutable"
+                } else {
+                    "applied together, the later one replaces the other"
+                };
+                let message = format!("{} `{}` is also at {}: {effect}", o.kind, o.name, e.get().2);
+                out.push(Diagnostic { message, ..here.with_object(o) });
+            }
+        }
+    }
     out
 }
 
