@@ -226,8 +226,11 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
 /// `input/duplicate-object`: a Trainer or Kueue object a second time (by group, kind, namespace
 /// and name), at the second, naming the first.
 fn duplicates(docs: &[Document]) -> Vec<Diagnostic> {
-    let mut first: std::collections::HashMap<(String, String, Option<String>, String), (&str, usize, String)> =
-        std::collections::HashMap::new();
+    /// An object's identity to the API server: group, kind, namespace, name.
+    type Key = (String, String, Option<String>, String);
+    /// Where an object was first seen: its file, document index, and `file:line`.
+    type Place<'d> = (&'d str, usize, String);
+    let mut first: std::collections::HashMap<Key, Place<'_>> = std::collections::HashMap::new();
     let mut out = Vec::new();
     for doc in docs.iter().filter(|d| is_runtime(&d.value) || is_trainjob(&d.value) || crate::kueue::is_kueue(&d.value)) {
         let o = ObjectRef::of(&doc.value);
