@@ -106,8 +106,9 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
         Some((m, row)) => findings.row(m, row, d),
         None => findings.push(entry.origin.locate(d)),
     };
-    // The first entry of each runtime name, and where it is (`file:line`).
-    let mut seen: HashMap<(Option<String>, String), (ObjectRef, String)> = HashMap::new();
+    // The first entry of each runtime name (where it is is worked out only for a duplicate: a
+    // line costs the document's line index).
+    let mut seen: HashMap<(Option<String>, String), Origin> = HashMap::new();
     let mut pending = Vec::new();
     // By value: an entry that does not resolve is freed at once; one that does is kept, typed,
     // for [`Pending`] to resolve again (its resolved form, several times larger, is dropped).
@@ -122,7 +123,12 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
         let runtime = &runtime;
         let origin = &entry.origin;
         let key = (runtime.metadata.namespace.clone(), runtime.metadata.name.clone());
-        if let Some((first, at)) = seen.get(&key) {
+        if let Some(first_origin) = seen.get(&key) {
+            let first = &first_origin.object;
+            let at = match first_origin.name_line() {
+                Some(line) => format!("{}:{line}", first_origin.doc.source.name),
+                None => first_origin.doc.source.name.clone(),
+            };
             let what = match &key.0 {
                 Some(ns) => format!("TrainingRuntime `{}` in namespace `{ns}`", key.1),
                 None => format!("ClusterTrainingRuntime `{}`", key.1),
@@ -136,11 +142,7 @@ fn resolve_from<'a>(docs: impl Iterator<Item = Cow<'a, Document>>) -> Resolution
             );
             continue;
         }
-        let at = match origin.name_line() {
-            Some(line) => format!("{}:{line}", origin.doc.source.name),
-            None => origin.doc.source.name.clone(),
-        };
-        seen.insert(key, (origin.object.clone(), at));
+        seen.insert(key, origin.clone());
         let spec = match defaults.of(runtime, &origin.doc.source.name) {
             Ok(spec) => spec,
             Err(d) => {

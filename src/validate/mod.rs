@@ -228,34 +228,39 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
 fn duplicates(docs: &[Document]) -> Vec<Diagnostic> {
     /// An object's identity to the API server: group, kind, namespace, name.
     type Key = (String, String, Option<String>, String);
-    /// Where an object was first seen: its file, document index, and `file:line`.
-    type Place<'d> = (&'d str, usize, String);
-    let mut first: std::collections::HashMap<Key, Place<'_>> = std::collections::HashMap::new();
+    let mut first: std::collections::HashMap<Key, &Document> = std::collections::HashMap::new();
     let mut out = Vec::new();
+    // Where a document's name is: worked out only for a duplicate (a line costs the document's
+    // line index).
+    let at = |doc: &Document| {
+        let d = doc.locate(Diagnostic::finding(&INPUT_DUPLICATE_OBJECT, "metadata.name", String::new()));
+        let place = match d.line {
+            Some(line) => format!("{}:{line}", doc.source.name),
+            None => doc.source.name.clone(),
+        };
+        (d, place)
+    };
     for doc in docs.iter().filter(|d| is_runtime(&d.value) || is_trainjob(&d.value) || crate::kueue::is_kueue(&d.value)) {
         let o = ObjectRef::of(&doc.value);
         if o.name.is_empty() {
             continue;
         }
         let group = o.api_version.split('/').next().unwrap_or_default().to_string();
-        let here = doc.locate(Diagnostic::finding(&INPUT_DUPLICATE_OBJECT, "metadata.name", String::new()));
-        let at = match here.line {
-            Some(line) => format!("{}:{line}", doc.source.name),
-            None => doc.source.name.clone(),
-        };
         match first.entry((group, o.kind.clone(), o.namespace.clone(), o.name.clone())) {
             std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert((doc.source.name.as_str(), doc.index, at));
+                v.insert(doc);
             }
             // The same document read twice (a file given twice) is one object.
-            std::collections::hash_map::Entry::Occupied(e) if e.get().0 == doc.source.name && e.get().1 == doc.index => {}
+            std::collections::hash_map::Entry::Occupied(e) if e.get().source.name == doc.source.name && e.get().index == doc.index => {}
             std::collections::hash_map::Entry::Occupied(e) => {
                 let effect = if is_trainjob(&doc.value) {
                     "applied together, the second apply changes the TrainJob the first made, or is refused where its fields are immutable"
                 } else {
                     "applied together, the later one replaces the other"
                 };
-                let message = format!("{} `{}` is also at {}: {effect}", o.kind, o.name, e.get().2);
+                let (here, _) = at(doc);
+                let (_, there) = at(e.get());
+                let message = format!("{} `{}` is also at {there}: {effect}", o.kind, o.name);
                 out.push(Diagnostic { message, ..here.with_object(o) });
             }
         }
