@@ -42,19 +42,7 @@ fn edit(path: &Path, from: &str, to: &str) {
 fn build(dir: &Path) -> BTreeSet<String> {
     let o = Command::new(tool("kubectl")).arg("kustomize").arg(dir).output().unwrap();
     assert!(o.status.success(), "kubectl kustomize {}: {}", dir.display(), String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8(o.stdout).unwrap();
-    jax_runtimes::yaml::parse_stream(&text)
-        .unwrap()
-        .into_iter()
-        .filter(|d| !d.is_null())
-        .map(|d| {
-            let r = jax_runtimes::diag::ObjectRef::of(&d);
-            match r.namespace {
-                Some(ns) => format!("{} {ns}/{}", r.kind, r.name),
-                None => format!("{} {}", r.kind, r.name),
-            }
-        })
-        .collect()
+    objects(&String::from_utf8(o.stdout).unwrap())
 }
 
 fn set(items: &[&str]) -> BTreeSet<String> {
@@ -458,7 +446,7 @@ fn a_render_into_a_fleets_shared_or_cluster_folder_is_refused_with_the_fleets_fo
     assert_eq!(snapshot(&deploy), before);
 }
 
-/// The objects of a YAML stream, as [`build`] names them.
+/// The objects of a YAML stream: `Kind name`, `Kind namespace/name`.
 fn objects(text: &str) -> BTreeSet<String> {
     jax_runtimes::yaml::parse_stream(text)
         .unwrap()

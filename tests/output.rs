@@ -430,24 +430,6 @@ fn preview_prints_its_findings_in_every_format() {
     assert!(serde_json::from_str::<Vec<Value>>(&r.stderr).is_ok(), "{}", r.stderr);
 }
 
-/// Every file under `dir`, path -> content (none when `dir` does not exist).
-fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&d) else { continue };
-        for e in entries {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), fs::read_to_string(&p).unwrap_or_default());
-            }
-        }
-    }
-    out
-}
-
 /// All or nothing (issue 54): every generator, on a catalog it refuses (an error, or a warning
 /// with `--fail-on warning`), exits 1 and writes nothing: no byte on stdout, no file created,
 /// changed or pruned in an output folder, whatever it held before.
@@ -486,11 +468,11 @@ fn every_generator_writes_nothing_when_it_refuses() {
         for format in ["text", "json"] {
             let mut all = args.clone();
             all.extend(["--format", format]);
-            let before = tree(d);
+            let before = support::tree(d);
             let r = run(d, &all, &[]);
             assert_eq!(r.code, 1, "{all:?}: {}", r.all());
             assert_eq!(r.stdout, "", "{all:?}: nothing on stdout");
-            assert_eq!(tree(d), before, "{all:?}: no file created, changed or pruned");
+            assert_eq!(support::tree(d), before, "{all:?}: no file created, changed or pruned");
             assert!(!d.join("new-folder").exists() && !d.join("new-pages").exists(), "{all:?}");
             if format == "text" {
                 assert!(r.stderr.contains("nothing written"), "{all:?}: {}", r.stderr);
