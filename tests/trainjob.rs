@@ -362,6 +362,73 @@ spec:
     assert!(header.contains("process 3 of 4"), "{header}");
 }
 
+/// `preview --jobset`: the JobSet Trainer creates, from the model the pod comes from. Its trainer
+/// job's pod template is the pod `preview` prints, apart from what JobSet and the Job controller
+/// add (their labels, annotations, subdomain, hostname, the completion index); it is a valid
+/// JobSet by JobSet v0.12.0's CRD (the upstream reference data, when there).
+#[test]
+fn preview_jobset_prints_the_jobset_the_pod_comes_from() {
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: llama-tpu, namespace: research}
+spec:
+  runtimeRef: {name: jax-tpu-v5e-4x4}
+  trainer:
+    image: us-docker.pkg.dev/me/llama:1
+    env: [{name: JAX_PLATFORMS, value: tpu}]
+    resourcesPerNode: {limits: {memory: 100Gi}}
+";
+    let (js, header, _) = preview(job, &["--jobset"]);
+    assert_eq!((js["apiVersion"].as_str(), js["kind"].as_str()), (Some("jobset.x-k8s.io/v1alpha2"), Some("JobSet")));
+    assert_eq!((js["metadata"]["name"].as_str(), js["metadata"]["namespace"].as_str()), (Some("llama-tpu"), Some("research")));
+    assert_eq!(js["metadata"]["annotations"]["alpha.jobset.sigs.k8s.io/exclusive-topology"], "cloud.google.com/gke-nodepool");
+    assert!(js["metadata"].get("ownerReferences").is_none(), "no uid to own it by");
+    assert!(header.contains("The JobSet that Kubeflow Trainer v2.3") && header.contains("node (4 pods)"), "{header}");
+    let jobs = js["spec"]["replicatedJobs"].as_array().unwrap();
+    let node_job = jobs.iter().find(|j| j["name"] == "node").unwrap();
+    assert_eq!((node_job["replicas"].as_i64(), node_job["template"]["spec"]["parallelism"].as_i64()), (Some(1), Some(4)));
+    assert_eq!(node_job["template"]["spec"]["completions"].as_i64(), Some(4));
+
+    // The pod of process 2 is the JobSet's pod template with what JobSet and the Job controller add.
+    let (pod, _, _) = preview(job, &["--process", "2"]);
+    let template = &node_job["template"]["spec"]["template"];
+    let c = support::container_node(&template["spec"]);
+    assert_eq!(c["image"], node(&pod)["image"]);
+    assert_eq!(c["resources"], node(&pod)["resources"]);
+    assert_eq!(c["resources"]["limits"]["memory"], "100Gi");
+    for field in ["nodeSelector", "tolerations", "volumes", "affinity"] {
+        assert_eq!(template["spec"].get(field), pod["spec"].get(field), "{field}");
+    }
+    let by_name = |env: &Value| -> Vec<(String, Value)> {
+        env.as_array().into_iter().flatten().map(|e| (e["name"].as_str().unwrap().to_string(), e.clone())).collect()
+    };
+    let (in_jobset, in_pod) = (by_name(&c["env"]), by_name(&node(&pod)["env"]));
+    for (name, e) in &in_jobset {
+        let p = &in_pod.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} is in the pod")).1;
+        if name == "JAX_PROCESS_ID" {
+            // Set from the completion-index annotation in the JobSet; resolved in the pod.
+            assert!(e["valueFrom"]["fieldRef"]["fieldPath"].as_str().unwrap().contains("job-completion-index"), "{e}");
+            assert_eq!(p["value"], "2");
+        } else {
+            assert_eq!(e, p, "{name}");
+        }
+    }
+    let added: Vec<&str> = in_pod.iter().map(|(n, _)| n.as_str()).filter(|n| !in_jobset.iter().any(|(m, _)| m == n)).collect();
+    assert_eq!(added, ["JOB_COMPLETION_INDEX", "TPU_WORKER_ID", "TPU_WORKER_HOSTNAMES"], "the Job controller's and GKE's TPU webhook's");
+
+    // The same TrainJob without `--jobset` prints what it printed before: a pod, exit 0.
+    assert_eq!(pod["kind"], "Pod");
+
+    // JobSet v0.12.0's CRD takes it.
+    let Some(reference) = support::reference() else { return };
+    let text = std::fs::read_to_string(reference.join("jobset-v0.12.0/jobset.x-k8s.io_jobsets.yaml")).unwrap();
+    let crd = jax_runtimes::yaml::parse_one(&text).unwrap();
+    let version = crd["spec"]["versions"].as_array().unwrap().iter().find(|v| v["name"] == "v1alpha2").unwrap();
+    let validator = jsonschema::validator_for(&version["schema"]["openAPIV3Schema"]).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&js).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "the JobSet is refused by JobSet v0.12.0's CRD:\n{}", errors.join("\n"));
+}
+
 #[test]
 fn preview_says_when_the_trainjob_env_replaces_the_plugins() {
     let job = TPU_JOB.replace("NODES", "4") + "    env: [{name: JAX_PROCESS_ID, value: '0'}]\n";

@@ -1,7 +1,9 @@
 //! `jax-runtimes preview`: a file with a TrainJob (and the runtimes of `--runtimes`) -> the pod
-//! of one of its processes as Kubeflow Trainer would create it, as YAML on stdout with a comment
-//! header saying what it is a prediction of; the TrainJob's findings on stderr (exit 1 on
-//! errors, the pod is still printed when it can be predicted).
+//! of one of its processes as Kubeflow Trainer would create it (with `--jobset`, the JobSet
+//! Trainer creates), as YAML on stdout with a comment header saying what it is a prediction of;
+//! the TrainJob's findings on stderr (exit 1 on errors, the pod or JobSet is still printed when
+//! it can be predicted). The stages: read, the gate (`validate`), [`trainjob::build`], then
+//! [`trainjob::jobset::for_trainjob`] or [`trainjob::predict`].
 
 use std::path::PathBuf;
 
@@ -25,8 +27,12 @@ pub struct PreviewArgs {
     #[arg(long = "runtimes", value_name = "PATH")]
     pub runtimes: Vec<PathBuf>,
     /// Which process's pod to show: its completion index, 0 to numNodes - 1.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", conflicts_with = "jobset")]
     pub process: i64,
+    /// Show the JobSet (`jobset.x-k8s.io/v1alpha2`) Trainer creates for the TrainJob instead of a
+    /// pod: every replicated job, as Trainer merges the runtime and the TrainJob.
+    #[arg(long)]
+    pub jobset: bool,
     /// The TrainJob to show when the file holds several.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -95,6 +101,11 @@ pub fn run(a: &PreviewArgs) -> Exit {
     };
     let version = TrainerVersion::for_runtime(rt, a.trainer_version);
     let eff = trainjob::build(rt, &tj, version, Steps::All);
+    if a.jobset {
+        let js = trainjob::jobset::for_trainjob(&eff, &tj);
+        let header = trainjob::jobset::header(&eff, &tj, rt, &js);
+        return print(header, &js, "this JobSet", &diags, &sources, a.format);
+    }
     let predicted = match trainjob::predict(&eff, a.process) {
         Ok(p) => p,
         Err(e) => {
@@ -109,21 +120,35 @@ pub fn run(a: &PreviewArgs) -> Exit {
             };
         }
     };
-    let body = match yaml::to_string(&predicted.pod) {
+    let header = pod::header(&eff, &tj, rt, &predicted);
+    print(header, &predicted.pod, "this pod", &diags, &sources, a.format)
+}
+
+/// The findings on stderr, then the header and the object on stdout; exit 1 when the TrainJob
+/// has errors.
+fn print<T: serde::Serialize>(
+    header: Vec<String>,
+    object: &T,
+    what: &str,
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: FindingsFormat,
+) -> Exit {
+    let body = match yaml::to_string(object) {
         Ok(t) => t,
         Err(e) => {
-            out::error(&format!("cannot write the pod: {e}"));
+            out::error(&format!("cannot write {what}: {e}"));
             return Exit::Usage;
         }
     };
-    let header: String = pod::header(&eff, &tj, rt, &predicted).iter().map(|l| format!("# {l}\n")).collect();
-    show(&diags, &sources, a.format);
+    let header: String = header.iter().map(|l| format!("# {l}\n")).collect();
+    show(diags, sources, format);
     let code = out::stdout(&format!("{header}{body}"));
     if code != Exit::Ok {
         return code;
     }
-    if has_errors(&diags) {
-        note(a.format, "the TrainJob has errors (above): Trainer or Kubernetes would not run this pod as shown");
+    if has_errors(diags) {
+        note(format, &format!("the TrainJob has errors (above): Trainer or Kubernetes would not run {what} as shown"));
         return Exit::Findings;
     }
     Exit::Ok

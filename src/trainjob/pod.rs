@@ -1,5 +1,6 @@
-//! One pod of a TrainJob's trainer job, predicted: an [`Effective`] JobSet and a process index
-//! -> the `Pod` JobSet and the Job controller create for it, with the fieldRefs that only the
+//! One pod of a TrainJob's trainer job, predicted: an [`Effective`] template and a process index
+//! -> the `Pod` JobSet and the Job controller create for it from the JobSet Trainer creates
+//! ([`super::jobset::JobSet::of`]), with the fieldRefs that only the
 //! pod resolves (the completion index) resolved, and what was resolved listed.
 //!
 //! Facts:
@@ -20,6 +21,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, EnvVar, EnvVarSource, ObjectFieldSelector, Pod};
 
+use super::jobset::JobSet;
 use super::merge::{Effective, Policy};
 use super::version::TrainerVersion;
 use crate::keys::{
@@ -78,21 +80,24 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
     }
     let process = i32::try_from(process).ok().filter(|p| (0..n).contains(p)).ok_or(PodError::NoSuchProcess { process, num_nodes: n })?;
     let index = eff.trainer_job.ok_or(PodError::NoTrainerJob)?;
-    let jobs = &eff.template.spec.replicated_jobs;
+    // The pod is made from the JobSet Trainer creates (one model with `preview --jobset`).
+    let js = JobSet::of(eff);
+    let jobset = js.name();
+    let jobs = &js.spec.replicated_jobs;
     let rjob = jobs.get(index).ok_or(PodError::NoTrainerJob)?;
     let template = rjob.template.spec.as_ref().map(|s| &s.template).ok_or_else(|| PodError::NoPodTemplate(rjob.name.clone()))?;
     let mut spec = template.spec.clone().ok_or_else(|| PodError::NoPodTemplate(rjob.name.clone()))?;
     let mut meta = template.metadata.clone().unwrap_or_default();
 
     // JobSet: labels and annotations, subdomain, defaults.
-    let job_name = format!("{}-{}-0", eff.name, rjob.name);
+    let job_name = format!("{jobset}-{}-0", rjob.name);
     let replicas = |j: &crate::trainer::ReplicatedJob| j.replicas.unwrap_or(1);
     let group = |j: &crate::trainer::ReplicatedJob| j.group_name.clone().unwrap_or_else(|| DEFAULT_GROUP.to_string());
     let my_group = group(rjob);
     let before: i32 = jobs.iter().take(index).map(replicas).sum();
     let in_group_before: i32 = jobs.iter().take(index).filter(|j| group(j) == my_group).map(replicas).sum();
     let jobset_keys = BTreeMap::from([
-        (JOBSET_NAME, eff.name.clone()),
+        (JOBSET_NAME, jobset.to_string()),
         (JOBSET_REPLICATED_JOB_NAME, rjob.name.clone()),
         (JOBSET_REPLICATED_JOB_REPLICAS, replicas(rjob).to_string()),
         (JOBSET_JOB_INDEX, "0".to_string()),
@@ -109,16 +114,15 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
         labels.insert((*k).to_string(), v.clone());
         annotations.insert((*k).to_string(), v.clone());
     }
-    let exclusive = eff
-        .annotations
-        .get(JOBSET_EXCLUSIVE_TOPOLOGY)
+    let exclusive = js
+        .annotation(JOBSET_EXCLUSIVE_TOPOLOGY)
         .or_else(|| rjob.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(JOBSET_EXCLUSIVE_TOPOLOGY)));
     if let Some(topology) = exclusive {
         annotations.insert(JOBSET_EXCLUSIVE_TOPOLOGY.to_string(), topology.clone());
     }
-    let network = eff.template.spec.network.as_ref();
+    let network = js.spec.network.as_ref();
     if network.and_then(|n| n.enable_dns_hostnames) != Some(false) {
-        let sub = network.and_then(|n| n.subdomain.clone()).filter(|s| !s.is_empty()).unwrap_or_else(|| eff.name.clone());
+        let sub = network.and_then(|n| n.subdomain.clone()).filter(|s| !s.is_empty()).unwrap_or_else(|| jobset.to_string());
         spec.subdomain = Some(sub);
     }
     if spec.restart_policy.as_deref().is_none_or(str::is_empty) {
@@ -135,7 +139,7 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
     labels.insert(JOB_NAME.to_string(), job_name.clone());
     labels.insert(LEGACY_JOB_NAME.to_string(), job_name.clone());
     annotations.insert(JOB_COMPLETION_INDEX.to_string(), process.to_string());
-    spec.hostname = Some(names::hostname(&eff.name, &rjob.name, 0, process as u64));
+    spec.hostname = Some(names::hostname(jobset, &rjob.name, 0, process as u64));
     let mut resolved = Vec::new();
     let all = spec.init_containers.iter_mut().flatten().chain(spec.containers.iter_mut());
     for c in all {
@@ -148,7 +152,7 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
     let gke = if indexed && parallelism > 1 { tpu_webhook(&mut spec, &job_name, process, parallelism) } else { Vec::new() };
     meta.generate_name = Some(format!("{job_name}-{process}-"));
     meta.name = None;
-    meta.namespace.clone_from(&eff.namespace);
+    meta.namespace.clone_from(&js.metadata.namespace);
     let pod = Pod { metadata: meta, spec: Some(spec), status: None };
     Ok(Predicted { pod, process, job_name, resolved, gke })
 }
