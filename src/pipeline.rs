@@ -214,6 +214,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         queues: Vec::new(),
         clusters: Vec::new(),
     };
+    let mut at_values = AtValues::default();
     // One runtime at a time: each is resolved, rendered, checked and handed to `keep`, and freed
     // before the next, so that what is held is the typed catalog entries and what `keep` keeps.
     for resolved in runtimes.into_resolved() {
@@ -228,7 +229,9 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         let runtime = match render::render(&resolved) {
             Ok(runtime) => runtime,
             Err(errors) => {
-                out.diagnostics.extend(errors.into_iter().map(|d| resolved.origin.locate(d)));
+                for d in errors {
+                    at_values.add(&mut out.diagnostics, &resolved, place_render(&resolved, d));
+                }
                 continue;
             }
         };
@@ -248,7 +251,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             if covered.contains(&(Some(resolved.origin.object.clone()), d.rule.id)) || covered.contains(&(None, d.rule.id)) {
                 continue;
             }
-            out.diagnostics.push(place_generated(&resolved, d));
+            at_values.add(&mut out.diagnostics, &resolved, place_generated(&resolved, &object, d));
         }
         if let Some(s) = &serving {
             // A quantity that does not read is the runtime's own finding: such a runtime is not served.
@@ -267,6 +270,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
+    at_values.finish(&mut out.diagnostics);
     if !plan.queues.is_empty() {
         // A queue that serves none because the runtimes it would serve have errors is not a
         // second mistake.
@@ -409,16 +413,131 @@ fn same_but_source(a: &Value, b: &Value) -> bool {
     strip(a) == strip(b)
 }
 
-/// A finding on a generated runtime, placed at the catalog entry it came from: its message says
-/// where in the runtime, and it points at the entry's name (the finding is about the whole
-/// runtime the entry generates).
-fn place_generated(resolved: &Resolved, d: Diagnostic) -> Diagnostic {
+/// The findings placed at a value of the catalog ([`Placed::AtValue`]), each once, with the
+/// runtimes (and matrix rows) it is in: a value of a matrix template is in each row's runtime,
+/// one of a defaults in each runtime it applies to.
+#[derive(Default)]
+struct AtValues(Vec<(usize, Vec<InRuntime>)>);
+
+/// A runtime's name, and the matrix row that generated it.
+type InRuntime = (String, Option<String>);
+
+impl AtValues {
+    fn add(&mut self, out: &mut Vec<Diagnostic>, resolved: &Resolved, placed: Placed) {
+        let d = match placed {
+            Placed::AtName(d) => return out.push(d),
+            Placed::AtValue(d) => d,
+        };
+        let runtime = (resolved.name.clone(), resolved.origin.row.clone());
+        match self.0.iter_mut().find(|(i, _)| same_place(&out[*i], &d)) {
+            Some((_, runtimes)) => runtimes.push(runtime),
+            None => {
+                self.0.push((out.len(), vec![runtime]));
+                out.push(d);
+            }
+        }
+    }
+
+    /// Says in each finding which runtimes (or matrix row) it is in.
+    fn finish(self, out: &mut [Diagnostic]) {
+        for (i, runtimes) in self.0 {
+            let Some(d) = out.get_mut(i) else { continue };
+            let in_defaults = d.object.as_ref().is_some_and(|o| o.kind == crate::catalog::Kind::Defaults.name());
+            match runtimes.as_slice() {
+                [(_, Some(row))] => {
+                    note_before_clause(d, &format!(" (matrix row {row})"));
+                    d.row = Some(row.clone());
+                }
+                [(name, None)] if in_defaults => note_before_clause(d, &format!(" (in the runtime `{name}`)")),
+                [_] => {}
+                many => {
+                    let names: Vec<String> = many.iter().map(|(n, _)| format!("`{n}`")).collect();
+                    let list = match names.as_slice() {
+                        [a, b] => format!("{a} and {b}"),
+                        [a, b, c] => format!("{a}, {b} and {c}"),
+                        _ => format!("{}, {} and {} more", names[0], names[1], names.len() - 2),
+                    };
+                    note_before_clause(d, &format!(" (in the runtimes {list})"));
+                    d.generated = None;
+                }
+            }
+        }
+    }
+}
+
+/// A finding of `render` on a catalog field of the runtime's entry (a pod template value that
+/// contradicts a generated one): where the entry writes it, else where its defaults do.
+fn place_render(resolved: &Resolved, d: Diagnostic) -> Placed {
     let origin = &resolved.origin;
-    let message = match &d.field {
-        Some(f) => format!("in the generated runtime at `{f}`: {}", d.message),
-        None => format!("in the generated runtime: {}", d.message),
+    if let Some(f) = d.field.as_deref().filter(|f| !written_in_entry(origin, f)) {
+        if let Some((place, object)) = resolved.defaults.iter().find(|(place, _)| place.exact(f).is_some()) {
+            return Placed::AtValue(place.locate(Diagnostic { generated: None, ..d.with_object(object.clone()) }));
+        }
+    }
+    let at = resolve::Origin { row: None, ..origin.clone() };
+    Placed::AtValue(at.locate(d))
+}
+
+/// The entry of `origin` writes field `f` (a field of a `JaxRuntime`, under a matrix's template).
+fn written_in_entry(origin: &resolve::Origin, f: &str) -> bool {
+    match origin.field_prefix {
+        "" => origin.doc.exact(f).is_some(),
+        prefix => origin.doc.exact(&format!("{prefix}.{f}")).is_some(),
+    }
+}
+
+/// Where a finding on a generated runtime was placed.
+enum Placed {
+    /// At the catalog entry's name, its message saying where in the runtime.
+    AtName(Diagnostic),
+    /// At the value of the entry or its defaults that set the field (the same finding may come
+    /// from every row of a matrix, or every runtime of the defaults: the caller says which).
+    AtValue(Diagnostic),
+}
+
+/// A finding on a generated runtime (`runtime`), placed in the catalog: at the field of the entry
+/// that set the value ([`render::catalog_fields`]: `spec.podTemplate...`, `spec.resources...`),
+/// else at that field of its defaults, else at the entry's name, its message saying where in
+/// the runtime (the finding is about the whole runtime the entry generates).
+fn place_generated(resolved: &Resolved, runtime: &Value, d: Diagnostic) -> Placed {
+    let origin = &resolved.origin;
+    if let Some(field) = d.field.as_deref() {
+        let set_by = render::catalog_fields(resolved, runtime, field);
+        if let Some(f) = set_by.entry.iter().find(|f| written_in_entry(origin, f)) {
+            // The matrix row is said once the rows that share the value are known.
+            let at = resolve::Origin { row: None, ..origin.clone() };
+            return Placed::AtValue(at.locate(Diagnostic { field: Some(f.clone()), ..d.with_object(origin.object.clone()) }));
+        }
+        for (place, object) in &resolved.defaults {
+            if let Some(f) = set_by.defaults.iter().find(|f| place.exact(f).is_some()) {
+                let d = Diagnostic { field: Some(f.clone()), generated: None, ..d.with_object(object.clone()) };
+                return Placed::AtValue(place.locate(d));
+            }
+        }
+    }
+    let prefix = match &d.field {
+        Some(f) => format!("in the generated runtime at `{f}`: "),
+        None => "in the generated runtime: ".to_string(),
     };
-    origin.locate_at_name(Diagnostic { message, field: None, ..d.with_object(origin.object.clone()) })
+    let fails = d.fails.map(|f| crate::diag::Fails { at: f.at + prefix.len(), ..f });
+    let message = format!("{prefix}{}", d.message);
+    Placed::AtName(origin.locate_at_name(Diagnostic { message, field: None, fails, ..d.with_object(origin.object.clone()) }))
+}
+
+/// Two findings at the same value, saying the same.
+fn same_place(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.rule.id == b.rule.id && a.file == b.file && a.index == b.index && a.field == b.field && a.message == b.message
+}
+
+/// Adds `note` to a finding's message, before the clause that says when Kubernetes refuses it.
+fn note_before_clause(d: &mut Diagnostic, note: &str) {
+    match &mut d.fails {
+        Some(f) if d.message.is_char_boundary(f.at) => {
+            d.message.insert_str(f.at, note);
+            f.at += note.len();
+        }
+        _ => d.message.push_str(note),
+    }
 }
 
 /// The runtimes TrainJobs may reference, from documents that hold catalog objects and runtimes

@@ -21,6 +21,8 @@ use crate::trainer::*;
 mod initializers;
 mod pod_template;
 
+pub use pod_template::{catalog_fields, CatalogFields};
+
 /// Builds the runtime object, with the runtime's `spec.podTemplate` merged into the trainer pod;
 /// `Err` holds every value of the fragment that contradicts a generated one.
 pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {

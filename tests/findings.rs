@@ -485,3 +485,49 @@ fn kpt_names_the_file_and_line_of_a_duplicate_key() {
     assert!(!ok, "{out}");
     assert!(out.contains("`jobs.yaml` is not valid YAML"), "{out}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 43 point 4: a finding on the merged pod points at the catalog line that set the value.
+
+#[test]
+fn a_finding_on_the_merged_pod_points_at_the_catalog_value_that_set_it() {
+    let defaults = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: site}\nspec:\n  podTemplate:\n    spec:\n      priorityClassName: ML_High\n";
+    let runtime = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: one}\nspec:\n  accelerator: {cpu: {}}\n  podTemplate:\n    spec:\n      restartPolicy: Always\n";
+    let matrix = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeMatrix\nmetadata: {name: cpus}\nspec:\n  matrix:\n    nodes: [1, 2, 4]\n  template:\n    metadata: {name: 'cpu-{{ nodes }}'}\n    spec:\n      accelerator: {cpu: {}}\n      numNodes: '{{ nodes }}'\n      podTemplate:\n        spec:\n          activeDeadlineSeconds: 0\n";
+    let dir = dir_with(&[("defaults.yaml", defaults), ("one.yaml", runtime), ("matrix.yaml", matrix)]);
+    let r = run(dir.path(), &["render", ".", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let at = |rule: &str| -> Vec<&Value> { findings.iter().filter(|f| f["rule"] == rule).collect() };
+    // The runtime's own pod template: its line, its field.
+    let restart = at("k8s/restart-policy");
+    assert_eq!(restart.len(), 1, "{}", r.all());
+    assert_eq!((&restart[0]["file"], &restart[0]["line"]), (&Value::from("./one.yaml"), &Value::from(8)), "{}", restart[0]);
+    assert_eq!(restart[0]["field"], "spec.podTemplate.spec.restartPolicy");
+    assert!(!restart[0]["message"].as_str().unwrap().contains("generated runtime"), "{}", restart[0]);
+    // The defaults' value: once, at the defaults' line, naming the runtimes it is in (one, and
+    // the matrix's three).
+    let class: Vec<&Value> =
+        at("k8s/pod-field").into_iter().filter(|f| f["field"].as_str().unwrap().ends_with("priorityClassName")).collect();
+    assert_eq!(class.len(), 1, "{}", r.all());
+    assert_eq!((&class[0]["file"], &class[0]["line"]), (&Value::from("./defaults.yaml"), &Value::from(7)), "{}", class[0]);
+    assert_eq!(class[0]["object"]["kind"], "JaxRuntimeDefaults");
+    let message = class[0]["message"].as_str().unwrap();
+    assert!(message.contains("(in the runtimes `cpu-1`, `cpu-2` and 2 more); Kubernetes rejects it"), "{message}");
+    assert!(class[0]["help"].as_str().unwrap().starts_with("write `ml-high`"), "{}", class[0]);
+    // The matrix template's value: once for the three rows.
+    let deadline: Vec<&Value> =
+        at("k8s/pod-field").into_iter().filter(|f| f["field"].as_str().unwrap().ends_with("activeDeadlineSeconds")).collect();
+    assert_eq!(deadline.len(), 1, "{}", r.all());
+    assert_eq!((&deadline[0]["file"], &deadline[0]["line"]), (&Value::from("./matrix.yaml"), &Value::from(14)), "{}", deadline[0]);
+    assert_eq!(deadline[0]["field"], "spec.template.spec.podTemplate.spec.activeDeadlineSeconds");
+    assert!(deadline[0]["message"].as_str().unwrap().contains("(in the runtimes `cpu-1`, `cpu-2` and `cpu-4`)"), "{}", deadline[0]);
+    // One matrix row alone says its row.
+    let one_row = matrix.replace("nodes: [1, 2, 4]", "nodes: [2]");
+    let dir = dir_with(&[("matrix.yaml", &one_row)]);
+    let r = run(dir.path(), &["render", "matrix.yaml", "--format", "json"]);
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    assert_eq!(findings.len(), 1, "{}", r.all());
+    assert_eq!(findings[0]["row"], "nodes=2", "{}", findings[0]);
+    assert!(findings[0]["message"].as_str().unwrap().contains("(matrix row nodes=2)"), "{}", findings[0]);
+}

@@ -56,6 +56,52 @@ impl KeyedPath {
         p
     }
 
+    /// The keyed path of an indexed field path (`spec.containers[1].resources.limits.memory`) in
+    /// `value`: an item of a keyed list by its key fields, an item of another list by its scalar
+    /// fields (a toleration by its key, operator, value and effect). A list of scalars ends the
+    /// path at the list. `None` where `value` does not hold the path.
+    pub fn from_indexed(path: &str, value: &Value) -> Option<KeyedPath> {
+        let mut out = KeyedPath::default();
+        let mut at = value;
+        let mut rest = path;
+        let mut list = "";
+        while !rest.is_empty() {
+            if let Some(r) = rest.strip_prefix('[') {
+                let end = r.find(']')?;
+                let item = at.as_array()?.get(r[..end].parse::<usize>().ok()?)?;
+                let keys: Vec<(String, Value)> = match (table().keyed.get(list), item.as_object()) {
+                    (Some(keys), _) => keys.iter().filter_map(|k| Some((k.clone(), item.get(k)?.clone()))).collect(),
+                    (None, Some(fields)) => {
+                        fields.iter().filter(|(_, v)| !v.is_object() && !v.is_array()).map(|(k, v)| (k.clone(), v.clone())).collect()
+                    }
+                    (None, None) => Vec::new(),
+                };
+                if keys.is_empty() {
+                    return Some(out);
+                }
+                out.0.push(Seg::Item(keys));
+                at = item;
+                rest = &r[end + 1..];
+            } else {
+                // A key may hold dots (`cloud.google.com/gke-tpu-topology`): the shortest run of
+                // the path's segments that is a key of the object.
+                let fields = at.as_object()?;
+                let end = rest
+                    .char_indices()
+                    .filter(|(_, c)| *c == '.' || *c == '[')
+                    .map(|(i, _)| i)
+                    .chain(std::iter::once(rest.len()))
+                    .find(|&i| fields.contains_key(&rest[..i]))?;
+                list = &rest[..end];
+                at = fields.get(list)?;
+                out.0.push(Seg::Field(list.to_string()));
+                rest = &rest[end..];
+            }
+            rest = rest.strip_prefix('.').unwrap_or(rest);
+        }
+        Some(out)
+    }
+
     /// The path with list indices as they are in `value` (`spec.containers[1].env[0].value`),
     /// `None` when `value` does not have it.
     pub fn indexed_in(&self, value: &Value) -> Option<String> {

@@ -75,6 +75,24 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), NameError> {
     }
 }
 
+/// A DNS-1123 name close to `s` (a label, or a subdomain when `dots`): lowercase, every other
+/// character made `-`, no `-` at the ends of a part; `None` when nothing valid is left or `s`
+/// is valid already.
+pub fn dns1123_like(s: &str, dots: bool) -> Option<String> {
+    let lower: String = s
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9') => c,
+            '.' if dots => '.',
+            _ => '-',
+        })
+        .collect();
+    let parts: Vec<&str> = lower.split('.').map(|p| p.trim_matches('-')).filter(|p| !p.is_empty()).collect();
+    let out = parts.join(".");
+    let ok = if dots { is_dns1123_subdomain(&out) } else { is_dns1123_label(&out) };
+    (ok && out != s).then_some(out)
+}
+
 /// `metadata.generateName` as the API server checks it: apimachinery
 /// `pkg/api/validation/generic.go` `NameIsDNSSubdomain(name, prefix=true)` (custom resources),
 /// which masks a trailing `-` (`maskTrailingDash`: the last two characters become `a`) before
@@ -274,6 +292,16 @@ fn qualified_chars(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dns1123_like_gives_the_nearest_valid_name() {
+        assert_eq!(dns1123_like("ML_High", true).as_deref(), Some("ml-high"));
+        assert_eq!(dns1123_like("-Team.A_b-", true).as_deref(), Some("team.a-b"));
+        assert_eq!(dns1123_like("a.b", false).as_deref(), Some("a-b"));
+        assert_eq!(dns1123_like("ok-name", true), None);
+        assert_eq!(dns1123_like("___", true), None);
+    }
+
     use proptest::prelude::*;
 
     #[test]

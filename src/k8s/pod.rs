@@ -507,17 +507,21 @@ fn id_range(id: Option<i64>, field: &FieldPath, out: &mut Vec<Diagnostic>) {
 fn pod_fields(spec: &PodSpec, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     let max = facts().limits.int32_max;
     if let Some(v) = spec.active_deadline_seconds.filter(|v| *v < 1 || *v > max) {
-        out.push(finding(
-            &K8S_POD_FIELD,
-            Scope::Template,
-            path.field("activeDeadlineSeconds"),
-            format!("the pod's activeDeadlineSeconds {v} is outside 1..{max}"),
-        ));
+        out.push(
+            finding(
+                &K8S_POD_FIELD,
+                Scope::Template,
+                path.field("activeDeadlineSeconds"),
+                format!("the pod's activeDeadlineSeconds {v} is outside 1..{max}"),
+            )
+            .with_help("give the seconds a pod may run before it is stopped, from 1, or leave the field out for no limit"),
+        );
     }
     for (name, value) in [("hostname", &spec.hostname), ("subdomain", &spec.subdomain)] {
         if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
             if let Err(e) = names::dns1123_label(v) {
-                out.push(finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}")));
+                let d = finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}"));
+                out.push(with_name_help(d, v, false, name));
             }
         }
     }
@@ -526,7 +530,8 @@ fn pod_fields(spec: &PodSpec, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     {
         if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
             if let Err(e) = names::dns1123_subdomain(v) {
-                out.push(finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}")));
+                let d = finding(&K8S_POD_FIELD, Scope::Template, path.key(name), format!("`{v}` is not a valid {name}: it {e}"));
+                out.push(with_name_help(d, v, true, name));
             }
         }
     }
@@ -538,8 +543,25 @@ fn pod_fields(spec: &PodSpec, path: &FieldPath, out: &mut Vec<Diagnostic>) {
     one_of(spec.preemption_policy.as_deref(), &e.preemption_policies, &path.field("preemptionPolicy"), "preemptionPolicy", out);
     let nameservers = spec.dns_config.as_ref().and_then(|d| d.nameservers.as_ref()).map_or(0, Vec::len);
     if spec.dns_policy.as_deref() == Some("None") && nameservers == 0 {
-        out.push(finding(&K8S_POD_FIELD, Scope::Template, path.field("dnsConfig"), "`dnsPolicy: None` needs `dnsConfig.nameservers`"));
+        out.push(
+            finding(&K8S_POD_FIELD, Scope::Template, path.field("dnsConfig"), "`dnsPolicy: None` needs `dnsConfig.nameservers`")
+                .with_help("add `dnsConfig.nameservers` (at most 3 addresses), or use another `dnsPolicy` such as `ClusterFirst`"),
+        );
     }
+}
+
+/// A name finding's help: the valid name nearest the one written, where there is one.
+/// `field` names an object (`priorityClassName`: a PriorityClass), whose name must match.
+fn with_name_help(d: Diagnostic, written: &str, dots: bool, field: &str) -> Diagnostic {
+    let Some(name) = names::dns1123_like(written, dots) else { return d };
+    let parts = if dots { ", in parts joined by `.`" } else { "" };
+    let object = match field {
+        "priorityClassName" => "; the PriorityClass must have that name",
+        "runtimeClassName" => "; the RuntimeClass must have that name",
+        "nodeName" => "; the Node must have that name",
+        _ => "",
+    };
+    d.with_help(format!("write `{name}` (lowercase letters, digits and `-`{parts}){object}"))
 }
 
 /// `serviceAccountName`: a DNS-1123 subdomain (`ValidateServiceAccountName`).

@@ -172,6 +172,12 @@ impl Place {
         self.position_marking(field, Mark::Value)
     }
 
+    /// Where the field path is written in the object, `None` when it is not written there (not
+    /// the nearest ancestor, as [`Place::position`] gives).
+    pub fn exact(&self, field: &str) -> Option<Position> {
+        self.position_marking(field, Mark::Exact)
+    }
+
     fn position_marking(&self, field: &str, mark: Mark) -> Option<Position> {
         let path = match (self.within.is_empty(), field.is_empty()) {
             (true, _) => field.to_string(),

@@ -20,6 +20,59 @@ fn pod_template_path(r: &Resolved) -> String {
     format!("spec.template.spec.replicatedJobs[{index}].template.spec.template")
 }
 
+/// The catalog fields that may have set a field of a rendered runtime, by where they are
+/// written: in the runtime's entry, or in its defaults (each list the likeliest first). Both are
+/// empty for a field outside the trainer pod.
+#[derive(Debug, Default, PartialEq)]
+pub struct CatalogFields {
+    pub entry: Vec<String>,
+    pub defaults: Vec<String>,
+}
+
+/// [`CatalogFields`] of `field` of `runtime` (what [`super::render`] made of `r`): the pod
+/// template's own path (indexed as the runtime's fragment, or its defaults', holds it), then the
+/// field of the entry the generator reads (`spec.resources.limits.memory`, `spec.nodeSelector.x`).
+pub fn catalog_fields(r: &Resolved, runtime: &Value, field: &str) -> CatalogFields {
+    let mut out = CatalogFields::default();
+    let base = pod_template_path(r);
+    let Some(rest) = field.strip_prefix(base.as_str()).and_then(|f| f.strip_prefix('.')) else { return out };
+    let index = r.initializers.as_ref().map_or(0, |i| i.jobs.len());
+    let Some(template) = runtime.pointer(&format!("/spec/template/spec/replicatedJobs/{index}/template/spec/template")) else {
+        return out;
+    };
+    let Some(path) = KeyedPath::from_indexed(rest, template) else { return out };
+    if let Some(fragment) = &r.pod_template {
+        out.entry.extend(path.indexed_in(&fragment.entry).map(|p| format!("spec.podTemplate.{p}")));
+        out.defaults.extend(path.indexed_in(&fragment.merged).map(|p| format!("spec.podTemplate.{p}")));
+    }
+    let fields = path.fields();
+    let node = path.item_names().first().is_some_and(|n| *n == facts().node);
+    let under = |field: &str, rest: &[&str]| std::iter::once(field).chain(rest.iter().copied()).collect::<Vec<_>>().join(".");
+    match fields.as_slice() {
+        ["spec", "containers", "resources", rest @ ..] if node => out.entry.push(under("spec.resources", rest)),
+        ["spec", "containers", "image"] if node => {
+            out.entry.push("spec.image".into());
+            out.defaults.push("spec.images".into());
+        }
+        ["spec", "containers", field @ ("command" | "args"), ..] if node => out.entry.push(format!("spec.{field}")),
+        ["spec", "containers", "env", ..] if node => {
+            out.entry.push("spec.env".into());
+            out.defaults.push("spec.env".into());
+        }
+        ["spec", "nodeSelector", key] => {
+            out.entry.push(format!("spec.nodeSelector.{key}"));
+            out.defaults.push(format!("spec.nodeSelector.{key}"));
+        }
+        ["spec", "tolerations", ..] => {
+            out.entry.push("spec.tolerations".into());
+            out.defaults.push("spec.tolerations".into());
+        }
+        ["spec", field @ ("serviceAccountName" | "hostNetwork")] => out.entry.push(format!("spec.{field}")),
+        _ => {}
+    }
+    out
+}
+
 /// The generated template with the fragment merged in.
 pub(super) fn merge(r: &Resolved, template: PodTemplateSpec, fragment: &PodTemplate) -> Result<PodTemplateSpec, Vec<Diagnostic>> {
     let wrong =
@@ -35,15 +88,16 @@ pub(super) fn merge(r: &Resolved, template: PodTemplateSpec, fragment: &PodTempl
     serde_json::from_value(merged).map_err(wrong)
 }
 
-/// Where a value of the fragment is: `(field of the runtime, words)`; the field is `None` when
-/// the value comes from the defaults' fragment.
+/// Where a value of the fragment is: `(field, words)`: the field of the runtime's fragment, or
+/// of the defaults' (as the merged fragment indexes it: the caller finds it in the defaults that
+/// write it), `None` when neither holds it.
 fn place(path: &KeyedPath, fragment: &PodTemplate) -> (Option<String>, String) {
     match path.indexed_in(&fragment.entry) {
         Some(p) => (Some(format!("spec.podTemplate.{p}")), "the pod template".to_string()),
-        None => {
-            let p = path.indexed_in(&fragment.merged).unwrap_or_else(|| path.describe());
-            (None, format!("the JaxRuntimeDefaults' `spec.podTemplate.{p}`"))
-        }
+        None => match path.indexed_in(&fragment.merged) {
+            Some(p) => (Some(format!("spec.podTemplate.{p}")), "the JaxRuntimeDefaults' pod template".to_string()),
+            None => (None, format!("the JaxRuntimeDefaults' `spec.podTemplate.{}`", path.describe())),
+        },
     }
 }
 

@@ -28,6 +28,8 @@ use crate::spelling;
 pub(super) struct DefaultsSet {
     /// The one without a selector (empty when there is none).
     global: DefaultsSpec,
+    /// Where the one without a selector is written, and its name.
+    global_at: Option<(Place, String)>,
     selected: Vec<Selected>,
 }
 
@@ -65,6 +67,7 @@ impl DefaultsSet {
                     None => {
                         global = Some(&d.metadata.name);
                         set.global = spec;
+                        set.global_at = Some((doc.place(), d.metadata.name.clone()));
                     }
                 },
                 Some(selector) => {
@@ -83,7 +86,7 @@ impl DefaultsSet {
     /// The defaults of one runtime (`file`: the name of the source it was read from), or the
     /// error when two selected defaults select it.
     pub(super) fn of(&self, runtime: &JaxRuntime, file: &str) -> Result<&DefaultsSpec, Diagnostic> {
-        let mut chosen = self.selected.iter().filter(|s| selects(&s.selector, runtime, file, &s.doc.source.name));
+        let mut chosen = self.chosen(runtime, file);
         let Some(first) = chosen.next() else { return Ok(&self.global) };
         first.used.set(true);
         let others: Vec<&Selected> = chosen.collect();
@@ -104,6 +107,19 @@ impl DefaultsSet {
         )
         .with_field("metadata.name")
         .with_help(CATALOG_DEFAULTS_OVERLAP.fix))
+    }
+
+    /// The selected defaults of a runtime, in file order.
+    fn chosen<'a>(&'a self, runtime: &JaxRuntime, file: &str) -> impl Iterator<Item = &'a Selected> {
+        self.selected.iter().filter(|s| selects(&s.selector, runtime, file, &s.doc.source.name)).collect::<Vec<_>>().into_iter()
+    }
+
+    /// Where the defaults of a runtime are written, the one whose values win first: the selected
+    /// one, then the one without a selector (what a finding on a value they set points at).
+    pub(super) fn written(&self, runtime: &JaxRuntime, file: &str) -> Vec<(Place, ObjectRef)> {
+        let object = |name: &str| ObjectRef::new(Kind::Defaults.name(), name);
+        let selected = self.chosen(runtime, file).take(1).map(|s| (s.doc.clone(), object(&s.name)));
+        selected.chain(self.global_at.iter().map(|(place, name)| (place.clone(), object(name)))).collect()
     }
 
     /// A warning for each selector that selected no runtime.

@@ -130,6 +130,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             pod_template: super::pod_template::resolve(defaults.pod_template.as_ref(), spec.pod_template.as_ref()),
             initializers,
             storage,
+            defaults: Vec::new(),
         },
         f.warnings,
     ))

@@ -215,7 +215,10 @@ impl Pending {
             let runtime = packed.get().map_err(|d| vec![origin.locate(d)])?;
             let spec = defaults.of(&runtime, &origin.doc.source.name).map_err(|d| vec![origin.locate(d)])?;
             match entry::resolve_entry(&runtime, spec, origin.clone()) {
-                Ok((resolved, _)) => Ok(resolved),
+                Ok((mut resolved, _)) => {
+                    resolved.defaults = defaults.written(&runtime, &origin.doc.source.name);
+                    Ok(resolved)
+                }
                 Err(errs) => Err(errs.into_iter().map(|d| origin.locate(d)).collect()),
             }
         })

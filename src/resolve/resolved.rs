@@ -126,6 +126,9 @@ pub struct Resolved {
     pub initializers: Option<super::initializers::ResolvedInitializers>,
     /// The volumes, mounts and pod annotations of `spec.storage`.
     pub storage: super::storage::ResolvedStorage,
+    /// Where the runtime's defaults are written, the one whose values win first (set when the
+    /// runtime is taken from [`super::Pending`]; a finding on a value they set points there).
+    pub defaults: Vec<(Place, ObjectRef)>,
 }
 
 /// What the accelerator contributes to the runtime.

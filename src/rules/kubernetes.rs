@@ -159,7 +159,7 @@ define_rules! {
         fails Start, source "core `validatePullPolicy`, `validateContainerCommon`, `validateDNSPolicy`, `ValidatePreemptionPolicy`; batch `validateJobSpec`, `validatePodReplacementPolicy`";
     K8S_POD_FIELD = "k8s/pod-field", Error, Kubernetes,
         "A pod field Kubernetes refuses: `activeDeadlineSeconds` outside 1..2147483647, a `hostname` or `subdomain` that is not a DNS label, a `priorityClassName`, `runtimeClassName` or `nodeName` that is not a DNS subdomain, or `dnsPolicy: None` without nameservers.",
-        "Fix the field as the message says.",
+        "Write a value of the form the message gives (the finding's help names one where it can).",
         fails Start, source "core `ValidatePodSpec`, `validatePodDNSConfig`";
     K8S_JOB_FIELD = "k8s/job-field", Error, Kubernetes,
         "A Job field Kubernetes refuses once Trainer and JobSet have filled it in: a negative `backoffLimit`, `activeDeadlineSeconds`, `ttlSecondsAfterFinished`, `backoffLimitPerIndex` or `maxFailedIndexes`, `maxFailedIndexes` without `backoffLimitPerIndex`, or more than 100000 pods in a job (Trainer sets `parallelism` and `completions` to `numNodes`, JobSet makes the Job Indexed).",

@@ -262,6 +262,8 @@ impl LineIndex {
 pub enum Mark {
     Value,
     Key,
+    /// The value, and no position at all when the path does not exist (is it written there?).
+    Exact,
 }
 
 impl Doc {
@@ -271,11 +273,11 @@ impl Doc {
         let mut exact = true;
         loop {
             if let Some(node) = self.by_path.get(p).map(|&i| &self.nodes[i]) {
-                let mark = if exact && mark == Mark::Value { node.value.or(node.key) } else { node.key.or(node.value) };
+                let mark = if exact && mark != Mark::Key { node.value.or(node.key) } else { node.key.or(node.value) };
                 let column = mark.filter(|c| c.line == node.line).map(|c| (c.start + 1, c.end - c.start));
                 return Some(Position { line: node.line, column });
             }
-            if p.is_empty() {
+            if p.is_empty() || mark == Mark::Exact {
                 return None;
             }
             p = parent_path(p);
