@@ -57,6 +57,9 @@ pub struct Generated<R = Runtime> {
     pub queues: Vec<QueueObject>,
     /// The catalog's `JaxCluster`s and what each serves (empty without clusters).
     pub clusters: Vec<crate::fleet::Assignment>,
+    /// Findings left out because they follow from an error reported (a queue that serves no
+    /// runtime when the runtimes it would serve failed).
+    pub left_out: usize,
 }
 
 /// One generated Kueue object: the queue it came from, its file name and its JSON form.
@@ -213,6 +216,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         catalog_objects,
         queues: Vec::new(),
         clusters: Vec::new(),
+        left_out: 0,
     };
     let mut at_values = AtValues::default();
     // One runtime at a time: each is resolved, rendered, checked and handed to `keep`, and freed
@@ -275,7 +279,9 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         // A queue that serves none because the runtimes it would serve have errors is not a
         // second mistake.
         let failed = diagnostics.iter().chain(&out.diagnostics).any(Diagnostic::is_error);
-        diagnostics.splice(serve_at..serve_at, serve.finish(failed));
+        let (errors, left_out) = serve.finish(failed);
+        diagnostics.splice(serve_at..serve_at, errors);
+        out.left_out += left_out;
     }
     plan.served = served;
     let generated = std::mem::replace(&mut out.diagnostics, diagnostics);

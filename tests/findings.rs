@@ -531,3 +531,27 @@ fn a_finding_on_the_merged_pod_points_at_the_catalog_value_that_set_it() {
     assert_eq!(findings[0]["row"], "nodes=2", "{}", findings[0]);
     assert!(findings[0]["message"].as_str().unwrap().contains("(matrix row nodes=2)"), "{}", findings[0]);
 }
+
+#[test]
+fn a_finding_that_follows_from_an_error_is_left_out_and_counted() {
+    let catalog = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: a100}\nspec:\n  accelerator: {gpu: {model: a100-40gbb, count: 8}}\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: a100}\nspec:\n  runtimes: {names: [a100]}\n";
+    let dir = dir_with(&[("c.yaml", catalog)]);
+    for command in ["render", "docs"] {
+        let args: Vec<&str> = match command {
+            "docs" => vec!["docs", "c.yaml", "-o", "site", "--color", "never"],
+            _ => vec!["render", "c.yaml", "--color", "never"],
+        };
+        let r = run(dir.path(), &args);
+        assert_eq!(r.code, 1, "{command}: {}", r.all());
+        assert!(r.stderr.contains("error[catalog/unknown-gpu]"), "{command}: {}", r.stderr);
+        assert!(!r.stderr.contains("serves no runtime"), "{command}: {}", r.stderr);
+        assert!(r.stderr.contains("nothing written: 1 error (1 finding that follows from it left out)"), "{command}: {}", r.stderr);
+    }
+    // A queue that serves nothing of a good catalog is an error of its own, with the way out.
+    let dir = dir_with(&[("c.yaml", &catalog.replace("a100-40gbb", "a100-40gb").replace("names: [a100]", "names: [a10]"))]);
+    let r = run(dir.path(), &["render", "c.yaml", "--color", "never"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("JaxRuntimeQueue `a100` serves no runtime of the catalog"), "{}", r.stderr);
+    assert!(r.stderr.contains("help: make `spec.runtimes` select a runtime of the catalog"), "{}", r.stderr);
+    assert!(r.stderr.contains("nothing written: 1 error\n"), "{}", r.stderr);
+}

@@ -178,7 +178,11 @@ fn a_quota_below_one_gang_is_never_admitted() {
         [("kueue/quota-below-gang", "ClusterTrainingRuntime/p5-2nodes"), ("kueue/quota-below-gang", "TrainJob/team-a/gpu-job")],
         "{found:#?}"
     );
-    assert!(found[0].2.contains("needs 16 of `nvidia.com/gpu`, and flavor `p5` can hold at most 8"), "{}", found[0].2);
+    assert!(
+        found[0].2.contains("needs 16 of `nvidia.com/gpu` (2 pods of 8 each), and flavor `p5` can hold at most 8 (1 pod)"),
+        "{}",
+        found[0].2
+    );
 }
 
 #[test]
@@ -801,7 +805,7 @@ fn fit_says_whether_kueue_admits_then_whether_the_scheduler_places() {
     assert!(row.contains("never (training)"), "{row}");
     assert!(
         r.stdout.contains(
-            "tpu-4x4: queue: replicated job `node` needs 16 of `google.com/tpu`, and flavor `tpu-v5-lite-podslice-4x4` can hold at most 8"
+            "tpu-4x4: queue: replicated job `node` needs 16 of `google.com/tpu` (4 pods of 4 each), and flavor `tpu-v5-lite-podslice-4x4` can hold at most 8 (2 pods)"
         ),
         "{}",
         r.stdout

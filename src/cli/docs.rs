@@ -49,6 +49,7 @@ pub fn run(a: &DocsArgs) -> Exit {
     // made from what the pipeline resolved and rendered.
     let generated = pipeline::generate_with(&docs, |r| (r.resolved, r.runtime));
     let mut diags = generated.diagnostics.clone();
+    report.left_out(generated.left_out);
     if generated.catalog_objects == 0 {
         diags.push(pipeline::empty_catalog("docs -o DIR", "documents the built-in catalog"));
     }

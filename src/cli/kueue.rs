@@ -159,6 +159,7 @@ pub fn run(a: &KueueArgs) -> Exit {
         return report.finish(Exit::Findings);
     }
     let mut diags = generated.diagnostics.clone();
+    report.left_out(generated.left_out);
     if !a.namespaces.is_empty() {
         for q in &mut plan.queues {
             q.namespaces = a.namespaces.clone();

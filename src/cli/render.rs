@@ -89,6 +89,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         }
     };
     let mut diags = generated.diagnostics.clone();
+    report.left_out(generated.left_out);
     // One info per file and kind (a fleet folder's node lists hold many Nodes), at the first.
     let mut groups: Vec<(&str, String, Vec<&crate::read::Document>)> = Vec::new();
     for doc in &generated.ignored {

@@ -151,12 +151,24 @@ pub struct Reporter {
     sink: Sink,
     /// What is written to a `Sink::File` when the report ends.
     held: String,
+    /// Findings left out because they follow from an error reported.
+    left_out: usize,
 }
 
 impl Reporter {
     /// A reporter for `command` that reports what `gate` lets through, on stderr.
     pub fn gated(format: FindingsFormat, gate: Gate, command: &'static str, sources: Sources) -> Reporter {
-        Reporter { format, gate, command, sources, kept: Vec::new(), seen: Vec::new(), sink: Sink::Stderr, held: String::new() }
+        Reporter {
+            format,
+            gate,
+            command,
+            sources,
+            kept: Vec::new(),
+            seen: Vec::new(),
+            sink: Sink::Stderr,
+            held: String::new(),
+            left_out: 0,
+        }
     }
 
     /// The same reporter, writing its findings to `sink`.
@@ -199,6 +211,12 @@ impl Reporter {
             }
             _ => self.kept.extend(shown),
         }
+    }
+
+    /// Counts findings left out because they follow from an error reported: `nothing written`
+    /// says how many.
+    pub fn left_out(&mut self, n: usize) {
+        self.left_out += n;
     }
 
     /// A `jax-runtimes: <note>` line in text; nothing in the other formats.
@@ -262,7 +280,16 @@ impl Reporter {
             (0, w) => format!("{} (--fail-on warning)", words::count(w, "warning")),
             (e, w) => format!("{} and {} (--fail-on warning)", words::count(e, "error"), words::count(w, "warning")),
         };
-        self.note(&format!("nothing written: {counted}"));
+        let left_out = match self.left_out {
+            0 => String::new(),
+            n => format!(
+                " ({} that {} from {} left out)",
+                words::count(n, "finding"),
+                if n == 1 { "follows" } else { "follow" },
+                if failing.len() == 1 { "it" } else { "them" }
+            ),
+        };
+        self.note(&format!("nothing written: {counted}{left_out}"));
         true
     }
 }

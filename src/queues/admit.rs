@@ -61,8 +61,9 @@ pub enum Blocker {
     NotCovered { podset: String, resource: String },
     /// No flavor of the resource group fits the PodSet's pods: why, flavor by flavor.
     NoMatchingFlavor { podset: String, resource: String, reasons: Vec<String> },
-    /// The request is above the most any matching flavor can ever hold.
-    BelowGang { podset: String, resource: String, flavor: String, need: i64, most: i64 },
+    /// The request is above the most any matching flavor can ever hold (`per_pod`: what one pod
+    /// of the PodSet requests, to say both amounts in pods too).
+    BelowGang { podset: String, resource: String, flavor: String, need: i64, most: i64, per_pod: i64 },
 }
 
 impl std::fmt::Display for Blocker {
@@ -75,25 +76,60 @@ impl std::fmt::Display for Blocker {
             Blocker::NoMatchingFlavor { podset, resource, reasons } => {
                 write!(f, "no flavor for `{resource}` fits replicated job `{podset}`: {}", reasons.join("; "))
             }
-            Blocker::BelowGang { podset, resource, flavor, need, most } => write!(
-                f,
-                "replicated job `{podset}` needs {} of `{resource}`, and flavor `{flavor}` can hold at most {}, borrowing included",
-                show(resource, *need),
-                show(resource, *most)
-            ),
+            Blocker::BelowGang { podset, resource, flavor, need, most, per_pod } => {
+                // In pods too, where the need is whole pods' worth: what a queue sized in nodes
+                // or slices counts.
+                let whole = *per_pod > 0 && *need % *per_pod == 0;
+                let (need_pods, most_pods) = match whole {
+                    true => (
+                        format!(" ({} of {} each)", crate::words::count(*need / *per_pod, "pod"), show(resource, *per_pod)),
+                        format!(" ({})", crate::words::count(*most / *per_pod, "pod")),
+                    ),
+                    false => (String::new(), String::new()),
+                };
+                write!(
+                    f,
+                    "replicated job `{podset}` needs {} of `{resource}`{need_pods}, and flavor `{flavor}` can hold at most {}{most_pods}, borrowing included",
+                    show(resource, *need),
+                    show(resource, *most),
+                )
+            }
         }
     }
 }
 
-/// An amount as a quantity (cpu back from millicores).
+/// An amount as a quantity: cpu back from millicores, bytes in the largest binary unit that
+/// holds them whole (`10Gi`, as a pod's requests are written).
 pub fn show(resource: &str, amount: i64) -> String {
+    let bytes = resource == "memory" || resource == "ephemeral-storage" || resource.starts_with("hugepages-");
     if resource == "cpu" && amount % 1000 != 0 {
         format!("{amount}m")
     } else if resource == "cpu" {
         (amount / 1000).to_string()
+    } else if bytes && amount != 0 {
+        let unit = [("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)]
+            .into_iter()
+            .find(|(_, shift)| amount % (1i64 << shift) == 0);
+        match unit {
+            Some((suffix, shift)) => format!("{}{suffix}", amount >> shift),
+            None => amount.to_string(),
+        }
     } else {
         amount.to_string()
     }
+}
+
+/// The order a PodSet's resources are weighed in: the accelerators and other extended resources
+/// first (what a queue is sized in), then pods, cpu, and the rest; so that a quota short of
+/// everything names the accelerator.
+fn weighed_first(resource: &str) -> (u8, &str) {
+    let rank = match resource {
+        r if r.contains('/') => 0,
+        "pods" => 1,
+        "cpu" => 2,
+        _ => 3,
+    };
+    (rank, resource)
 }
 
 impl<'a> Queues<'a> {
@@ -129,8 +165,9 @@ impl<'a> Queues<'a> {
             }
             let mut assigned = BTreeMap::new();
             for (g, group) in groups.iter().enumerate() {
-                let wanted: Vec<(&String, i64)> =
+                let mut wanted: Vec<(&String, i64)> =
                     request.iter().filter(|(r, _)| group.covered_resources.contains(r)).map(|(r, v)| (r, *v)).collect();
+                wanted.sort_by(|a, b| weighed_first(a.0).cmp(&weighed_first(b.0)));
                 let Some((first, _)) = wanted.first() else { continue };
                 let mut reasons = Vec::new();
                 let mut best: Option<(String, Mode)> = None;
@@ -169,6 +206,7 @@ impl<'a> Queues<'a> {
                                         flavor: fq.name.clone(),
                                         need: value,
                                         most: cap.most,
+                                        per_pod: ps.requests.get(*resource).copied().unwrap_or(0),
                                     },
                                 ));
                             }
@@ -369,6 +407,35 @@ pub fn labels_text(labels: &BTreeMap<String, String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_read_as_a_pod_writes_them() {
+        assert_eq!(show("hugepages-2Mi", 10 << 30), "10Gi");
+        assert_eq!(show("memory", 1536 << 20), "1536Mi");
+        assert_eq!(show("memory", 1000), "1000");
+        assert_eq!(show("cpu", 1500), "1500m");
+        assert_eq!(show("cpu", 4000), "4");
+        assert_eq!(show("nvidia.com/gpu", 16), "16");
+    }
+
+    #[test]
+    fn a_quota_short_of_everything_names_the_accelerator_in_pods() {
+        let b = Blocker::BelowGang {
+            podset: "node".into(),
+            resource: "nvidia.com/gpu".into(),
+            flavor: "p5".into(),
+            need: 16,
+            most: 8,
+            per_pod: 8,
+        };
+        assert_eq!(
+            b.to_string(),
+            "replicated job `node` needs 16 of `nvidia.com/gpu` (2 pods of 8 each), and flavor `p5` can hold at most 8 (1 pod), borrowing included"
+        );
+        let mut order = vec!["memory", "hugepages-2Mi", "cpu", "pods", "nvidia.com/gpu"];
+        order.sort_by_key(|r| weighed_first(r));
+        assert_eq!(order, ["nvidia.com/gpu", "pods", "cpu", "hugepages-2Mi", "memory"]);
+    }
 
     fn obj<T: serde::de::DeserializeOwned>(yaml: &str) -> T {
         serde_json::from_value(crate::yaml::parse_one(yaml).unwrap()).unwrap()

@@ -233,19 +233,33 @@ impl<'q> Serve<'q> {
     }
 
     /// Every error: those of the runtimes, then a queue that served none, unless a catalog
-    /// entry `failed` (the queue may serve the runtimes it would have generated).
-    pub fn finish(self, failed: bool) -> Vec<Diagnostic> {
+    /// entry `failed` (the queue may serve the runtimes it would have generated): with how many
+    /// such follow-on errors were left out.
+    pub fn finish(self, failed: bool) -> (Vec<Diagnostic>, usize) {
         let Serve { queues, served, mut errors } = self;
+        let mut left_out = 0;
         for (q, n) in queues.iter().zip(&served) {
-            if *n == 0 && !failed {
-                errors.push(
-                    q.origin.locate(
-                        Diagnostic::new(&CATALOG_QUEUE, format!("JaxRuntimeQueue `{}` serves no runtime of the catalog", q.name))
-                            .with_field(if q.selector.is_some() { "spec.runtimes" } else { "metadata.name" }),
-                    ),
-                );
+            if *n != 0 {
+                continue;
             }
+            if failed {
+                left_out += 1;
+                continue;
+            }
+            let (field, help) = match q.selector {
+                Some(_) => {
+                    ("spec.runtimes", "make `spec.runtimes` select a runtime of the catalog (by name or label), or remove the queue")
+                }
+                None => ("metadata.name", "every runtime is served by another queue: give this one `spec.runtimes`, or remove it"),
+            };
+            errors.push(
+                q.origin.locate(
+                    Diagnostic::new(&CATALOG_QUEUE, format!("JaxRuntimeQueue `{}` serves no runtime of the catalog", q.name))
+                        .with_field(field)
+                        .with_help(help),
+                ),
+            );
         }
-        errors
+        (errors, left_out)
     }
 }
