@@ -547,6 +547,10 @@ fn a_finding_that_follows_from_an_error_is_left_out_and_counted() {
         assert!(!r.stderr.contains("serves no runtime"), "{command}: {}", r.stderr);
         assert!(r.stderr.contains("nothing written: 1 error (1 finding that follows from it left out)"), "{command}: {}", r.stderr);
     }
+    let r = run(dir.path(), &["validate", "c.yaml", "--color", "never"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(!r.all().contains("serves no runtime"), "{}", r.all());
+    assert!(r.stderr.contains("1 error, 0 warnings (1 finding that follows from the errors left out)"), "{}", r.stderr);
     // A queue that serves nothing of a good catalog is an error of its own, with the way out.
     let dir = dir_with(&[("c.yaml", &catalog.replace("a100-40gbb", "a100-40gb").replace("names: [a100]", "names: [a10]"))]);
     let r = run(dir.path(), &["render", "c.yaml", "--color", "never"]);

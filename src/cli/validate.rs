@@ -148,6 +148,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let (theirs, rest): (Vec<Document>, Vec<Document>) = docs.into_iter().partition(|d| crate::pipeline::judged_as_is(&d.value));
     let generated = crate::pipeline::generate_with(&rest, |r| r.runtime);
     let rendered = generated.runtimes.len();
+    let left_out = generated.left_out;
     // A near miss of a Trainer kind is the catalog reader's finding too: one finding per mistake,
     // and no "holds no runtime" after it.
     let said = crate::diag::has_errors(&generated.diagnostics);
@@ -180,8 +181,12 @@ pub fn run(a: &ValidateArgs) -> Exit {
         what = format!("{what} (and {} the catalog objects render)", words::count(rendered, "runtime"));
     }
     if a.format == Format::Text {
+        let left_out = match left_out {
+            0 => String::new(),
+            n => format!(" ({} that {} from the errors left out)", words::count(n, "finding"), if n == 1 { "follows" } else { "follow" }),
+        };
         out::note(&format!(
-            "{what} checked: {}, {}",
+            "{what} checked: {}, {}{left_out}",
             words::count(count(Severity::Error), "error"),
             words::count(count(Severity::Warning), "warning")
         ));
