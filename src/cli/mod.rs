@@ -47,9 +47,11 @@ pub enum Command {
     )]
     Render(render::RenderArgs),
     /// Print the JSON Schema of the catalog kinds (JaxRuntime, JaxRuntimeDefaults, JaxRuntimeMatrix,
-    /// JaxRuntimeQueue, JaxCluster, JaxRuntimeValidation).
-    #[command(after_help = "Example:\n  jax-runtimes schema > jax-runtimes.schema.json")]
-    Schema,
+    /// JaxRuntimeQueue, JaxCluster, JaxRuntimeValidation); with --kubeconform, write every kind's for kubeconform.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes schema > jax-runtimes.schema.json\n  jax-runtimes schema --kubeconform schemas     # the schema of every kind, for kubeconform:\n  kubeconform -skip Kustomization \\\n    -schema-location 'schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json' runtimes/\n\nGuide: docs/pipelines.md#schemas-for-kubeconform"
+    )]
+    Schema(schema::SchemaArgs),
     /// List the accelerator shapes jax-runtimes knows.
     #[command(
         after_help = "Examples:\n  jax-runtimes accelerators                       # one row per TPU generation and GPU model\n  jax-runtimes accelerators --type v5e --all      # every v5e slice shape\n  jax-runtimes accelerators --model h100-80gb --platform eks --format json"
@@ -112,7 +114,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
             Exit::Usage
         }
         Some(Command::Render(a)) => render::run(&a),
-        Some(Command::Schema) => schema::run(),
+        Some(Command::Schema(a)) => schema::run(&a),
         Some(Command::Accelerators(a)) => accelerators::run(&a),
         Some(Command::Docs(a)) => docs::run(&a),
         Some(Command::Validate(a)) => validate::run(&a),

@@ -24,13 +24,13 @@ use crate::diag::{Diagnostic, Rule};
 use crate::read::Document;
 use crate::rules::validate::{CEL_RULE, CEL_UNEVALUATED, CRD_UNUSABLE};
 
-const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+pub(crate) const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
 const LIST_TYPE: &str = "x-kubernetes-list-type";
 const LIST_MAP_KEYS: &str = "x-kubernetes-list-map-keys";
 /// Keyword the adapter writes for list uniqueness (keeps the original extension untouched).
-const UNIQUE_KEYS: &str = "x-jax-runtimes-unique-keys";
+pub(crate) const UNIQUE_KEYS: &str = "x-jax-runtimes-unique-keys";
 /// Keyword the adapter writes for `pattern`, matched with Go's syntax.
-const GO_PATTERN: &str = "x-jax-runtimes-go-pattern";
+pub(crate) const GO_PATTERN: &str = "x-jax-runtimes-go-pattern";
 
 /// One CustomResourceDefinition: its group, kind and compiled versions.
 pub struct Crd {

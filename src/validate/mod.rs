@@ -44,6 +44,7 @@ pub mod consistency;
 pub mod crd;
 pub mod crd_cel;
 pub mod ecosystem;
+pub mod export;
 pub mod go_regexp;
 pub mod initializer;
 pub mod interconnect;

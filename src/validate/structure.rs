@@ -56,6 +56,12 @@ pub fn release(name: &str) -> Result<&'static str, String> {
     })
 }
 
+/// The embedded file of the release `name` (as [`release`] names it; `None` for one that is not
+/// embedded): its kinds, their versions and the CRD schemas, as `catalog/schemas/trainer/` holds them.
+pub fn release_file(name: &str) -> Option<&'static str> {
+    RELEASES.iter().find(|(r, _)| *r == name).map(|(_, data)| *data)
+}
+
 /// A release's schemas, adapted and compiled.
 struct Compiled {
     runtime: Value,
