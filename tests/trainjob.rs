@@ -46,10 +46,8 @@ fn show(diags: &[Diagnostic]) -> String {
 fn check_case(case: &Case) -> (String, Vec<Diagnostic>) {
     let text = case.text();
     let docs = parse("case.yaml", &text);
-    let opts = Options {
-        trainer_version: case.version.as_deref().map(|v| TrainerVersion::parse(v).expect("a known release")),
-        ..Options::default()
-    };
+    // As `--trainer-version` sets it: the release's schemas and its TrainJob merge.
+    let opts = Options::default().for_release(case.version.as_deref().map(|v| validate::Release::named(v).expect("a known release")));
     (text, validate::objects(&docs, &opts))
 }
 

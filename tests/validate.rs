@@ -1136,4 +1136,28 @@ fn the_release_pod_fields_pass_by_default_as_with_the_crd() {
     let (code, _, err) = cli(&["--trainer-version", "v2.2.7", "-"], Some(&workload_ref));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown Trainer release `v2.2.7`") && err.contains("v2.2.0, v2.2.1, v2.3.0, next"), "{err}");
+    // The KRM validator judges by the release its config names, as `--trainer-version` does.
+    let krm = |trainer_version: Option<&str>| {
+        let mut spec = json!({});
+        if let Some(v) = trainer_version {
+            spec["trainerVersion"] = json!(v);
+        }
+        let list = json!({
+            "apiVersion": "config.kubernetes.io/v1",
+            "kind": "ResourceList",
+            "items": [jax_runtimes::yaml::from_str::<Value>(&workload_ref).unwrap()],
+            "functionConfig": {"apiVersion": "jax-runtimes.dev/v1alpha1", "kind": "JaxRuntimeValidation", "metadata": {"name": "v"}, "spec": spec},
+        });
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = jax_runtimes::krm::run(serde_json::to_string(&list).unwrap().as_bytes(), &mut out, &mut err);
+        (code.code(), String::from_utf8_lossy(&out).to_string())
+    };
+    let (code, out) = krm(Some("v2.2.0"));
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = krm(None);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("Trainer v2.3.0's schema has no such field, v2.2.0 does"), "{out}");
+    let (code, out) = krm(Some("v2.2.7"));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("krm/function-config") && out.contains("unknown Trainer release `v2.2.7`"), "{out}");
 }

@@ -753,6 +753,12 @@ pub struct ValidationSpec {
     /// or use it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub require: Vec<Requirement>,
+    /// The Kubeflow Trainer release the cluster runs, as `jax-runtimes validate
+    /// --trainer-version` takes it: a release (`v2.2.1`), a minor (`v2.2`: its newest patch) or
+    /// `next`. Its CRDs' schemas judge every object, and from v2.2 on its TrainJob merge. Default:
+    /// the release a runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainer_version: Option<String>,
 }
 
 /// A client whose needs `validate --require` (and `JaxRuntimeValidation`'s `spec.require`) makes

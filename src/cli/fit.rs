@@ -53,10 +53,8 @@ pub struct FitArgs {
     /// catalog objects (rendered first). They get no row of their own.
     #[arg(long = "runtimes", value_name = "PATH")]
     pub runtimes: Vec<PathBuf>,
-    /// The Kubeflow Trainer release to predict TrainJobs for (v2.2 or v2.3). Default: the one the
-    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
-    #[arg(long = "trainer-version", value_name = "VERSION")]
-    pub trainer_version: Option<TrainerVersion>,
+    #[command(flatten)]
+    pub trainer: super::shared::TrainerArgs,
     /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
     #[arg(long, value_name = "NODES")]
     pub nodes: PathBuf,
@@ -119,6 +117,8 @@ pub fn run(a: &FitArgs) -> Exit {
 
 /// [`run`], its findings said through `said`.
 fn judge(a: &FitArgs, said: &mut Said) -> Exit {
+    let Ok(release) = a.trainer.release() else { return Exit::Usage };
+    let merge = release.and_then(|r| r.merge);
     let (mut cluster, notes) = match read_cluster(a, said) {
         Ok(c) => c,
         Err(code) => return code,
@@ -156,7 +156,7 @@ fn judge(a: &FitArgs, said: &mut Said) -> Exit {
     for (doc, tj) in &input.trainjobs {
         match trainjob::find(tj, &known) {
             Ok(rt) => {
-                subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, a.trainer_version) });
+                subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, merge) });
             }
             Err(e) => problems.push(doc.locate(runtime_ref_finding(&e).with_object(ObjectRef::of(&doc.value)))),
         }
@@ -168,7 +168,7 @@ fn judge(a: &FitArgs, said: &mut Said) -> Exit {
     }
     // The gate: what `validate` says of the same objects, with the same code. A runtime or
     // TrainJob it has an error on is not placed: its row says the error.
-    let findings = gate(&input, &extra, queue_docs, a.trainer_version);
+    let findings = gate(&input, &extra, queue_docs, release);
     if !findings.is_empty() {
         // What `validate` prints by default.
         let shown = Gate::default();
@@ -537,7 +537,7 @@ fn gate(
     input: &Subjects,
     extra: &[TrainingRuntime],
     queue_docs: Vec<Document>,
-    version: Option<TrainerVersion>,
+    release: Option<validate::Release>,
 ) -> Vec<(Option<usize>, Diagnostic)> {
     let generated = input.runtimes.len() - input.runtime_docs.len();
     let mut docs: Vec<Document> = input.runtime_docs.clone();
@@ -546,7 +546,7 @@ fn gate(
     docs.extend(queue_docs);
     // The catalog's runtimes are known to the TrainJobs as `--runtimes` are.
     let known: Vec<TrainingRuntime> = input.runtimes[..generated].iter().chain(extra).cloned().collect();
-    let opts = validate::Options { runtimes: known.into(), trainer_version: version, ..validate::Options::default() };
+    let opts = validate::Options { runtimes: known.into(), ..validate::Options::default() }.for_release(release);
     validate::objects_by_document(&docs, &opts).into_iter().map(|(at, d)| (at.filter(|i| *i < judged).map(|i| i + generated), d)).collect()
 }
 

@@ -36,10 +36,8 @@ pub struct PreviewArgs {
     /// The TrainJob to show when the file holds several.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// The Kubeflow Trainer release to predict for (v2.2 or v2.3). Default: the one the
-    /// runtime's `jax-runtimes.dev/trainer-version` annotation names, else v2.3.
-    #[arg(long = "trainer-version", value_name = "VERSION")]
-    pub trainer_version: Option<TrainerVersion>,
+    #[command(flatten)]
+    pub trainer: super::shared::TrainerArgs,
     /// How to print the findings on stderr (the pod stays YAML on stdout): text, or one document
     /// (and nothing else) for CI: `json`, `github`, `sarif`, `junit`.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
@@ -47,6 +45,7 @@ pub struct PreviewArgs {
 }
 
 pub fn run(a: &PreviewArgs) -> Exit {
+    let Ok(release) = a.trainer.release() else { return Exit::Usage };
     let input = read::paths(std::slice::from_ref(&a.trainjob));
     let mut sources = input.sources.clone();
     let docs = match input.into_result() {
@@ -84,7 +83,7 @@ pub fn run(a: &PreviewArgs) -> Exit {
     let mut all: Vec<TrainingRuntime> = in_file.iter().map(|(_, r)| r.clone()).collect();
     all.append(&mut runtimes);
     let Some(tj) = structure::typed_trainjob(&doc.value) else {
-        diags.extend(gate(&docs, doc, None, &all[in_file.len()..], &kueue, a.trainer_version));
+        diags.extend(gate(&docs, doc, None, &all[in_file.len()..], &kueue, release));
         show(&diags, &sources, a.format);
         note(a.format, "no preview: the TrainJob does not read (see the errors above)");
         return Exit::Findings;
@@ -93,13 +92,13 @@ pub fn run(a: &PreviewArgs) -> Exit {
     // The gate: what `validate` says of this TrainJob and of its runtime when the file holds it.
     let runtime_doc =
         found.as_ref().ok().and_then(|rt| all.iter().position(|r| std::ptr::eq(r, *rt))).and_then(|i| in_file.get(i)).map(|(doc, _)| *doc);
-    diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], &kueue, a.trainer_version));
+    diags.extend(gate(&docs, doc, runtime_doc, &all[in_file.len()..], &kueue, release));
     let Ok(rt) = found else {
         show(&diags, &sources, a.format);
         note(a.format, "no preview: the TrainJob's runtime is not among the runtimes given (`--runtimes PATH`)");
         return Exit::Findings;
     };
-    let version = TrainerVersion::for_runtime(rt, a.trainer_version);
+    let version = TrainerVersion::for_runtime(rt, release.and_then(|r| r.merge));
     let eff = trainjob::build(rt, &tj, version, Steps::All);
     if a.jobset {
         let js = trainjob::jobset::for_trainjob(&eff, &tj);
@@ -162,14 +161,10 @@ fn gate(
     runtime: Option<usize>,
     extra: &[TrainingRuntime],
     kueue: &std::sync::Arc<[Document]>,
-    version: Option<TrainerVersion>,
+    release: Option<validate::Release>,
 ) -> Vec<Diagnostic> {
-    let opts = validate::Options {
-        runtimes: extra.to_vec().into(),
-        kueue: kueue.clone(),
-        trainer_version: version,
-        ..validate::Options::default()
-    };
+    let opts =
+        validate::Options { runtimes: extra.to_vec().into(), kueue: kueue.clone(), ..validate::Options::default() }.for_release(release);
     let at = docs.iter().position(|d| std::ptr::eq(d, shown));
     validate::objects_by_document(docs, &opts)
         .into_iter()

@@ -294,6 +294,38 @@ impl Reporter {
     }
 }
 
+/// `--trainer-version`, as every command that judges Trainer objects takes it (one gate: `validate`,
+/// `fit` and `preview` judge by the same release).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TrainerArgs {
+    /// The Kubeflow Trainer release to judge by: its CRDs' schemas (embedded: v2.0.0, v2.0.1,
+    /// v2.1.0, v2.2.0, v2.2.1, v2.3.0, next; a minor such as v2.2 is its newest patch) and, from
+    /// v2.2 on, how it merges TrainJobs. Default: the one a runtime's
+    /// `jax-runtimes.dev/trainer-version` annotation names, else v2.3.0.
+    #[arg(long = "trainer-version", value_name = "VERSION")]
+    pub trainer_version: Option<String>,
+}
+
+impl TrainerArgs {
+    /// The release named, `None` when none is; a name that is not one is said on stderr
+    /// (`Err`: exit 2), and a release without the JAX policy gets a note.
+    pub fn release(&self) -> Result<Option<crate::validate::Release>, ()> {
+        let Some(name) = self.trainer_version.as_deref() else { return Ok(None) };
+        match crate::validate::Release::named(name) {
+            Ok(r) => {
+                if let Some(n) = r.note() {
+                    out::note(&n);
+                }
+                Ok(Some(r))
+            }
+            Err(e) => {
+                out::error(&format!("--trainer-version: {e}"));
+                Err(())
+            }
+        }
+    }
+}
+
 /// Findings on stderr as every command's text report shows them: sorted by file, line and
 /// column, the TrainJob-name infos in one line, the routine infos hidden, framed and colored as
 /// `--color`, `NO_COLOR` and `TERM` say. For the commands whose product is on stdout and whose

@@ -17,7 +17,6 @@ use crate::resource_list::{self, ResourceList};
 use crate::rules::input::{INPUT_NOT_A_RUNTIME, INPUT_NO_RUNTIME};
 use crate::rules::validate::CRD_NOT_COVERED;
 use crate::rules::{self, Rule};
-use crate::trainjob::TrainerVersion;
 use crate::validate::{is_runtime, is_trainjob, objects, Options};
 use crate::words;
 
@@ -49,14 +48,11 @@ pub struct ValidateArgs {
     /// catalog objects (rendered first). They are not reported on themselves.
     #[arg(long = "runtimes", value_name = "PATH")]
     pub runtimes: Vec<PathBuf>,
-    /// The Kubeflow Trainer release to judge by: its CRDs' schemas (embedded: v2.0.0, v2.0.1,
-    /// v2.1.0, v2.2.0, v2.2.1, v2.3.0, next; a minor such as v2.2 is its newest patch) and, from
-    /// v2.2 on, how it merges TrainJobs. Default: the one a runtime's
-    /// `jax-runtimes.dev/trainer-version` annotation names, else v2.3.0.
-    #[arg(long = "trainer-version", value_name = "VERSION")]
-    pub trainer_version: Option<String>,
+    #[command(flatten)]
+    pub trainer: super::shared::TrainerArgs,
     /// A CRD file (repeatable) to check structure and CEL rules against, e.g. the cluster's
-    /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the built-in typed model.
+    /// `trainer.kubeflow.org_clustertrainingruntimes.yaml`. Without it: the embedded schemas of
+    /// the release (`--trainer-version`).
     #[arg(long = "crd", value_name = "FILE")]
     pub crds: Vec<PathBuf>,
     /// How to print the report, on stdout (the report is validate's product; notes and the count
@@ -92,23 +88,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
         out::error("validate needs files, folders or `-` (stdin); try `jax-runtimes validate --help`");
         return Exit::Usage;
     }
-    let release = match a.trainer_version.as_deref().map(crate::validate::structure::release).transpose() {
-        Ok(r) => r,
-        Err(e) => {
-            out::error(&format!("--trainer-version: {e}"));
-            return Exit::Usage;
-        }
-    };
-    // How TrainJobs are merged: the release's, from v2.2 (the JAX policy) on; before, v2.3's.
-    let merge = a.trainer_version.as_deref().and_then(|v| TrainerVersion::parse(v).ok());
-    if let (Some(r), None) = (release, merge) {
-        if r != "next" {
-            out::note(&format!(
-                "Trainer {r} has no JAX policy: objects are judged by its CRDs' schemas, TrainJobs merged as {} merges them",
-                TrainerVersion::default()
-            ));
-        }
-    }
+    let Ok(release) = a.trainer.release() else { return Exit::Usage };
     // Compiling the CRDs and reading the inputs do not depend on each other: both at once.
     let (opts, input) = std::thread::scope(|s| {
         let crds = s.spawn(|| Options::with_crd_files(&a.crds));
@@ -132,8 +112,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
             return print(&diags, a, &sources, code);
         }
     };
-    opts.trainer_version = merge;
-    opts.release = release;
+    let mut opts = opts.for_release(release);
     let docs = match input.into_result() {
         Ok(d) => d,
         Err(diags) => {

@@ -212,8 +212,8 @@ pub fn documents_of(docs: &[Document], path: &str) -> Vec<Document> {
 /// whose gang would stay Pending, placed at the runtime or TrainJob. A TrainJob is fitted on the
 /// runtime of the package it names (one that names none is left to the validator's
 /// `trainjob/runtime-ref`). `docs` are the package's items, each with its file as its source's
-/// name.
-pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagnostic> {
+/// name; `merge`: the Trainer release TrainJobs are merged as (`None`: each runtime's own).
+pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>, merge: Option<TrainerVersion>) -> Vec<Diagnostic> {
     let from = |path: &str| documents_of(docs, path);
     let missing = |field: &str, path: &str| {
         Diagnostic::finding(&FIT_INVENTORY_MISSING, format!("spec.{field}"), format!("no item of the package comes from `{path}`"))
@@ -249,7 +249,7 @@ pub fn package(docs: &[Document], nodes: &str, pods: Option<&str>) -> Vec<Diagno
     for (doc, tj) in &trainjobs {
         if let Ok(rt) = trainjob::find(tj, &all) {
             places.push(doc);
-            subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, None) });
+            subjects.push(Subject::TrainJob { trainjob: tj, runtime: rt, version: TrainerVersion::for_runtime(rt, merge) });
         }
     }
     for (doc, v) in places.into_iter().zip(fit_all(&cluster, &subjects)) {

@@ -55,19 +55,37 @@ pub fn process(list: ResourceList) -> Output {
             }
         })
         .collect();
+    let release = match spec.trainer_version.as_deref().map(validate::Release::named).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            diags.push(
+                Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: `spec.trainerVersion`: {e}"))
+                    .with_object(
+                        list.function_config
+                            .as_ref()
+                            .map(|fc| fc.meta.object_ref())
+                            .unwrap_or_else(|| ObjectRef::new(Kind::Validation.name(), "")),
+                    )
+                    .with_field("spec.trainerVersion")
+                    .with_help("name a release the message lists, or a minor such as `v2.2`"),
+            );
+            None
+        }
+    };
     let opts = match crd::from_documents(&docs) {
         Ok(crds) => Options { crds: crds.into_iter().map(std::sync::Arc::new).collect(), ..Options::default() },
         Err(mut e) => {
             diags.append(&mut e);
             Options::default()
         }
-    };
+    }
+    .for_release(release);
     diags.extend(validate::objects(&docs, &opts));
     validate::ecosystem::require(&mut diags, &spec.require);
     if let Some(nodes) = &spec.nodes {
-        diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref()));
+        diags.extend(crate::fit::package(&docs, nodes, spec.pods.as_deref(), opts.trainer_version));
     }
-    diags.extend(clusters(&list.items, &docs));
+    diags.extend(clusters(&list.items, &docs, opts.trainer_version));
     let failed = has_errors(&diags) || (spec.fail_on_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     Output { list, diagnostics: diags, exit: if failed { Exit::Findings } else { Exit::Ok } }
 }
@@ -76,7 +94,7 @@ pub fn process(list: ResourceList) -> Output {
 /// `clusters/<name>/kustomization.yaml` keeps of the package's runtimes) fitted on the cluster's
 /// own inventory (its `JaxCluster`'s `spec.inventory.nodes`), as `fit/does-not-fit` findings
 /// that name the cluster; warnings for a cluster that autoscales.
-fn clusters(items: &[Item], docs: &[Document]) -> Vec<Diagnostic> {
+fn clusters(items: &[Item], docs: &[Document], merge: Option<crate::trainjob::TrainerVersion>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let item_doc = |i: usize, item: &Item| -> Option<Document> {
         let (path, index) = annotations::file_of(&item.meta);
@@ -118,7 +136,7 @@ fn clusters(items: &[Item], docs: &[Document]) -> Vec<Diagnostic> {
         let mut subset: Vec<Document> = docs.iter().filter(|d| !dropped.contains(&ObjectRef::of(&d.value))).cloned().collect();
         subset.retain(|d| d.source.name != path);
         subset.extend(nodes.iter().filter(|d| d.source.name == path).cloned());
-        for mut d in crate::fit::package(&subset, &path, None) {
+        for mut d in crate::fit::package(&subset, &path, None, merge) {
             d.message = format!("on cluster `{name}`: {}", d.message);
             if inventory.autoscaling && d.severity == Severity::Error {
                 d.severity = Severity::Warning;
@@ -155,7 +173,7 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
             Diagnostic::new(&KRM_FUNCTION_CONFIG, format!("the JaxRuntimeValidation config does not read: {}", u.message()))
                 .with_object(fc.meta.object_ref())
                 .with_field(u.field.clone())
-                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`); `jax-runtimes schema` describes the kind"),
+                .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`), `spec.trainerVersion` (`v2.2.1`, `v2.3`); `jax-runtimes schema` describes the kind"),
         );
     }
     if !unknown.is_empty() {
@@ -170,7 +188,7 @@ fn config(fc: Option<&Item>, diags: &mut Vec<Diagnostic>) -> ValidationSpec {
                 format!("the JaxRuntimeValidation config does not read: {}", crate::words::serde_message(&e.inner().to_string())),
             )
             .with_object(fc.meta.object_ref())
-            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`); `jax-runtimes schema` describes the kind");
+            .with_help("the fields are `spec.failOnWarnings` (a boolean), `spec.nodes` and `spec.pods` (file paths in the package), `spec.require` (`[sdk]`), `spec.trainerVersion` (`v2.2.1`, `v2.3`); `jax-runtimes schema` describes the kind");
             diags.push(if path == "." { d } else { d.with_field(path) });
             ValidationSpec::default()
         }

@@ -103,7 +103,45 @@ impl std::fmt::Debug for Options {
     }
 }
 
+/// The Trainer release a user names (`--trainer-version`, `JaxRuntimeValidation`'s
+/// `spec.trainerVersion`): the embedded release whose CRD schemas judge every object, and how its
+/// TrainJobs are merged (`None` before the JAX policy: as the default release merges them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    pub schemas: &'static str,
+    pub merge: Option<TrainerVersion>,
+}
+
+impl Release {
+    /// A release (`v2.2.1`), a minor (`v2.2`: its newest patch) or `next`; the error lists the
+    /// releases there are.
+    pub fn named(name: &str) -> Result<Release, String> {
+        let schemas = structure::release(name)?;
+        Ok(Release { schemas, merge: TrainerVersion::parse(name).ok() })
+    }
+
+    /// What a user is told of a release without the JAX policy (`None` for one with it, and for
+    /// `next`).
+    pub fn note(&self) -> Option<String> {
+        (self.merge.is_none() && self.schemas != "next").then(|| {
+            format!(
+                "Trainer {} has no JAX policy: objects are judged by its CRDs' schemas, TrainJobs merged as {} merges them",
+                self.schemas,
+                TrainerVersion::default()
+            )
+        })
+    }
+}
+
 impl Options {
+    /// The options judging for `release` (`None`: each object's own, see [`Options::release`]).
+    pub fn for_release(self, release: Option<Release>) -> Options {
+        match release {
+            Some(r) => Options { release: Some(r.schemas), trainer_version: r.merge, ..self },
+            None => self,
+        }
+    }
+
     /// Loads CRD files (each compiled once). Every unusable file is reported.
     pub fn with_crd_files(paths: &[impl AsRef<Path>]) -> Result<Options, Vec<Diagnostic>> {
         let mut crds = Vec::new();
