@@ -11,6 +11,13 @@
 //!   error of the API server's layer exactly when the server refuses the object, and the two
 //!   modes give one verdict. A disagreement fails the test unless [`ALLOWED`] lists it with the
 //!   reason Kubernetes differs from the tool on purpose.
+//! - fit and preview against the Job controller and kube-scheduler: for the example fleet's node
+//!   lists and a generated family of inventories (TPU, GPU and CPU pools, empty and full), the
+//!   Nodes and the pods in use are created, then for each runtime or TrainJob the Jobs JobSet
+//!   makes of the JobSet `preview --jobset` prints; fit's verdict, its first blocker's category
+//!   and its per-node reasons are compared with what the scheduler did, preview's pod with the
+//!   Job controller's ([`PLACEMENT_KNOWN`] lists what differs on purpose, [`PLACEMENT_LEFT_OUT`]
+//!   what is not compared).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
 
@@ -692,4 +699,751 @@ fn the_size_rules_say_which_apply_route_the_server_refuses() {
     for s in seen {
         say!("controlplane: {s}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fit and preview against the Job controller and kube-scheduler
+
+/// Where Kubernetes differs on purpose from fit or preview: (case, as `inventory / runtime`,
+/// what differs, why). A case listed that no longer differs fails the test.
+const PLACEMENT_KNOWN: &[(&str, &str, &str)] = &[];
+
+/// Left out of the comparison, with the reason (printed with the counts).
+const PLACEMENT_LEFT_OUT: &[&str] = &[
+    "exclusive placement (`alpha.jobset.sigs.k8s.io/exclusive-topology`): JobSet's pod webhook adds the (anti-)affinity at pod \
+     creation and this control plane runs no webhook, so the family has no inventory where it changes the answer (one pool of a \
+     slice's shape, used whole or not at all); where the leader's random pick among pools decides (scheduler-check disagreement 1), \
+     the scheduler's answer is not one answer",
+    "replicated jobs other than the trainer job: fit judges the trainer job's gang; initializers start first and never finish \
+     without a kubelet (JobSet `dependsOn`)",
+    "autoscaling: a verdict fit gives as `provisioned` (a ComputeClass or node auto-provisioning would create the nodes)",
+    "GKE's TPU webhook (TPU_WORKER_ID, TPU_WORKER_HOSTNAMES in preview's pod) and JobSet's pod webhook: not in this control plane",
+];
+
+/// A Node as `kubectl get nodes -o json` prints it (allocatable = capacity, Ready).
+fn node_object(name: &str, labels: &[(&str, &str)], taints: &[(&str, &str)], allocatable: &[(&str, &str)]) -> Value {
+    let mut l = serde_json::Map::new();
+    for (k, v) in [("kubernetes.io/hostname", name), ("kubernetes.io/os", "linux"), ("kubernetes.io/arch", "amd64")].iter().chain(labels) {
+        l.insert((*k).to_string(), json!(v));
+    }
+    let alloc: serde_json::Map<String, Value> = allocatable.iter().map(|(k, v)| ((*k).to_string(), json!(v))).collect();
+    let taints: Vec<Value> = taints.iter().map(|(k, v)| json!({"key": k, "value": v, "effect": "NoSchedule"})).collect();
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": l},
+        "spec": if taints.is_empty() { json!({}) } else { json!({"taints": taints}) },
+        "status": {"allocatable": alloc, "capacity": alloc, "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}
+    })
+}
+
+/// A pod in use on `node`, requesting `resources` (limits too, as extended resources need).
+fn pod_in_use(node: &str, resources: &[(&str, &str)]) -> Value {
+    let r: serde_json::Map<String, Value> = resources.iter().map(|(k, v)| ((*k).to_string(), json!(v))).collect();
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": format!("busy-{node}"), "namespace": "busy", "labels": {"app": "busy"}},
+        "spec": {"nodeName": node, "automountServiceAccountToken": false,
+                 "containers": [{"name": "busy", "image": "busy:1", "resources": {"requests": r, "limits": r}}]},
+        "status": {"phase": "Running"}
+    })
+}
+
+/// One cluster: its nodes, the pods in use, and the runtimes (or TrainJobs) to place on it.
+struct Inventory {
+    name: String,
+    nodes: Vec<Value>,
+    pods: Vec<Value>,
+    runtimes: Vec<&'static str>,
+    trainjobs: Vec<(String, String)>,
+}
+
+/// A pool shape of the generated family: its name, its accelerator (or CPU) nodes, what a pod in
+/// use holds on each, and the CPU nodes beside them.
+type Shape<'a> = (&'a str, Vec<Value>, Vec<(&'a str, &'a str)>, Vec<Value>);
+
+/// The generated family: a GKE TPU v5e 4x4 slice pool, a GKE A3 H100 pool (each beside a CPU
+/// pool) and a CPU-only pool, each empty and with every accelerator (or CPU) held by a pod.
+fn generated_family() -> Vec<Inventory> {
+    let cpu_node = |name: String| {
+        node_object(
+            &name,
+            &[("cloud.google.com/gke-nodepool", "cpu-pool"), ("node.kubernetes.io/instance-type", "e2-standard-8")],
+            &[],
+            &[("cpu", "7910m"), ("memory", "28000000Ki"), ("pods", "110")],
+        )
+    };
+    let tpu_node = |name: String| {
+        node_object(
+            &name,
+            &[
+                ("cloud.google.com/gke-nodepool", "v5e-4x4"),
+                ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+                ("cloud.google.com/gke-tpu-topology", "4x4"),
+                ("node.kubernetes.io/instance-type", "ct5lp-hightpu-4t"),
+            ],
+            &[("google.com/tpu", "present")],
+            &[("cpu", "111650m"), ("memory", "187089387Ki"), ("google.com/tpu", "4"), ("pods", "110")],
+        )
+    };
+    let gpu_node = |name: String| {
+        node_object(
+            &name,
+            &[
+                ("cloud.google.com/gke-nodepool", "a3-h100"),
+                ("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"),
+                ("node.kubernetes.io/instance-type", "a3-highgpu-8g"),
+            ],
+            &[("nvidia.com/gpu", "present")],
+            &[("cpu", "207410m"), ("memory", "1887040797Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+        )
+    };
+    let common = ["jax-cpu", "jax-cpu-multinode", "jax-tpu-v5e-2x2", "jax-tpu-v5e-4x4", "jax-gpu-gke-h100-2nodes"];
+    let mut out = Vec::new();
+    for full in [false, true] {
+        let state = if full { "full" } else { "empty" };
+        let shapes: Vec<Shape<'_>> = vec![
+            (
+                "tpu-v5e-4x4",
+                (0..4).map(|i| tpu_node(format!("tpu-{i}"))).collect(),
+                vec![("google.com/tpu", "4")],
+                vec![cpu_node("cpu-0".into())],
+            ),
+            (
+                "gpu-a3-h100",
+                (0..2).map(|i| gpu_node(format!("gpu-{i}"))).collect(),
+                vec![("nvidia.com/gpu", "8")],
+                vec![cpu_node("cpu-0".into())],
+            ),
+            ("cpu", (0..3).map(|i| cpu_node(format!("cpu-{i}"))).collect(), vec![("cpu", "7")], vec![]),
+        ];
+        for (shape, busy_nodes, holds, cpu) in shapes {
+            let pods = if full {
+                busy_nodes.iter().map(|n| pod_in_use(n["metadata"]["name"].as_str().unwrap(), &holds)).collect()
+            } else {
+                Vec::new()
+            };
+            let mut nodes = busy_nodes;
+            nodes.extend(cpu);
+            out.push(Inventory { name: format!("{shape} ({state})"), nodes, pods, runtimes: common.to_vec(), trainjobs: Vec::new() });
+        }
+    }
+    // TrainJobs that change the gang: more nodes than the pool has, and more CPU than a node has.
+    let tj = |name: &str, runtime: &str, trainer: &str| {
+        format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
+    };
+    out[1].trainjobs.push(("gpu-3nodes".into(), tj("gpu-3nodes", "jax-gpu-gke-h100-2nodes", "{numNodes: 3}")));
+    // TrainJobs whose Job the API server refuses (scheduler-check disagreements 2 and 3): a GPU
+    // limit that Trainer v2.3's merge leaves above the request, and a name too long for the
+    // Job's `batch.kubernetes.io/job-name` label.
+    out[1]
+        .trainjobs
+        .push(("gpu-limit-16".into(), tj("gpu-limit-16", "jax-gpu-gke-h100", "{resourcesPerNode: {limits: {nvidia.com/gpu: '16'}}}")));
+    let long = format!("long-{}", "n".repeat(54));
+    out[1].trainjobs.push((long.clone(), tj(&long, "jax-gpu-gke-h100", "{}")));
+    out[2].trainjobs.push(("cpu-big".into(), tj("cpu-big", "jax-cpu", "{resourcesPerNode: {requests: {cpu: '16'}, limits: {cpu: '16'}}}")));
+    out[2].trainjobs.push(("cpu-3nodes".into(), tj("cpu-3nodes", "jax-cpu-multinode", "{numNodes: 3}")));
+    out
+}
+
+/// The node lists of the example fleet (functions/fleet/nodes), no pod in use.
+fn fleet_inventories() -> Vec<Inventory> {
+    let mut files = Vec::new();
+    yaml_files(&root().join("functions/fleet/nodes"), &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let list = documents(&std::fs::read_to_string(&f).unwrap()).remove(0);
+            let nodes = list["items"].as_array().unwrap().clone();
+            Inventory {
+                name: format!("fleet {}", f.file_name().unwrap().to_string_lossy()),
+                nodes,
+                pods: Vec::new(),
+                runtimes: vec!["jax-cpu", "jax-tpu-v5e-2x2", "jax-gpu-gke-h100", "jax-gpu-eks-p5-2nodes", "jax-gpu-aks-ndh100v5-2nodes"],
+                trainjobs: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+fn list_of(items: &[Value]) -> Value {
+    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
+}
+
+/// The Jobs JobSet v0.12.0 makes of the trainer replicated job of a JobSet, with JobSet's webhook
+/// defaults (`pkg/webhooks/jobset_webhook.go` `Default`: Indexed, `restartPolicy: OnFailure`,
+/// DNS hostnames on) and `pkg/controllers/jobset_controller.go` `constructJob` and
+/// `labelAndAnnotateObject`: Job `<jobset>-<replicatedJob>-<index>`, the JobSet keys on the Job
+/// and its pod template, the exclusive-topology annotation copied, subdomain the JobSet's (or
+/// `network.subdomain`), not suspended. The uid and the job-key hash are stand-ins.
+fn jobs_of(js: &Value, namespace: &str) -> Vec<Value> {
+    let name = js["metadata"]["name"].as_str().unwrap();
+    let rjobs = js["spec"]["replicatedJobs"].as_array().unwrap();
+    let replicas = |r: &Value| r["replicas"].as_i64().unwrap_or(1);
+    let group = |r: &Value| r["groupName"].as_str().unwrap_or("default").to_string();
+    let global: i64 = rjobs.iter().map(replicas).sum();
+    let ancestor = "trainer.kubeflow.org/trainjob-ancestor-step";
+    let mut out = Vec::new();
+    for (ri, r) in rjobs.iter().enumerate() {
+        if r.pointer(&format!("/template/metadata/labels/{}", ancestor.replace('/', "~1"))).and_then(Value::as_str) != Some("trainer") {
+            continue;
+        }
+        let rname = r["name"].as_str().unwrap();
+        let before: i64 = rjobs[..ri].iter().map(replicas).sum();
+        let g = group(r);
+        let in_group: i64 = rjobs.iter().filter(|x| group(x) == g).map(replicas).sum();
+        let group_before: i64 = rjobs[..ri].iter().filter(|x| group(x) == g).map(replicas).sum();
+        for idx in 0..replicas(r) {
+            let job_name = format!("{name}-{rname}-{idx}");
+            let mut keys = serde_json::Map::new();
+            for (k, v) in [
+                ("jobset.sigs.k8s.io/jobset-name", name.to_string()),
+                ("jobset.sigs.k8s.io/jobset-uid", "00000000-0000-0000-0000-000000000000".to_string()),
+                ("jobset.sigs.k8s.io/replicatedjob-name", rname.to_string()),
+                ("jobset.sigs.k8s.io/restart-attempt", "0".to_string()),
+                ("jobset.sigs.k8s.io/replicatedjob-replicas", replicas(r).to_string()),
+                ("jobset.sigs.k8s.io/global-replicas", global.to_string()),
+                ("jobset.sigs.k8s.io/job-index", idx.to_string()),
+                ("jobset.sigs.k8s.io/job-key", format!("{:040x}", fxhash(&format!("{namespace}/{job_name}")))),
+                ("jobset.sigs.k8s.io/job-global-index", (before + idx).to_string()),
+                ("jobset.sigs.k8s.io/group-name", g.clone()),
+                ("jobset.sigs.k8s.io/group-replicas", in_group.to_string()),
+                ("jobset.sigs.k8s.io/job-group-index", (group_before + idx).to_string()),
+            ] {
+                keys.insert(k.to_string(), json!(v));
+            }
+            let mut annotations = keys.clone();
+            let exclusive = "alpha.jobset.sigs.k8s.io/exclusive-topology";
+            for from in [&js["metadata"]["annotations"][exclusive], &r["template"]["metadata"]["annotations"][exclusive]] {
+                if let Some(t) = from.as_str() {
+                    annotations.insert(exclusive.to_string(), json!(t));
+                }
+            }
+            let merged = |base: &Value, add: &serde_json::Map<String, Value>| {
+                let mut m = base.as_object().cloned().unwrap_or_default();
+                m.extend(add.clone());
+                Value::Object(m)
+            };
+            let mut spec = r["template"]["spec"].clone();
+            let tmeta = spec["template"]["metadata"].clone();
+            spec["template"]["metadata"] =
+                json!({"labels": merged(&tmeta["labels"], &keys), "annotations": merged(&tmeta["annotations"], &annotations)});
+            if spec.get("completionMode").is_none() {
+                spec["completionMode"] = json!("Indexed");
+            }
+            if spec["template"]["spec"]["restartPolicy"].as_str().unwrap_or_default().is_empty() {
+                spec["template"]["spec"]["restartPolicy"] = json!("OnFailure");
+            }
+            if js["spec"]["network"]["enableDNSHostnames"] != json!(false) {
+                let sub = js["spec"]["network"]["subdomain"].as_str().filter(|s| !s.is_empty()).unwrap_or(name);
+                spec["template"]["spec"]["subdomain"] = json!(sub);
+            }
+            spec["suspend"] = json!(false);
+            let jmeta = &r["template"]["metadata"];
+            out.push(json!({
+                "apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": job_name, "namespace": namespace,
+                             "labels": merged(&jmeta["labels"], &keys), "annotations": merged(&jmeta["annotations"], &annotations)},
+                "spec": spec
+            }));
+        }
+    }
+    out
+}
+
+/// A stand-in for JobSet's sha1 job key (40 hex digits) (a generated field: never compared).
+fn fxhash(s: &str) -> u128 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325_u128, |h, b| (h ^ u128::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The category of a kube-scheduler reason (`kubectl describe pod`'s words).
+fn scheduler_category(reason: &str) -> &'static str {
+    if reason.starts_with("Insufficient") {
+        "resources"
+    } else if reason.contains("Too many pods") {
+        "pod count"
+    } else if reason.contains("node affinity/selector") || reason.contains("requested node name") {
+        "selector or affinity"
+    } else if reason.contains("untolerated taint") || reason.contains("were unschedulable") {
+        "taint"
+    } else if reason.contains("pod affinity") || reason.contains("anti-affinity") {
+        "pod affinity"
+    } else {
+        "other"
+    }
+}
+
+/// The category of fit's first blocker.
+fn blocker_category(b: &jax_runtimes::fit::Blocker) -> &'static str {
+    use jax_runtimes::fit::place::{Short, ShortNodes};
+    use jax_runtimes::fit::Blocker as B;
+    match b {
+        B::NoNodeNamed(_) | B::NoAffinityMatch | B::NoNodeWithLabels { .. } => "selector or affinity",
+        B::Gated { .. } => "taint",
+        B::TooFewSlots { short: Some(ShortNodes { short: Short::Pods, .. }), .. } => "pod count",
+        B::NoDevice { .. } | B::TooFewSlots { .. } | B::PodsInUse { .. } => "resources",
+        B::SharedHost { .. } => "a TPU host per pod",
+        B::NoTopologyLabel { .. } => "selector or affinity",
+        // Exclusive placement: no domain takes the gang even empty (its nodes are too few or too small).
+        B::TooFewDomains { .. } | B::NoDomainTakesAJob { .. } => "resources",
+        // Exclusive placement, a domain in use: by another JobSet (its anti-affinity), or by pods.
+        B::DomainsInUse { domains, .. } => {
+            if domains.iter().any(|(_, u)| matches!(u, jax_runtimes::fit::place::DomainUse::OtherJobSet { .. })) {
+                "pod affinity"
+            } else {
+                "resources"
+            }
+        }
+        B::Demand(_) => "demand",
+    }
+}
+
+/// `0/5 nodes are available: 1 Insufficient cpu, 4 node(s) had untolerated taint {a: b}. preemption: ...`
+/// -> reason -> node count.
+fn failed_scheduling(message: &str) -> BTreeMap<String, usize> {
+    let Some(rest) = message.split("nodes are available: ").nth(1) else { return BTreeMap::new() };
+    let rest = rest.split(" preemption:").next().unwrap_or(rest).trim_end().trim_end_matches('.');
+    rest.split(", ")
+        .filter_map(|part| {
+            let (n, why) = part.split_once(' ')?;
+            Some((why.to_string(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+/// What the scheduler did with one gang's pods.
+struct Scheduled {
+    pods: Vec<Value>,
+    bound: usize,
+    /// The FailedScheduling message of the first pod left Pending.
+    message: Option<String>,
+}
+
+fn schedule(cluster: &Cluster, ns: &str, expected: usize) -> Scheduled {
+    let start = std::time::Instant::now();
+    loop {
+        let out = cluster.ok(&["get", "pods", "-n", ns, "-l", "jobset.sigs.k8s.io/jobset-name", "-o", "json"]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let pods = v["items"].as_array().cloned().unwrap_or_default();
+        let bound = pods.iter().filter(|p| p["spec"]["nodeName"].is_string()).count();
+        let unschedulable = |p: &Value| {
+            p["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["type"] == "PodScheduled" && c["reason"] == "Unschedulable")
+                .and_then(|c| c["message"].as_str())
+                .map(str::to_string)
+        };
+        let pending: Vec<String> = pods.iter().filter_map(unschedulable).collect();
+        if pods.len() >= expected && bound + pending.len() >= expected {
+            return Scheduled { pods, bound, message: pending.into_iter().next() };
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "{ns}: {expected} pods expected, {} made, {bound} bound after 30 s",
+            pods.len()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}
+
+/// A pod's fields that preview predicts, with what the cluster generates or adds left out
+/// (uids, the job key, the admission plugins' tolerations, the service account's volume), and
+/// values set from the completion index resolved as the kubelet would.
+fn predicted_fields(pod: &Value) -> Value {
+    let generated = ["jobset.sigs.k8s.io/jobset-uid", "jobset.sigs.k8s.io/job-key", "batch.kubernetes.io/controller-uid", "controller-uid"];
+    let map_without = |m: &Value| -> Value {
+        let mut m = m.as_object().cloned().unwrap_or_default();
+        m.retain(|k, _| !generated.contains(&k.as_str()));
+        Value::Object(m)
+    };
+    let index = pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"].clone();
+    let containers = |key: &str| -> Value {
+        let mut out = serde_json::Map::new();
+        for c in pod["spec"][key].as_array().into_iter().flatten() {
+            let env: Vec<Value> = c["env"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| !["TPU_WORKER_ID", "TPU_WORKER_HOSTNAMES"].contains(&e["name"].as_str().unwrap_or_default()))
+                .map(|e| match e["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
+                    Some(p) if p.contains("job-completion-index") => json!({"name": e["name"], "value": index}),
+                    _ => e.clone(),
+                })
+                .collect();
+            out.insert(
+                c["name"].as_str().unwrap().to_string(),
+                json!({"image": c["image"], "env": env, "resources": resources_of(&c["resources"]), "ports": c["ports"]}),
+            );
+        }
+        Value::Object(out)
+    };
+    let tolerations: Vec<Value> = pod["spec"]["tolerations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            !(t["tolerationSeconds"] == 300
+                && ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"].contains(&t["key"].as_str().unwrap_or_default()))
+        })
+        .cloned()
+        .collect();
+    json!({
+        "labels": map_without(&pod["metadata"]["labels"]),
+        "annotations": map_without(&pod["metadata"]["annotations"]),
+        "hostname": pod["spec"]["hostname"],
+        "subdomain": pod["spec"]["subdomain"],
+        "restartPolicy": pod["spec"]["restartPolicy"],
+        "nodeSelector": pod["spec"]["nodeSelector"],
+        "affinity": pod["spec"]["affinity"],
+        "tolerations": tolerations,
+        "containers": containers("containers"),
+        "initContainers": containers("initContainers"),
+    })
+}
+
+/// After a case: its nodes go, and so do its Jobs and pods: a pod left Pending would otherwise be
+/// bound to the next case's nodes (being deleted, the scheduler skips it; bound ones stay, on
+/// nodes that are gone).
+fn clean_up(cluster: &Cluster, ns: &str) {
+    cluster.kubectl(&["delete", "jobs,pods", "--all", "-n", ns, "--cascade=orphan", "--force", "--grace-period=0", "--wait=false"]);
+    cluster.kubectl(&["delete", "nodes", "-l", &format!("jax-runtimes.dev/test-case={ns}"), "--wait=false"]);
+}
+
+/// A quantity in its base unit (`5Gi` and `5120Mi` alike), as the API server canonicalizes it.
+fn quantity(q: &str) -> Option<f64> {
+    let split = q.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(q.len());
+    let (n, unit) = q.split_at(split);
+    let n: f64 = n.parse().ok()?;
+    let k: f64 = match unit {
+        "" => 1.0,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "Ki" => 1024.0,
+        "Mi" => 1024.0 * 1024.0,
+        "Gi" => 1024.0 * 1024.0 * 1024.0,
+        "Ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n * k)
+}
+
+/// A container's resources with quantities in base units, absent and empty alike.
+fn resources_of(r: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["limits", "requests"] {
+        if let Some(m) = r[key].as_object().filter(|m| !m.is_empty()) {
+            let m: serde_json::Map<String, Value> =
+                m.iter().map(|(k, v)| (k.clone(), v.as_str().and_then(quantity).map_or_else(|| v.clone(), |q| json!(q)))).collect();
+            out.insert(key.to_string(), Value::Object(m));
+        }
+    }
+    Value::Object(out)
+}
+
+/// fit's per-node reasons against the scheduler's: equal, except that the scheduler counts a node
+/// short of several resources under each (NodeResourcesFit returns them all) where fit names the
+/// first: a scheduler `Insufficient` reason fit lacks is taken when fit counts as many nodes
+/// under another `Insufficient` reason.
+fn same_node_counts(fit: &BTreeMap<String, usize>, scheduler: &BTreeMap<String, usize>) -> bool {
+    let insufficient = |k: &String| k.starts_with("Insufficient ");
+    fit.iter().all(|(k, n)| scheduler.get(k) == Some(n))
+        && scheduler
+            .iter()
+            .filter(|(k, _)| !fit.contains_key(*k))
+            .all(|(k, n)| insufficient(k) && fit.iter().any(|(f, m)| insufficient(f) && m >= n))
+}
+
+/// One row of the table of disagreements.
+struct Row {
+    case: String,
+    what: String,
+    tool: String,
+    kubernetes: String,
+}
+
+/// fit's verdict and preview's pod against what the Job controller and kube-scheduler do
+/// (issue 42 item 4): for fit's fixtures (the example fleet's node lists) and a generated family
+/// of inventories, the Node objects and the pods in use are created, then for each runtime or
+/// TrainJob the Jobs JobSet makes of the JobSet `preview --jobset` prints; the Job controller
+/// makes the pods and the scheduler places them. fit says yes exactly when every pod is bound;
+/// its first blocker is of a category the scheduler's FailedScheduling names, and with no pod
+/// bound its per-node reasons are the scheduler's counts; preview's pod is the pod the Job
+/// controller made (names and generated fields aside).
+#[test]
+fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rendered = dir.join("runtimes.yaml");
+    let r = run(&["render"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    std::fs::write(&rendered, &r.stdout).unwrap();
+    let runtimes: BTreeMap<String, Value> = documents(&r.stdout)
+        .into_iter()
+        .filter(|d| d["kind"] == "ClusterTrainingRuntime")
+        .map(|d| (d["metadata"]["name"].as_str().unwrap().to_string(), d))
+        .collect();
+
+    let mut inventories = fleet_inventories();
+    let fleet = inventories.len();
+    inventories.extend(generated_family());
+
+    // The JobSet of each runtime (a TrainJob that sets nothing else) and of each TrainJob.
+    let mut jobsets: BTreeMap<String, (Value, String)> = BTreeMap::new();
+    let preview_of = |name: &str, text: &str, jobsets: &mut BTreeMap<String, (Value, String)>| {
+        if jobsets.contains_key(name) {
+            return;
+        }
+        let file = dir.join(format!("tj-{name}.yaml"));
+        std::fs::write(&file, text).unwrap();
+        let r = run(&["preview", file.to_str().unwrap(), "--runtimes", rendered.to_str().unwrap(), "--jobset"], None);
+        assert!(r.code == 0 || r.code == 1, "preview --jobset {name}:\n{}", r.all());
+        jobsets.insert(name.to_string(), (documents(&r.stdout).remove(0), file.display().to_string()));
+    };
+    for inv in &inventories {
+        for rt in &inv.runtimes {
+            let tj = format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: tj}}\nspec: {{runtimeRef: {{name: {rt}}}, trainer: {{}}}}\n");
+            preview_of(rt, &tj, &mut jobsets);
+        }
+        for (name, text) in &inv.trainjobs {
+            preview_of(name, text, &mut jobsets);
+        }
+    }
+
+    let mut rows: Vec<Row> = Vec::new();
+    let mut known_hits = BTreeSet::new();
+    let mut placed = 0;
+    let mut pods_made = 0;
+    let mut agreed_yes = 0;
+    let mut agreed_no = 0;
+    let mut counts_compared = 0;
+    let mut refused = 0;
+    let mut previews = BTreeSet::new();
+    let mut previewed_pods = 0;
+    let mut skipped = Vec::new();
+    let mut case = 0;
+    let start = std::time::Instant::now();
+    // Namespaces: one per placement (its pods in use and its Jobs); made first, so that their
+    // service accounts exist when pods come.
+    // Per run, so that a second run on the same control plane is not refused by the first's
+    // namespaces, still terminating (their bound pods wait for a kubelet that never comes).
+    let total: usize = inventories.iter().map(|i| i.runtimes.len() + i.trainjobs.len()).sum();
+    let run_id = std::process::id();
+    let names: Vec<String> = (0..total).map(|i| format!("fit-{run_id}-{i:03}")).collect();
+    cluster.namespaces(names.iter().map(String::as_str));
+
+    for inv in &inventories {
+        let nodes_file = dir.join("nodes.json");
+        let pods_file = dir.join("pods.json");
+        std::fs::write(&nodes_file, list_of(&inv.nodes).to_string()).unwrap();
+        std::fs::write(&pods_file, list_of(&inv.pods).to_string()).unwrap();
+        // fit's verdicts (the CLI) and its first blockers (the same model, as data).
+        let mut verdicts: BTreeMap<String, Value> = BTreeMap::new();
+        let mut args = vec!["fit", "--nodes", nodes_file.to_str().unwrap(), "--pods", pods_file.to_str().unwrap(), "--format", "json"];
+        let tj_files: Vec<String> = inv.trainjobs.iter().map(|(n, _)| jobsets[n].1.clone()).collect();
+        if !tj_files.is_empty() {
+            args.extend(["--runtimes", rendered.to_str().unwrap()]);
+            args.extend(tj_files.iter().map(String::as_str));
+        }
+        args.push(rendered.to_str().unwrap());
+        let r = run(&args, None);
+        assert!(r.code == 0 || r.code == 1, "jax-runtimes {}:\n{}", args.join(" "), r.all());
+        for v in serde_json::from_str::<Value>(&r.stdout).unwrap().as_array().unwrap() {
+            let key = v["trainJob"].as_str().or(v["runtime"].as_str()).unwrap().to_string();
+            if v["trainJob"].is_string() || !verdicts.contains_key(&key) {
+                verdicts.insert(key, v.clone());
+            }
+        }
+        let node_docs = parse("nodes.json", &list_of(&inv.nodes).to_string());
+        let pod_docs = parse("pods.json", &list_of(&inv.pods).to_string());
+        let (model, _) = jax_runtimes::fit::inventory::from_documents(&node_docs, Some(&pod_docs)).expect("the inventory reads");
+
+        let subjects: Vec<(&str, bool)> =
+            inv.runtimes.iter().map(|r| (*r, false)).chain(inv.trainjobs.iter().map(|(n, _)| (n.as_str(), true))).collect();
+        for (subject, is_tj) in subjects {
+            let ns = names[case].clone();
+            let prefix = format!("{ns}-");
+            case += 1;
+            let label = format!("{} / {}{subject}", inv.name, if is_tj { "TrainJob " } else { "" });
+            let verdict = &verdicts[subject];
+            if verdict["provisioned"].is_string() {
+                skipped.push(format!("{label}: provisioned by {}", verdict["provisioned"]));
+                continue;
+            }
+            // The blocker of fit's model, for the same runtime or TrainJob.
+            let js = &jobsets[subject].0;
+            let rt_name = if is_tj { verdict["runtime"].as_str().unwrap() } else { subject };
+            let rt: jax_runtimes::trainer::TrainingRuntime = serde_json::from_value(runtimes[rt_name].clone()).unwrap();
+            let tj_typed: Option<jax_runtimes::trainer::TrainJob> =
+                is_tj.then(|| serde_json::from_value(documents(&std::fs::read_to_string(&jobsets[subject].1).unwrap()).remove(0)).unwrap());
+            let subj = match &tj_typed {
+                Some(t) => {
+                    jax_runtimes::fit::Subject::TrainJob { trainjob: t, runtime: &rt, version: TrainerVersion::for_runtime(&rt, None) }
+                }
+                None => jax_runtimes::fit::Subject::Runtime(&rt),
+            };
+            let outcome = jax_runtimes::fit::fit_all(&model, &[subj]).remove(0).outcome;
+            if verdict["invalid"] != true {
+                assert_eq!(outcome.fits, verdict["fits"].as_bool().unwrap(), "{label}: the CLI and the library give one verdict");
+            }
+
+            // The cluster: the nodes (renamed for this case), the pods in use, the Jobs.
+            let renamed = |v: &Value| v.as_str().map(|n| format!("{prefix}{n}"));
+            let mut nodes = inv.nodes.clone();
+            for n in &mut nodes {
+                n["metadata"]["name"] = json!(renamed(&n["metadata"]["name"]));
+                n["metadata"]["labels"]["jax-runtimes.dev/test-case"] = json!(ns);
+                if let Some(m) = n["metadata"].as_object_mut() {
+                    m.remove("resourceVersion");
+                    m.remove("uid");
+                }
+            }
+            let file = dir.join(format!("{ns}-nodes.json"));
+            std::fs::write(&file, list_of(&nodes).to_string()).unwrap();
+            // Created with their status (allocatable, Ready); the TaintNodesByCondition plugin
+            // adds `node.kubernetes.io/not-ready`, which no node lifecycle controller lifts here:
+            // the spec again, with the taints as written.
+            cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+            cluster.ok(&["replace", "-f", file.to_str().unwrap()]);
+            let mut objects: Vec<Value> = inv
+                .pods
+                .iter()
+                .map(|p| {
+                    let mut p = p.clone();
+                    p["metadata"]["namespace"] = json!(ns);
+                    p["spec"]["nodeName"] = json!(renamed(&p["spec"]["nodeName"]));
+                    p.as_object_mut().unwrap().remove("status");
+                    p
+                })
+                .collect();
+            let jobs = jobs_of(js, &ns);
+            let expected: usize = jobs.iter().map(|j| usize::try_from(j["spec"]["parallelism"].as_i64().unwrap_or(1)).unwrap()).sum();
+            objects.extend(jobs);
+            let file = dir.join(format!("{ns}-objects.json"));
+            std::fs::write(&file, list_of(&objects).to_string()).unwrap();
+            let o = cluster.kubectl(&["create", "-f", file.to_str().unwrap()]);
+            placed += 1;
+            if !o.status.success() {
+                // The API server refuses the Job: a TrainJob Kubernetes does not start, which fit
+                // must not place (`invalid`: validate's error is its reason).
+                if verdict["fits"] == true || verdict["invalid"] != true {
+                    rows.push(Row {
+                        case: label.clone(),
+                        what: "created".into(),
+                        tool: format!("fits: {}, invalid: {}", verdict["fits"], verdict["invalid"]),
+                        kubernetes: format!("refused: {}", cut(&String::from_utf8_lossy(&o.stderr))),
+                    });
+                } else {
+                    refused += 1;
+                }
+                clean_up(&cluster, &ns);
+                continue;
+            }
+            if verdict["invalid"] == true {
+                rows.push(Row {
+                    case: label.clone(),
+                    what: "created".into(),
+                    tool: format!("invalid: {}", cut(verdict["reason"].as_str().unwrap_or_default())),
+                    kubernetes: "the API server takes the Jobs".into(),
+                });
+            }
+            let s = schedule(&cluster, &ns, expected);
+            pods_made += s.pods.len();
+            let all_bound = s.bound == expected;
+            let fits = verdict["fits"].as_bool().unwrap();
+            let mut disagree = |what: &str, tool: String, kubernetes: String| {
+                if let Some(k) = PLACEMENT_KNOWN.iter().find(|(c, w, _)| *c == label && *w == what) {
+                    known_hits.insert(k.0);
+                } else {
+                    rows.push(Row { case: label.clone(), what: what.to_string(), tool, kubernetes });
+                }
+            };
+            let scheduler = s.message.as_deref().map(failed_scheduling).unwrap_or_default();
+            let categories: BTreeSet<&str> = scheduler.keys().map(|k| scheduler_category(k)).collect();
+            if fits != all_bound {
+                disagree(
+                    "fits",
+                    format!("fits: {fits} ({})", cut(verdict["reason"].as_str().unwrap_or_default())),
+                    format!("{} of {expected} bound{}", s.bound, s.message.as_deref().map(|m| format!(": {}", cut(m))).unwrap_or_default()),
+                );
+            } else if fits {
+                agreed_yes += 1;
+            } else {
+                agreed_no += 1;
+                let fit_category = outcome.blocker.as_ref().map_or("none", blocker_category);
+                if !categories.contains(fit_category) {
+                    disagree(
+                        "category",
+                        format!("{fit_category}: {}", cut(verdict["reason"].as_str().unwrap_or_default())),
+                        categories.iter().copied().collect::<Vec<_>>().join(", "),
+                    );
+                }
+                if s.bound == 0 {
+                    counts_compared += 1;
+                    let fit_nodes: BTreeMap<String, usize> = serde_json::from_value(verdict["nodes"].clone()).unwrap_or_default();
+                    if !same_node_counts(&fit_nodes, &scheduler) {
+                        disagree("node counts", format!("{fit_nodes:?}"), format!("{scheduler:?}"));
+                    }
+                }
+            }
+            // preview's pods (the first and the last process) against the Job controller's, once each.
+            if previews.insert(subject.to_string()) {
+                let file = &jobsets[subject].1;
+                for p in &s.pods {
+                    let index = p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"].as_str().unwrap().to_string();
+                    if index != "0" && index.parse::<usize>().unwrap() + 1 != expected {
+                        continue;
+                    }
+                    let r = run(&["preview", file, "--runtimes", rendered.to_str().unwrap(), "--process", &index], None);
+                    let predicted = documents(&r.stdout).remove(0);
+                    previewed_pods += 1;
+                    let mut d = Vec::new();
+                    diff("", Some(&predicted_fields(&predicted)), Some(&predicted_fields(p)), &mut d);
+                    for (path, tool, k8s) in d {
+                        disagree(&format!("preview {index}: {path}"), tool, k8s);
+                    }
+                }
+            }
+            clean_up(&cluster, &ns);
+        }
+    }
+    let namespaces: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut delete = vec!["delete", "namespace", "--wait=false", "--ignore-not-found"];
+    delete.extend(namespaces);
+    cluster.kubectl(&delete);
+
+    say!(
+        "controlplane: fit and preview against the Job controller and kube-scheduler: {} inventories ({fleet} of the example fleet, {} generated), \
+         {placed} runtimes and TrainJobs placed ({pods_made} pods made by the Job controller) in {} s: fit agreed on {agreed_yes} yes and {agreed_no} no \
+         ({counts_compared} with the scheduler's per-node counts) and on {refused} whose Jobs the API server refuses; preview compared on {} runtimes and TrainJobs ({previewed_pods} pods)",
+        inventories.len(),
+        inventories.len() - fleet,
+        start.elapsed().as_secs(),
+        previews.len()
+    );
+    for s in &skipped {
+        say!("    not placed: {s}");
+    }
+    say!("controlplane: left out:");
+    for l in PLACEMENT_LEFT_OUT {
+        say!("    {l}");
+    }
+    for (c, w, why) in PLACEMENT_KNOWN {
+        say!("    known difference: {c}: {w}: {why}");
+    }
+    if !rows.is_empty() {
+        say!("{:<50} | {:<24} | {:<60} | kubernetes", "case", "what", "jax-runtimes");
+        for r in &rows {
+            say!("{:<50} | {:<24} | {:<60} | {}", r.case, r.what, r.tool, r.kubernetes);
+        }
+    }
+    let unused: Vec<&str> = PLACEMENT_KNOWN.iter().map(|k| k.0).filter(|c| !known_hits.contains(c)).collect();
+    assert!(rows.is_empty(), "{} disagreement(s) between fit or preview and Kubernetes (table above)", rows.len());
+    assert!(unused.is_empty(), "PLACEMENT_KNOWN lists cases that no longer differ: {unused:?}");
+    assert!(agreed_yes >= 5 && agreed_no >= 5 && previewed_pods >= 10, "the comparison is not vacuous");
 }
