@@ -236,7 +236,7 @@ fn mistakes() -> Vec<(&'static str, String)> {
         ("a misspelt kind", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntme\nmetadata: {name: a}\nspec: {accelerator: {cpu: {}}}\n".into()),
         ("a misspelt apiVersion", "apiVersion: jax-runtimes.dev/v1alpha\nkind: JaxRuntime\nmetadata: {name: a}\nspec: {accelerator: {cpu: {}}}\n".into()),
         ("an image key of the defaults", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec: {images: {gpuu: x}}\n".into()),
-        ("a defaults' release", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec: {trainer: v2.3.0}\n".into()),
+        ("a defaults' release", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec: {trainer: v2.3.7}\n".into()),
         ("a defaults' selector operator", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeDefaults\nmetadata: {name: d}\nspec: {selector: {matchExpressions: [{key: team, operator: Inn, values: [a]}]}}\n".into()),
         ("a matrix variable without values", "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeMatrix\nmetadata: {name: m}\nspec:\n  matrix: {n: []}\n  template: {metadata: {name: m}, spec: {accelerator: {cpu: {}}}}\n".into()),
         ("an unknown field in a matrix template", matrix("      accelerator: {cpu: {}}\n      numNodes: \"{{ n }}\"\n      hostNetwerk: true\n")),
@@ -798,10 +798,13 @@ fn labels_and_annotations_the_generator_owns_warn_when_set() {
 fn trainer_takes_exactly_the_releases_the_data_lists() {
     for (value, says) in [
         ("v2.2.7", "did you mean `v2.2`?"),
-        ("v2.3.0", "did you mean `v2.3`?"),
+        ("v2.3.7", "did you mean `v2.3`?"),
         ("\"2.3\"", "did you mean `v2.3`?"),
         ("2.3", "expected a string, found the number 2.3; quote it: \"v2.3\""),
-        ("v2.9", "unknown Trainer release `v2.9`; the known releases are `v2.2`, `v2.3`"),
+        (
+            "v2.9",
+            "unknown Trainer release `v2.9`; the known releases are `v2.2`, `v2.3` (or a release: `v2.2.0`, `v2.2.1`, `v2.3.0`, `next`)",
+        ),
     ] {
         let text = runtime("a", &format!("  trainer: {value}\n  accelerator: {{cpu: {{}}}}\n"));
         let (code, findings) = render_json(&[("t.yaml", &text)]);
@@ -815,8 +818,17 @@ fn trainer_takes_exactly_the_releases_the_data_lists() {
         assert!(results(&list).iter().any(|r| r.2 == "spec.trainer" && r.3.contains(says)), "{value}: {list:#}");
         assert!(!schema().is_valid(&support::documents(&text)[0]), "the schema refuses trainer: {value}");
     }
+    // A release whose CRDs the binary holds is taken as written, by render and by the schema.
+    for value in ["v2.2.1", "v2.3.0", "next"] {
+        let text = runtime("a", &format!("  trainer: {value}\n  accelerator: {{cpu: {{}}}}\n"));
+        let (code, findings) = render_json(&[("t.yaml", &text)]);
+        assert_eq!(code, 0, "{value}: {findings:#?}");
+        assert!(schema().is_valid(&support::documents(&text)[0]), "the schema takes trainer: {value}");
+    }
     let docs = std::fs::read_to_string(root().join("docs/schema/jax-runtimes.schema.json")).unwrap();
-    assert!(docs.contains("\"v2.2\",\n") && docs.contains("\"v2.3\"\n"), "the schema lists the releases");
+    for release in ["\"v2.2\",\n", "\"v2.3\",\n", "\"v2.2.1\",\n", "\"next\"\n"] {
+        assert!(docs.contains(release), "the schema lists the release {release}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -559,3 +559,49 @@ fn a_finding_that_follows_from_an_error_is_left_out_and_counted() {
     assert!(r.stderr.contains("help: make `spec.runtimes` select a runtime of the catalog"), "{}", r.stderr);
     assert!(r.stderr.contains("nothing written: 1 error\n"), "{}", r.stderr);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 52 point 3: the catalog names a release as --trainer-version does, and its runtimes are
+// judged by that release's schemas.
+
+#[test]
+fn a_catalog_entry_names_a_patch_release_and_is_judged_by_its_schemas() {
+    let entry = |trainer: &str| {
+        format!("apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {{name: x}}\nspec:\n  trainer: {trainer}\n  accelerator: {{cpu: {{}}}}\n")
+    };
+    let dir = dir_with(&[
+        ("v220.yaml", &entry("v2.2.0")),
+        ("next.yaml", &entry("next")),
+        ("v21.yaml", &entry("v2.1.0")),
+        ("typo.yaml", &entry("v2.2.7")),
+    ]);
+    for (file, release) in [("v220.yaml", "v2.2.0"), ("next.yaml", "next")] {
+        let r = run(dir.path(), &["render", file]);
+        assert_eq!(r.code, 0, "{}", r.all());
+        assert!(r.stdout.contains(&format!("jax-runtimes.dev/trainer-version: {release}")), "{}", r.stdout);
+        fs::write(dir.path().join("out.yaml"), &r.stdout).unwrap();
+        let r = run(dir.path(), &["validate", "out.yaml"]);
+        assert_eq!(r.code, 0, "{}", r.all());
+    }
+    // Judged by the release it names: a v2.2.0 pod field passes v2.2.0 only.
+    let rendered = run(dir.path(), &["render", "v220.yaml"]).stdout;
+    let at = rendered.find("containers:").unwrap();
+    let indent = &rendered[rendered[..at].rfind('\n').unwrap() + 1..at];
+    let with_field = format!("{}workloadRef: {{name: w, podGroup: g}}\n{indent}{}", &rendered[..at], &rendered[at..]);
+    assert_ne!(with_field, rendered);
+    fs::write(dir.path().join("out.yaml"), &with_field).unwrap();
+    let r = run(dir.path(), &["validate", "out.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    fs::write(dir.path().join("out.yaml"), with_field.replace("trainer-version: v2.2.0", "trainer-version: v2.2.1")).unwrap();
+    let r = run(dir.path(), &["validate", "out.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.contains("Trainer v2.2.1's schema has no such field, v2.2.0 does"), "{}", r.all());
+    // Before the JAX policy: refused, naming the release that brought it; an unknown patch says
+    // how to write it.
+    let r = run(dir.path(), &["render", "v21.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("Trainer `v2.1.0` has no JAX policy (`mlPolicy.jax` arrived in v2.2.0)"), "{}", r.stderr);
+    let r = run(dir.path(), &["render", "typo.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("did you mean `v2.2`?") && r.stderr.contains("`v2.2.0`, `v2.2.1`, `v2.3.0`, `next`"), "{}", r.stderr);
+}

@@ -71,7 +71,8 @@ pub struct JaxRuntimeSpec {
     /// A sentence for humans; kept as the annotation `jax-runtimes.dev/description`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Target Kubeflow Trainer release: `v2.2` or `v2.3`. Default: the newest supported.
+    /// Target Kubeflow Trainer release: a minor (`v2.2`, `v2.3`), a release (`v2.2.1`) or `next`;
+    /// the runtime is judged by that release's CRD schemas. Default: the newest supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trainer: Option<String>,
     /// Which node labels and taints to use: a platform of the accelerator data (`gke`, `eks`,

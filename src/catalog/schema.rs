@@ -238,7 +238,8 @@ fn refine(defs: &mut Map<String, Value>) {
         "Capacity".into(),
         json!({"description": "How the nodes are bought (`catalog/capacity.yaml`).", "type": "object", "properties": kinds, "additionalProperties": false}),
     );
-    let releases: Vec<Value> = super::trainer_releases().into_iter().map(Value::from).collect();
+    let releases: Vec<Value> =
+        super::trainer_releases().into_iter().chain(super::releases::trainer_patch_releases()).map(Value::from).collect();
     for def in ["JaxRuntimeSpec", "DefaultsSpec"] {
         replace(defs, def, "trainer", optional(json!({"type": "string", "enum": releases})));
     }

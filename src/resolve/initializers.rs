@@ -41,6 +41,11 @@ pub struct ResolvedInitializers {
 
 const FIELD: &str = "spec.initializers";
 
+/// `v2.2.1`: a release named with its patch (Trainer tags its images so).
+fn is_patch(release: &str) -> bool {
+    release.starts_with('v') && release.matches('.').count() == 2
+}
+
 /// Resolves `spec.initializers` for a runtime of `num_nodes` nodes on Trainer `release`.
 pub fn resolve(i: &Initializers, release: &str, num_nodes: i32) -> Result<ResolvedInitializers, Vec<Diagnostic>> {
     let f = &facts().initializers;
@@ -140,7 +145,8 @@ fn job(spec: &InitializerSpec, step: &str, release: &str, field: &str) -> Result
     env.extend(spec.env.iter().cloned());
     let image = match &spec.image {
         Some(i) => i.clone(),
-        None => match (f.images.get(step), f.image_tags.get(release)) {
+        // A minor's images are tagged with its release; a patch release's with its own name.
+        None => match (f.images.get(step), f.image_tags.get(release).map(String::as_str).or(is_patch(release).then_some(release))) {
             (Some(image), Some(tag)) => format!("{image}:{tag}"),
             _ => {
                 errors.push(

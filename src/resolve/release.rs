@@ -14,15 +14,17 @@ pub(super) fn trainer_error(t: &str) -> Option<Diagnostic> {
     })
 }
 
-/// `` `v2.2`, `v2.3` ``.
+/// `` `v2.2`, `v2.3` (or a patch release: `v2.2.0`, `v2.2.1`, `v2.3.0`, `next`) ``.
 fn quoted_releases() -> String {
-    catalog::trainer_releases().iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+    let patches: Vec<String> = catalog::releases::trainer_patch_releases().iter().map(|r| format!("`{r}`")).collect();
+    let minors: Vec<String> = catalog::trainer_releases().iter().map(|r| format!("`{r}`")).collect();
+    format!("{} (or a release: {})", minors.join(", "), patches.join(", "))
 }
 
 /// A Trainer release jax-runtimes cannot target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum TrainerVersionError {
-    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2); expected one of {versions}", versions = quoted_releases())]
+    #[error("Trainer `{0}` has no JAX policy (`mlPolicy.jax` arrived in v2.2.0); expected one of {versions}", versions = quoted_releases())]
     NoJaxPolicy(String),
     #[error("`{given}` is not how the catalog names a Trainer release: it takes exactly one of {versions}; did you mean `{near}`?", versions = quoted_releases())]
     Spelling { given: String, near: String },
@@ -30,13 +32,22 @@ enum TrainerVersionError {
     Unsupported(String),
 }
 
-/// `t` when it is exactly a known release. `2.3`, `v2.3.0` or `v2.2.7` name a known minor
-/// release in another spelling (or a patch release jax-runtimes does not know): an error that
-/// says how to write it, never a silent match.
+/// `t` when it is exactly a known release: a minor (`v2.3`), or a patch release (`v2.2.1`) or
+/// `next` whose CRDs the binary holds. `2.3` or `v2.2.7` name a known minor in another spelling
+/// (or a patch release jax-runtimes does not know): an error that says how to write it, never a
+/// silent match.
 fn check_trainer(t: &str) -> Result<String, TrainerVersionError> {
     let releases = catalog::trainer_releases();
     if releases.contains(&t) {
         return Ok(t.to_string());
+    }
+    // An exact release whose CRDs the binary holds (`v2.2.1`, `next`): its schemas judge the
+    // runtime, and its minor's merge its TrainJobs.
+    if crate::trainer::releases::release(t).is_ok_and(|exact| exact == t) {
+        return match catalog::releases::trainer_patch_releases().contains(&t) {
+            true => Ok(t.to_string()),
+            false => Err(TrainerVersionError::NoJaxPolicy(t.to_string())),
+        };
     }
     let s = t.trim().trim_start_matches(['v', 'V']);
     let mut parts = s.split('.');
@@ -58,15 +69,21 @@ mod tests {
 
     #[test]
     fn trainer_takes_exactly_the_known_releases() {
-        assert_eq!(check_trainer("v2.3").unwrap(), "v2.3");
-        assert_eq!(check_trainer("v2.2").unwrap(), "v2.2");
-        for (given, near) in [("2.3", "v2.3"), ("v2.3.0", "v2.3"), ("v2.2.7", "v2.2"), (" v2.2 ", "v2.2")] {
-            let e = check_trainer(given).unwrap_err().to_string();
-            assert!(e.contains(&format!("did you mean `{near}`")) && e.contains("`v2.2`, `v2.3`"), "{given}: {e}");
+        for exact in ["v2.3", "v2.2", "v2.2.0", "v2.2.1", "v2.3.0", "next"] {
+            assert_eq!(check_trainer(exact).unwrap(), exact);
         }
-        assert!(check_trainer("v2.1").unwrap_err().to_string().contains("no JAX policy"));
+        for (given, near) in [("2.3", "v2.3"), ("2.3.0", "v2.3"), ("v2.2.7", "v2.2"), (" v2.2 ", "v2.2")] {
+            let e = check_trainer(given).unwrap_err().to_string();
+            assert!(e.contains(&format!("did you mean `{near}`")) && e.contains("`v2.2`, `v2.3` (or a release: `v2.2.0`"), "{given}: {e}");
+        }
+        for old in ["v2.1", "v2.1.0", "v2.0.1"] {
+            assert!(check_trainer(old).unwrap_err().to_string().contains("no JAX policy"), "{old}");
+        }
         let e = check_trainer("v3.0").unwrap_err().to_string();
-        assert_eq!(e, "unknown Trainer release `v3.0`; the known releases are `v2.2`, `v2.3`");
+        assert_eq!(
+            e,
+            "unknown Trainer release `v3.0`; the known releases are `v2.2`, `v2.3` (or a release: `v2.2.0`, `v2.2.1`, `v2.3.0`, `next`)"
+        );
         assert!(check_trainer("latest").is_err());
     }
 }

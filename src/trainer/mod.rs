@@ -9,6 +9,7 @@ pub mod facts;
 pub mod names;
 pub mod paths;
 pub mod pods;
+pub mod releases;
 pub mod runtime;
 pub mod trainjob;
 

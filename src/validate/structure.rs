@@ -26,35 +26,7 @@ const RELEASES: [(&str, &str); 7] = [
     ("next", include_str!("../../catalog/schemas/trainer/next.json")),
 ];
 
-/// The release that judges an object no release is named for: the one `catalog/trainer.yaml`
-/// serves.
-pub const DEFAULT_RELEASE: &str = "v2.3.0";
-
-/// The embedded releases, oldest first (`next`: Trainer's master at the commit its file names).
-pub fn releases() -> impl Iterator<Item = &'static str> {
-    RELEASES.iter().map(|(name, _)| *name)
-}
-
-/// The embedded release a name means: exact (`v2.2.0`, `2.2.0`, `next`), or a minor (`v2.2`) for
-/// its newest patch. The error lists the releases there are.
-pub fn release(name: &str) -> Result<&'static str, String> {
-    let t = name.trim();
-    let bare = t.strip_prefix('v').unwrap_or(t);
-    // A minor (`2.2`) names its patches (`v2.2.0`, `v2.2.1`); a major alone names none.
-    let minor = bare.matches('.').count() == 1;
-    let patch_of = |r: &str| minor && r.strip_prefix('v').and_then(|p| p.strip_prefix(bare)).is_some_and(|rest| rest.starts_with('.'));
-    let found = match bare {
-        "" => None,
-        "next" => Some("next"),
-        _ => releases().find(|r| r.strip_prefix('v') == Some(bare)).or_else(|| releases().filter(|r| patch_of(r)).last()),
-    };
-    found.ok_or_else(|| {
-        format!(
-            "unknown Trainer release `{name}`: jax-runtimes holds the CRD schemas of {} (a minor such as `v2.2` means its newest patch)",
-            releases().collect::<Vec<_>>().join(", ")
-        )
-    })
-}
+pub use crate::trainer::releases::{release, releases, DEFAULT_RELEASE};
 
 /// The embedded file of the release `name` (as [`release`] names it; `None` for one that is not
 /// embedded): its kinds, their versions and the CRD schemas, as `catalog/schemas/trainer/` holds them.
@@ -183,6 +155,12 @@ pub fn typed(value: &Value) -> Option<TrainingRuntime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_release_names_are_the_embedded_files() {
+        let embedded: Vec<&str> = RELEASES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(embedded, crate::trainer::releases::NAMES);
+    }
 
     #[test]
     fn every_embedded_release_compiles_and_closes_objects() {
