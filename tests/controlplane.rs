@@ -865,6 +865,26 @@ fn fleet_inventories() -> Vec<Inventory> {
         .collect()
 }
 
+/// The cluster of fit's guide (docs/fit.md: `nodes.yaml`, a TPU v5e 4x4 pool with a host whose
+/// kubelet stopped and a CPU pool; `pods.yaml`, a batch job and a finished pod), with the built-in
+/// runtimes of its shapes and its TrainJob on a two-node CPU runtime.
+fn guide_inventory() -> Inventory {
+    let text = std::fs::read_to_string(root().join("docs/fit.md")).unwrap();
+    let block = |file: &str| {
+        let after = text.split(&format!("File: `{file}`\n```yaml\n")).nth(1).unwrap();
+        documents(after.split("```").next().unwrap()).remove(0)
+    };
+    let items = |v: Value| v["items"].as_array().unwrap().clone();
+    let tj = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: etl-large}\nspec:\n  runtimeRef: {name: jax-cpu-multinode}\n  trainer: {resourcesPerNode: {requests: {cpu: '40'}, limits: {cpu: '40'}}}\n";
+    Inventory {
+        name: "docs/fit.md".into(),
+        nodes: items(block("nodes.yaml")),
+        pods: items(block("pods.yaml")),
+        runtimes: vec!["jax-cpu", "jax-cpu-multinode", "jax-tpu-v5e-4x4"],
+        trainjobs: vec![("etl-large".into(), tj.into())],
+    }
+}
+
 fn list_of(items: &[Value]) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
 }
@@ -1190,7 +1210,8 @@ fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
         .collect();
 
     let mut inventories = fleet_inventories();
-    let fleet = inventories.len();
+    inventories.push(guide_inventory());
+    let fixtures = inventories.len();
     inventories.extend(generated_family());
 
     // The JobSet of each runtime (a TrainJob that sets nothing else) and of each TrainJob.
@@ -1310,9 +1331,11 @@ fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
             // the spec again, with the taints as written.
             cluster.ok(&["create", "-f", file.to_str().unwrap()]);
             cluster.ok(&["replace", "-f", file.to_str().unwrap()]);
+            // A finished pod holds nothing (the scheduler's cache drops it): not created.
             let mut objects: Vec<Value> = inv
                 .pods
                 .iter()
+                .filter(|p| !matches!(p["status"]["phase"].as_str(), Some("Succeeded" | "Failed")))
                 .map(|p| {
                     let mut p = p.clone();
                     p["metadata"]["namespace"] = json!(ns);
@@ -1418,11 +1441,11 @@ fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
     cluster.kubectl(&delete);
 
     say!(
-        "controlplane: fit and preview against the Job controller and kube-scheduler: {} inventories ({fleet} of the example fleet, {} generated), \
+        "controlplane: fit and preview against the Job controller and kube-scheduler: {} inventories ({fixtures} of the example fleet and fit's guide, {} generated), \
          {placed} runtimes and TrainJobs placed ({pods_made} pods made by the Job controller) in {} s: fit agreed on {agreed_yes} yes and {agreed_no} no \
          ({counts_compared} with the scheduler's per-node counts) and on {refused} whose Jobs the API server refuses; preview compared on {} runtimes and TrainJobs ({previewed_pods} pods)",
         inventories.len(),
-        inventories.len() - fleet,
+        inventories.len() - fixtures,
         start.elapsed().as_secs(),
         previews.len()
     );
