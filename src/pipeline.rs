@@ -179,6 +179,9 @@ pub fn plan_in<R>(docs: &[Document], inventories: Inventories<'_>, keep: impl Fn
 /// [`plan_in`] on what resolve made of the documents.
 fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut keep: impl FnMut(Runtime) -> R) -> (Generated<R>, QueuePlan) {
     let Resolution { runtimes, mut diagnostics, ignored, catalog_objects, queues, clusters } = resolution;
+    for d in diagnostics.iter_mut().filter(|d| d.rule.id == catalog::CATALOG_UNKNOWN_FIELD.id) {
+        newer_pod_field(d);
+    }
     let mut plan = QueuePlan::default();
     for (q, origin) in &queues {
         match queue::resolve_queue(q, origin.clone()) {
@@ -295,6 +298,28 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         out.clusters.clear();
     }
     (out, plan)
+}
+
+/// An unknown field of a catalog pod template that is a pod field of a Trainer release's CRDs
+/// (`schedulingGroup`, `hostnameOverride`: a Kubernetes newer than the catalog's PodSpec): the
+/// help says so, and the way to set it.
+fn newer_pod_field(d: &mut Diagnostic) {
+    let Some(field) = d.field.as_deref() else { return };
+    let Some((_, rest)) = field.split_once("podTemplate.spec.") else { return };
+    let releases = validate::structure::pod_field_releases(rest);
+    if releases.is_empty() {
+        return;
+    }
+    let name = rest.rsplit('.').next().unwrap_or(rest);
+    let releases = match releases.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    d.message = format!(
+        "`{name}` is a pod field of the CRDs of Trainer {releases} (a Kubernetes newer than the 1.33 PodSpec the catalog's pod template takes), which the pod template cannot carry yet"
+    );
+    d.help = Some("set it with a patch on the rendered runtime (a kustomize patch, or a kpt function after this one)".into());
 }
 
 /// What a runtime's accelerator is to a queue's quota units.

@@ -605,3 +605,24 @@ fn a_catalog_entry_names_a_patch_release_and_is_judged_by_its_schemas() {
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stderr.contains("did you mean `v2.2`?") && r.stderr.contains("`v2.2.0`, `v2.2.1`, `v2.3.0`, `next`"), "{}", r.stderr);
 }
+
+/// A pod field of a newer Kubernetes than the catalog's PodSpec (Trainer v2.3.0's
+/// `schedulingGroup`) is not called a typo: the error says which releases have it and how to set
+/// it; a real typo keeps its spelling help.
+#[test]
+fn a_newer_pod_field_in_a_catalog_pod_template_says_what_it_is() {
+    let text = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: x}\nspec:\n  accelerator: {cpu: {}}\n  podTemplate:\n    spec:\n      schedulingGroup: {podGroupName: g}\n      priorityClasName: high\n";
+    let dir = dir_with(&[("c.yaml", text)]);
+    let r = run(dir.path(), &["render", "c.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stderr).unwrap();
+    let newer = findings.iter().find(|f| f["field"] == "spec.podTemplate.spec.schedulingGroup").unwrap_or_else(|| panic!("{}", r.all()));
+    let message = newer["message"].as_str().unwrap();
+    assert!(
+        message.contains("a pod field of the CRDs of Trainer v2.2.1, v2.3.0 and next") && !message.contains("did you mean"),
+        "{message}"
+    );
+    assert!(newer["help"].as_str().unwrap().contains("patch on the rendered runtime"), "{newer}");
+    let typo = findings.iter().find(|f| f["field"] == "spec.podTemplate.spec.priorityClasName").unwrap_or_else(|| panic!("{}", r.all()));
+    assert!(typo["message"].as_str().unwrap().contains("did you mean `priorityClassName`?"), "{typo}");
+}

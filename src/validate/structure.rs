@@ -106,6 +106,12 @@ fn releases_with(path: &str, key: &str, release: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The embedded releases whose trainer pods have the pod spec field `path`
+/// (`schedulingGroup.podGroupName`).
+pub fn pod_field_releases(path: &str) -> Vec<&'static str> {
+    releases_with(&format!("spec.template.spec.replicatedJobs[0].template.spec.template.spec.{path}"), "runtime", "")
+}
+
 /// An unknown field another embedded release has: say which (it is the release that is wrong, not
 /// the spelling).
 fn name_releases(mut found: Vec<Diagnostic>, key: &str, release: &str) -> Vec<Diagnostic> {
