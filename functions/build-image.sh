@@ -63,7 +63,7 @@ if [[ -z $force && "$("$engine" image inspect --format '{{index .Config.Labels "
   exit 0
 fi
 echo "build-image.sh: building $tag with $engine" >&2
-version=$("$bin" --version | sed 's/^jax-runtimes //')
+version=$("$bin" --version | cut -d' ' -f2)
 
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
