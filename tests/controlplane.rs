@@ -680,41 +680,7 @@ const ALLOWED_BY_RELEASE: &[(&str, &str, &str, &str)] = &[];
 /// and listed here only until src/ is fixed, when the test fails until they are removed. The
 /// v2.3.0 built-ins judge every release: the TrainJob CRD's name rules (RFC 1035, at most 63
 /// characters) came in v2.1.0, and its `storageUri` rule in v2.3.0.
-const TOOL_BUGS_REPORTED: &[(&str, &str, &str, &str)] = &[
-    (
-        "v2.0.0",
-        "trainjob/corpus.yaml: a generateName whose names break the CRD's RFC 1035 rule",
-        "default",
-        "`trainjob/name` applies the RFC 1035 rule of v2.1.0's CRD; v2.0's has no name rule (a DNS-1123 subdomain is what the server asks)",
-    ),
-    ("v2.0.0", "trainjob/corpus.yaml: a generateName whose names break the CRD's RFC 1035 rule", "crd", "as without --crd: the built-in name rule, not the CRD's"),
-    (
-        "v2.0.0",
-        "trainjob/corpus.yaml: a name the TrainJob CRD rejects",
-        "crd",
-        "with --crd a `metadata.name` is left to the CRD's CEL rules; v2.0's has none, and the server's own DNS-1123 subdomain check refuses `My_Job`",
-    ),
-    ("v2.0.0", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "default", "`trainjob/storage-uri` is v2.3.0's CEL rule"),
-    (
-        "v2.0.1",
-        "trainjob/corpus.yaml: a generateName whose names break the CRD's RFC 1035 rule",
-        "default",
-        "as v2.0.0: no name rule in the CRD",
-    ),
-    ("v2.0.1", "trainjob/corpus.yaml: a generateName whose names break the CRD's RFC 1035 rule", "crd", "as v2.0.0"),
-    ("v2.0.1", "trainjob/corpus.yaml: a name the TrainJob CRD rejects", "crd", "as v2.0.0"),
-    ("v2.0.1", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "default", "v2.3.0's CEL rule"),
-    ("v2.1.0", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "default", "v2.3.0's CEL rule"),
-    ("v2.2.0", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "default", "v2.3.0's CEL rule"),
-    (
-        "v2.2.0",
-        "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes",
-        "modes",
-        "v2.3.0's CEL rule without --crd, the release's CRD (no rule) with it",
-    ),
-    ("v2.2.1", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "default", "v2.3.0's CEL rule"),
-    ("v2.2.1", "trainjob/corpus.yaml: a dataset storageUri without its scheme's slashes", "modes", "as v2.2.0"),
-];
+const TOOL_BUGS_REPORTED: &[(&str, &str, &str, &str)] = &[];
 
 /// The CRD files of an embedded release in the reference data (v2.3.0 apart: tests/run installs it).
 fn release_crds(reference: &Path, release: &str) -> Vec<PathBuf> {

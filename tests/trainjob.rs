@@ -514,7 +514,7 @@ fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
         let mut found = validate::trainjob::check(v, crd, !opts.crds.is_empty(), &ctx);
         if crd.is_none() {
             // What `validate` adds without a CRD: the TrainJob CRD's CEL rules (src/validate/mod.rs).
-            found.extend(validate::cel::builtin_trainjob(v));
+            found.extend(validate::cel::builtin_trainjob(v, validate::structure::DEFAULT_RELEASE));
         }
         found
             .into_iter()
@@ -526,8 +526,11 @@ fn the_typed_trainjob_model_finds_what_the_trainjob_crd_finds() {
     let mut found = 0;
     for (name, v) in &inputs {
         // Without a CRD the quantity pattern is `k8s/quantity`'s.
-        let typed = fields(v, &Options::default(), &|id| id.starts_with("schema/") || id == "k8s/quantity" || id == "trainjob/storage-uri");
-        let theirs = fields(v, &with_crd, &|id| id.starts_with("crd/") || id == "cel/rule");
+        // The CRD's name rules are `trainjob/name`'s without a CRD.
+        let typed = fields(v, &Options::default(), &|id| {
+            id.starts_with("schema/") || id == "k8s/quantity" || id == "trainjob/storage-uri" || id == "trainjob/name"
+        });
+        let theirs = fields(v, &with_crd, &|id| id.starts_with("crd/") || id == "cel/rule" || id == "trainjob/name");
         found += usize::from(!typed.is_empty());
         if typed != theirs {
             disagree.push(format!("{name}:\n  typed model: {typed:?}\n  CRD:         {theirs:?}"));

@@ -94,7 +94,7 @@ const MANAGED_BY: [&str; 2] = ["trainer.kubeflow.org/trainjob-controller", "kueu
 /// self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')` on `spec.initializer.dataset.storageUri` and
 /// `spec.initializer.model.storageUri`; `spec.managedBy` is one of [`MANAGED_BY`] (an enum in
 /// effect: `schema/enum`).
-pub fn builtin_trainjob(tj: &Value) -> Vec<Diagnostic> {
+pub fn builtin_trainjob(tj: &Value, release: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(by) = tj.pointer("/spec/managedBy").and_then(Value::as_str) {
         if !MANAGED_BY.contains(&by) {
@@ -105,7 +105,10 @@ pub fn builtin_trainjob(tj: &Value) -> Vec<Diagnostic> {
             ));
         }
     }
-    for which in ["dataset", "model"] {
+    // The storageUri rule is in the CRDs of v2.3.0 on (found by its message in the release's
+    // embedded schema), not before: an older release's API server takes any string.
+    let uri_rule = super::structure::release_file(release).is_some_and(|t| t.contains(STORAGE_URI_RULE));
+    for which in ["dataset", "model"].into_iter().filter(|_| uri_rule) {
         let Some(uri) = tj.pointer(&format!("/spec/initializer/{which}/storageUri")).and_then(Value::as_str) else { continue };
         if !uri.is_empty() && !is_storage_uri(uri) {
             out.push(Diagnostic::finding(
@@ -117,6 +120,9 @@ pub fn builtin_trainjob(tj: &Value) -> Vec<Diagnostic> {
     }
     out
 }
+
+/// The message of the TrainJob CRD's storageUri rule: how the embedded schemas say a release has it.
+const STORAGE_URI_RULE: &str = "must be a valid URI (scheme://...)";
 
 /// `^[A-Za-z][A-Za-z0-9+.-]*://.+$` (RE2: `.` is any character but a newline, `$` the end).
 fn is_storage_uri(s: &str) -> bool {
@@ -141,7 +147,7 @@ mod tests {
             assert!(!is_storage_uri(bad), "{bad}");
         }
         let tj = serde_json::json!({"spec": {"initializer": {"dataset": {"storageUri": "hf:/my-org/data"}, "model": {"storageUri": ""}}}});
-        let d = builtin_trainjob(&tj);
+        let d = builtin_trainjob(&tj, crate::validate::structure::DEFAULT_RELEASE);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].field.as_deref(), Some("spec.initializer.dataset.storageUri"));
     }

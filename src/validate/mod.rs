@@ -355,7 +355,11 @@ fn trainjob_objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
             let mut found = trainjob::check(&doc.value, crd, !opts.crds.is_empty(), &ctx);
             if crd.is_none() {
                 // The CEL rules of the TrainJob CRD that the typed model does not hold.
-                found.extend(cel::builtin_trainjob(&doc.value).into_iter().map(|d| d.with_object(crate::diag::ObjectRef::of(&doc.value))));
+                found.extend(
+                    cel::builtin_trainjob(&doc.value, ctx.release)
+                        .into_iter()
+                        .map(|d| d.with_object(crate::diag::ObjectRef::of(&doc.value))),
+                );
             }
             found.into_iter().map(|d| doc.locate(d)).collect::<Vec<_>>()
         })

@@ -118,7 +118,7 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
         Some(v) => {
             // The API server's own metadata checks come before the CRD's rules; what they
             // refuse (no name at all, a bad prefix) is not said again by a CEL rule on the name.
-            let own = name_format(&naming).filter(|_| !matches!(naming, Naming::Named(_)));
+            let own = name_format(&naming, false);
             let mut found = v.check_structure(&named);
             found.extend(v.check_cel(&named));
             for d in &mut found {
@@ -146,7 +146,7 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
                 ));
             }
             out.extend(structure::check_trainjob(value, release));
-            out.extend(name_format(&naming));
+            out.extend(name_format(&naming, has_name_rules(release)));
         }
     }
     // A TrainJob without `spec.runtimeRef`: say its shape and the runtimes it may name.
@@ -201,11 +201,20 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
     out.into_iter().map(|d| d.told_by(Teller::TrainJob)).collect()
 }
 
+/// The TrainJob CRD of `release` has the CEL rules on `metadata.name` (RFC 1035, at most 63
+/// characters: from v2.1.0 on), as its embedded schema says.
+fn has_name_rules(release: &str) -> bool {
+    structure::release_file(release).is_some_and(|t| t.contains("self.metadata.name.matches("))
+}
+
 /// The API server's name rules for the TrainJob (`name` or `generateName` required, the prefix
-/// a valid one: apimachinery `ValidateObjectMetaAccessor`) and, with `naming` named, the CRD's
-/// (RFC 1035, at most 63 characters: its CEL rules, which see a generated name too).
-fn name_format(naming: &Naming<'_>) -> Option<Diagnostic> {
+/// a valid one, the name a DNS-1123 subdomain: apimachinery `ValidateObjectMetaAccessor`) and,
+/// with `crd_rules`, the CRD's (RFC 1035, at most 63 characters: its CEL rules, which see a
+/// generated name too).
+fn name_format(naming: &Naming<'_>, crd_rules: bool) -> Option<Diagnostic> {
     let format = |n: &str| match dns1035_label(n) {
+        // Without the CRD's rules, the API server's own: a DNS-1123 subdomain.
+        _ if !crd_rules => k8s_names::dns1123_subdomain(n).err().map(|e| format!("{}: metadata.name {e}", naming.shown())),
         Ok(()) => None,
         Err(NameError::TooLong { max, .. }) => {
             Some(format!("{} is {} characters; metadata.name must be no more than {max} characters", naming.shown(), n.len()))
