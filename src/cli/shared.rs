@@ -280,17 +280,18 @@ impl Reporter {
             (0, w) => format!("{} (--fail-on warning)", words::count(w, "warning")),
             (e, w) => format!("{} and {} (--fail-on warning)", words::count(e, "error"), words::count(w, "warning")),
         };
-        let left_out = match self.left_out {
-            0 => String::new(),
-            n => format!(
-                " ({} that {} from {} left out)",
-                words::count(n, "finding"),
-                if n == 1 { "follows" } else { "follow" },
-                if failing.len() == 1 { "it" } else { "them" }
-            ),
-        };
+        let left_out = left_out_note(self.left_out, if failing.len() == 1 { "it" } else { "them" });
         self.note(&format!("nothing written: {counted}{left_out}"));
         true
+    }
+}
+
+/// ` (N findings that follow from FROM left out)`, or nothing for none: what a summary line adds
+/// for the findings left out because they follow from an error reported.
+pub fn left_out_note(n: usize, from: &str) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(" ({} that {} from {from} left out)", words::count(n, "finding"), if n == 1 { "follows" } else { "follow" }),
     }
 }
 

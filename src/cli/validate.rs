@@ -160,10 +160,7 @@ pub fn run(a: &ValidateArgs) -> Exit {
         what = format!("{what} (and {} the catalog objects render)", words::count(rendered, "runtime"));
     }
     if a.format == Format::Text {
-        let left_out = match left_out {
-            0 => String::new(),
-            n => format!(" ({} that {} from the errors left out)", words::count(n, "finding"), if n == 1 { "follows" } else { "follow" }),
-        };
+        let left_out = super::shared::left_out_note(left_out, "the errors");
         out::note(&format!(
             "{what} checked: {}, {}{left_out}",
             words::count(count(Severity::Error), "error"),

@@ -501,6 +501,26 @@ fn object_meta() -> Value {
     })
 }
 
+/// Calls `f` on each subschema directly under `m` (`properties`' values, `items`, `allOf`'s
+/// members, ...): the walk [`adapt`] and the kubeconform export make over a whole schema.
+pub(crate) fn each_subschema(m: &mut serde_json::Map<String, Value>, f: &mut impl FnMut(&mut Value)) {
+    for (k, child) in m.iter_mut() {
+        match k.as_str() {
+            "properties" | "patternProperties" | "definitions" | "$defs" => {
+                if let Value::Object(props) = child {
+                    props.values_mut().for_each(&mut *f);
+                }
+            }
+            "items" | "additionalProperties" | "not" | "additionalItems" => f(child),
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => match child {
+                Value::Array(members) => members.iter_mut().for_each(&mut *f),
+                other => f(other),
+            },
+            _ => {}
+        }
+    }
+}
+
 fn adapt_in_place(v: &mut Value) {
     let Value::Object(m) = v else {
         if let Value::Array(a) = v {
@@ -508,19 +528,8 @@ fn adapt_in_place(v: &mut Value) {
         }
         return;
     };
-    // Recurse first, into every subschema position (and anything else: harmless).
-    for (k, child) in m.iter_mut() {
-        match k.as_str() {
-            "properties" | "patternProperties" | "definitions" | "$defs" => {
-                if let Value::Object(props) = child {
-                    props.values_mut().for_each(adapt_in_place);
-                }
-            }
-            "items" | "additionalProperties" | "not" | "additionalItems" => adapt_in_place(child),
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => adapt_in_place(child),
-            _ => {}
-        }
-    }
+    // Recurse first, into every subschema position.
+    each_subschema(m, &mut adapt_in_place);
     let preserve = m.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true);
     if m.get("x-kubernetes-embedded-resource").and_then(Value::as_bool) == Some(true) {
         let props = m.entry("properties").or_insert_with(|| json!({}));

@@ -229,17 +229,7 @@ fn standard(v: &mut Value) {
         }
         return;
     };
-    for (k, child) in m.iter_mut() {
-        match k.as_str() {
-            "properties" | "patternProperties" | "definitions" | "$defs" => {
-                if let Value::Object(props) = child {
-                    props.values_mut().for_each(standard);
-                }
-            }
-            "items" | "additionalProperties" | "not" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => standard(child),
-            _ => {}
-        }
-    }
+    crd::each_subschema(m, &mut standard);
     if let Some(p) = m.remove(crd::GO_PATTERN) {
         m.insert("pattern".into(), p);
     }
