@@ -445,6 +445,105 @@ fn a_tpu7_slice_renders_for_tpu7_pools_not_tpu7x_ones() {
     assert!(err.contains("4x8x8"), "{err}");
 }
 
+/// `tpu/pool-shape` (issue 53 item 4): a hand-written runtime whose accelerator and topology two
+/// machine types share (v5e and v6e 2x4) and that selects nothing telling their pools apart is
+/// warned, once, in both directions (the two-host `-4t` shape and the one-host `-8t` one); a
+/// machine type, a node pool or a ComputeClass tells them apart, and a topology of one machine
+/// type needs none.
+#[test]
+fn a_tpu_pod_that_cannot_tell_two_pool_shapes_apart_is_warned() {
+    let base: Value =
+        jax_runtimes::yaml::parse_one(&std::fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap()).unwrap();
+    let pool_shape = |edit: &dyn Fn(&mut Value)| -> Vec<String> {
+        let mut rt = base.clone();
+        edit(&mut rt);
+        jax_runtimes::validate::object(&rt, &Default::default())
+            .iter()
+            .filter(|d| d.rule.id != "jobset/trainjob-name-length")
+            .map(|d| format!("{} {}: {}", d.rule.id, d.severity, d.message))
+            .collect()
+    };
+    fn set(rt: &mut Value, path: &[&str], v: Value) {
+        let mut at = &mut rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"];
+        for k in path {
+            at = &mut at[*k];
+        }
+        *at = v;
+    }
+    let unpin = |rt: &mut Value| {
+        set(rt, &["nodeSelector"], serde_json::json!({TPU_ACCEL_LABEL: "tpu-v5-lite-podslice", TPU_TOPOLOGY_LABEL: "2x4"}));
+    };
+    let chips = |rt: &mut Value, n: u32| {
+        set(
+            rt,
+            &["containers"],
+            serde_json::json!([{"name": "node", "image": "x", "env": [{"name": "JAX_PLATFORMS", "value": "tpu,cpu"}],
+            "resources": {"limits": {"google.com/tpu": n}, "requests": {"google.com/tpu": n}}}]),
+        );
+    };
+    // The base pins ct5lp-hightpu-4t: clean.
+    assert_eq!(pool_shape(&|_| {}), Vec::<String>::new());
+    // Without it, warned (a warning: the runtime is valid, its pool is not told).
+    let two_hosts = pool_shape(&unpin);
+    assert_eq!(two_hosts.len(), 1, "{two_hosts:?}");
+    assert!(
+        two_hosts[0].starts_with(
+            "tpu/pool-shape warning: TPU v5e 2x4 is 2 hosts x 4 chips on ct5lp-hightpu-4t or 1 host x 8 chips on ct5lp-hightpu-8t"
+        ),
+        "{two_hosts:?}"
+    );
+    assert!(two_hosts[0].contains("land on a `ct5lp-hightpu-8t` pool, where its 2 pods of 4 chips share a host"), "{two_hosts:?}");
+    // The other direction: one v6e host of 8 chips, unpinned.
+    let one_host = pool_shape(&|rt| {
+        unpin(rt);
+        set(rt, &["nodeSelector", TPU_ACCEL_LABEL], "tpu-v6e-slice".into());
+        chips(rt, 8);
+        rt["spec"]["mlPolicy"]["numNodes"] = 1.into();
+        rt["spec"]["template"]["metadata"] = serde_json::json!({});
+    });
+    assert_eq!(one_host.len(), 1, "{one_host:?}");
+    assert!(
+        one_host[0].contains("(8 chips: the ct6e-standard-8t shape)")
+            && one_host[0].contains("land on a `ct6e-standard-4t` pool, whose hosts never have the 8 chips"),
+        "{one_host:?}"
+    );
+    // What tells the pools apart: the machine type (also as a required node affinity `In` of one
+    // shape), the node pool, a ComputeClass.
+    let one_type = serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["ct5lp-hightpu-4t"]}]}]}}});
+    let told = [
+        ("node pool", vec!["nodeSelector", "cloud.google.com/gke-nodepool"], Value::from("tpu-2x4")),
+        ("ComputeClass", vec!["nodeSelector", "cloud.google.com/compute-class"], Value::from("tpu-multihost-v5-8")),
+        ("affinity of one machine type", vec!["affinity"], one_type),
+        ("machine type", vec!["nodeSelector", "node.kubernetes.io/instance-type"], Value::from("ct5lp-hightpu-4t")),
+    ];
+    for (what, path, value) in told {
+        let found = pool_shape(&|rt| {
+            unpin(rt);
+            set(rt, &path, value.clone());
+        });
+        assert!(!found.iter().any(|f| f.starts_with("tpu/pool-shape")), "{what}: {found:?}");
+    }
+    // An affinity that allows both machine types tells nothing.
+    let both = pool_shape(&|rt| {
+        unpin(rt);
+        set(
+            rt,
+            &["affinity"],
+            serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["ct5lp-hightpu-4t", "ct5lp-hightpu-8t"]}]}]}}}),
+        );
+    });
+    assert!(both.iter().any(|f| f.starts_with("tpu/pool-shape")), "{both:?}");
+    // A topology on one machine type only (v5e 4x4: ct5lp-hightpu-4t) needs no pin.
+    let four_by_four = pool_shape(&|rt| {
+        unpin(rt);
+        set(rt, &["nodeSelector", TPU_TOPOLOGY_LABEL], "4x4".into());
+        rt["spec"]["mlPolicy"]["numNodes"] = 4.into();
+    });
+    assert_eq!(four_by_four, Vec::<String>::new());
+}
+
 #[test]
 fn the_tpu_node_pool_must_match_the_runtime_host_count() {
     let err = render(&runtime_doc("x", "  numNodes: 2\n  accelerator:\n    tpu: {type: v5p, topology: 4x4x4}")).unwrap_err().join("\n");

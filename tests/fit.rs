@@ -317,9 +317,11 @@ fn the_two_host_v5e_2x4_runtime_fits_a_4t_pool_and_not_an_8t_pool_whose_one_host
     assert!(why.contains("the closest, node pool v5e-2x4-8t, has node.kubernetes.io/instance-type=ct5lp-hightpu-8t"), "{why}");
     // And the one-host variant the other way round.
     assert_eq!((v8["jax-tpu-v5e-2x4-1host"]["fits"].as_bool(), v4["jax-tpu-v5e-2x4-1host"]["fits"].as_bool()), (Some(true), Some(false)));
-    // A hand-written runtime without the pin (the validator's TPU base) lands both pods on the one
-    // 8-chip host: fit says so, and how to pin it.
-    let unpinned = fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap();
+    // A hand-written runtime without the pin (the validator's TPU base without its machine type)
+    // lands both pods on the one 8-chip host: fit says so, and how to pin it.
+    let pinned = fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap();
+    let unpinned = pinned.replace("                  node.kubernetes.io/instance-type: ct5lp-hightpu-4t\n", "");
+    assert_ne!(unpinned, pinned, "the base pins its machine type");
     let r = fit(&[("nodes.yaml", &eight), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
     assert_eq!(r.code, 1, "{}", r.all());
     let v = &verdicts(&r)["jax-tpu-v5e-2x4"];
@@ -332,6 +334,112 @@ fn the_two_host_v5e_2x4_runtime_fits_a_4t_pool_and_not_an_8t_pool_whose_one_host
     assert!(v["help"].as_str().unwrap().contains("`node.kubernetes.io/instance-type: ct5lp-hightpu-4t`"), "{v}");
     let r = fit(&[("nodes.yaml", &four), ("rt.yaml", &unpinned)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
     assert_eq!((r.code, verdicts(&r)["jax-tpu-v5e-2x4"]["copies"].as_u64()), (0, Some(1)), "{}", r.all());
+}
+
+/// A GKE TPU v6e 2x4 node pool of `n` hosts of `machine` (`ct6e-standard-4t`: two VMs of 4 chips
+/// make one slice, or `ct6e-standard-8t`: one VM of 8 chips is a slice): both labelled
+/// `gke-tpu-topology: 2x4` (vllm-project/ci-infra#525). `instance_type`: with the machine type label.
+fn gke_v6e_2x4_pool(pool: &str, machine: &str, n: usize, instance_type: bool) -> Vec<String> {
+    let chips = if machine.ends_with("-8t") { "8" } else { "4" };
+    let mut alloc: Vec<(&str, &str)> = TPU_ALLOC.iter().copied().filter(|(k, _)| *k != "google.com/tpu").collect();
+    alloc.push(("google.com/tpu", chips));
+    let mut labels = vec![
+        ("cloud.google.com/gke-nodepool", pool),
+        ("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice"),
+        ("cloud.google.com/gke-tpu-topology", "2x4"),
+    ];
+    if instance_type {
+        labels.push(("node.kubernetes.io/instance-type", machine));
+    }
+    (0..n)
+        .map(|i| {
+            node(
+                &format!("gke-tpu-c1-{pool}-5a1e9c4d-{i:04}"),
+                &labels,
+                &[("google.com/tpu", "present", "NoSchedule")],
+                &alloc,
+                "True",
+                false,
+            )
+        })
+        .collect()
+}
+
+/// A hand-written v6e 2x4 runtime of `hosts` pods of `chips` chips that selects only the
+/// accelerator and topology (no machine type, no pool): what `tpu/pool-shape` warns of.
+fn v6e_2x4_unpinned(name: &str, hosts: u32, chips: u32) -> String {
+    let base = fs::read_to_string(support::root().join("tests/validate/base/tpu.yaml")).unwrap();
+    let out = base
+        .replace("name: jax-tpu-v5e-2x4", &format!("name: {name}"))
+        .replace("numNodes: 2", &format!("numNodes: {hosts}"))
+        .replace("google.com/tpu: 4", &format!("google.com/tpu: {chips}"))
+        .replace("tpu-v5-lite-podslice", "tpu-v6e-slice")
+        .replace("                  node.kubernetes.io/instance-type: ct5lp-hightpu-4t\n", "");
+    assert!(!out.contains("instance-type") && out.contains("tpu-v6e-slice"), "{out}");
+    out
+}
+
+/// Issue 53 item 4: a v6e 2x4 runtime for the `-4t` pools (two hosts of 4 chips) never fits an
+/// inventory of `ct6e-standard-8t` nodes, however many and however pooled, and a runtime for the
+/// `-8t` pools (one host of 8 chips) never fits `-4t` nodes; pinned (as `render` writes them) or
+/// not (hand-written, accelerator and topology only), nodes with or without the machine type
+/// label. Each fits its own pool.
+#[test]
+fn a_v6e_2x4_runtime_fits_only_the_pool_shape_it_is_for() {
+    let runtimes = [
+        ("jax-tpu-v6e-2x4-2hosts", None),
+        ("jax-tpu-v6e-2x4-1host", None),
+        ("hand-2hosts", Some(v6e_2x4_unpinned("hand-2hosts", 2, 4))),
+        ("hand-1host", Some(v6e_2x4_unpinned("hand-1host", 1, 8))),
+    ];
+    let for_4t = |name: &str| name.ends_with("2hosts");
+    let hand: String = runtimes.iter().filter_map(|(_, t)| t.clone()).collect::<Vec<_>>().join("---\n");
+    for labelled in [true, false] {
+        // Inventories of one kind of host: one pool of 1, 2 or 4 nodes, and 4 pools of one node.
+        for machine in ["ct6e-standard-4t", "ct6e-standard-8t"] {
+            let short = &machine[machine.len() - 2..];
+            let inventories = [
+                gke_v6e_2x4_pool(&format!("v6e-{short}"), machine, 1, labelled),
+                gke_v6e_2x4_pool(&format!("v6e-{short}"), machine, 2, labelled),
+                gke_v6e_2x4_pool(&format!("v6e-{short}"), machine, 4, labelled),
+                (0..4).flat_map(|p| gke_v6e_2x4_pool(&format!("v6e-{short}-{p}"), machine, 1, labelled)).collect(),
+            ];
+            for nodes in &inventories {
+                let nodes = list(nodes);
+                let builtin = verdicts(&fit(&[("nodes.yaml", &nodes)], &["--nodes", "nodes.yaml", "--format", "json"]));
+                let r = fit(&[("nodes.yaml", &nodes), ("rt.yaml", &hand)], &["--nodes", "nodes.yaml", "rt.yaml", "--format", "json"]);
+                let written = verdicts(&r);
+                let hosts = nodes.matches("kind: Node").count();
+                for (name, text) in &runtimes {
+                    let v = if text.is_some() { &written[*name] } else { &builtin[*name] };
+                    let mine = for_4t(name) == (machine == "ct6e-standard-4t");
+                    // A 2-host slice needs a pool of two -4t hosts, the 1-host runtime any -8t host;
+                    // a runtime that pins the machine type, nodes that carry it (as GKE's do).
+                    let expect = mine && (text.is_some() || labelled) && (!for_4t(name) || hosts / pools_of(&nodes) >= 2);
+                    assert_eq!(
+                        v["fits"].as_bool(),
+                        Some(expect),
+                        "{name} on {hosts} {machine} node(s) (machine type label: {labelled}): {v:#}"
+                    );
+                    if !mine && for_4t(name) && text.is_some() {
+                        // Its pods would take 4 of an 8-chip host's chips: fit names the host and the pin.
+                        assert!(reason(v).contains("each on a host of its own (TPU v6e 2x4 runs one pod per host)"), "{}", reason(v));
+                        assert!(
+                            v["help"].as_str().unwrap_or_default().contains("`node.kubernetes.io/instance-type: ct6e-standard-4t`"),
+                            "{v:#}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The node pools of a node list (`cloud.google.com/gke-nodepool` values).
+fn pools_of(nodes: &str) -> usize {
+    let pools: std::collections::BTreeSet<&str> =
+        nodes.lines().filter_map(|l| l.trim().strip_prefix("cloud.google.com/gke-nodepool: ")).collect();
+    pools.len().max(1)
 }
 
 #[test]

@@ -467,6 +467,7 @@ impl<'c> Plan<'c> {
             ext: d.extended().map(|r| c.resource(r)).collect(),
         };
         let mut hist: HashMap<Why<&str>, usize> = HashMap::new();
+        let slice_host = d.slice.as_ref().and_then(|_| SliceHost::of(d, c));
         for group in &self.groups {
             let Some(rep) = group.first().and_then(|i| c.nodes.get(*i)) else { continue };
             let named = d.node_name.as_ref().is_none_or(|n| n == &rep.name);
@@ -512,7 +513,7 @@ impl<'c> Plan<'c> {
             for node in group.iter().filter_map(|i| c.nodes.get(*i)) {
                 let one_per_host = d.slice.is_some();
                 let mut now = capacity(node, &found.res, &d.host_ports, false, one_per_host);
-                let empty = capacity(node, &found.res, &d.host_ports, true, one_per_host);
+                let mut empty = capacity(node, &found.res, &d.host_ports, true, one_per_host);
                 // InterPodAffinity runs after NodeResourcesFit: a node short of resources says so.
                 if now.k > 0 && (blocked || node.repels(d.priority)) {
                     *hist.entry(Why::ExistingAntiAffinity).or_default() += 1;
@@ -526,6 +527,11 @@ impl<'c> Plan<'c> {
                         Some(ShortOf::Pods) | None => Why::TooManyPods,
                     };
                     *hist.entry(why).or_default() += 1;
+                }
+                // kube-scheduler puts a pod there (no reason above); the slice does not form.
+                if slice_host.as_ref().is_some_and(|h| !h.is(node)) {
+                    now.k = 0;
+                    empty.k = 0;
                 }
                 if let Some(v) = domain {
                     let dom = found.domains.entry(v).or_default();
@@ -677,6 +683,47 @@ fn gate_of(g: &Matched<'_>) -> Option<Gate> {
             _ => Gate::Unreported,
         },
     })
+}
+
+/// The host a pod of a multi-host TPU slice needs where the slice's topology exists on several
+/// machine types with the same accelerator and topology labels (v5e and v6e `2x4`: two `-4t`
+/// hosts or one `-8t` host, `catalog/accelerators/tpu.yaml`): a node of the machine type whose
+/// hosts have the chips a pod requests. The topology label alone matches both pools.
+struct SliceHost {
+    /// The node label of the machine type, the slice's machine type, and the topology's others.
+    label: String,
+    machine_type: String,
+    others: Vec<String>,
+    /// Chips per host, and the index of the TPU resource in the cluster.
+    chips: i64,
+    resource: Option<usize>,
+}
+
+impl SliceHost {
+    fn of(d: &Demand, c: &Cluster) -> Option<SliceHost> {
+        let tpu = &crate::accelerators::data().tpu;
+        let generation = tpu.by_accelerator_label(d.node_selector.get(&tpu.accelerator_label)?)?;
+        let chips = *d.requests.get(&tpu.resource)?;
+        let shapes = generation.shapes_for(d.node_selector.get(&tpu.topology_label)?);
+        let shape = shapes.iter().find(|s| i64::from(s.chips_per_host) == chips)?;
+        (shapes.len() > 1).then(|| SliceHost {
+            label: tpu.machine_type_label.clone(),
+            machine_type: shape.machine_type.clone(),
+            others: shapes.iter().filter(|s| s.machine_type != shape.machine_type).map(|s| s.machine_type.clone()).collect(),
+            chips,
+            resource: c.resource(&tpu.resource),
+        })
+    }
+
+    /// Is the node a host of the slice: its machine type, where its label names one of the
+    /// topology's, else its chips (a host with more chips than a pod requests is the other pool's)?
+    fn is(&self, node: &NodeInfo) -> bool {
+        match node.labels.get(&self.label) {
+            Some(m) if *m == self.machine_type => true,
+            Some(m) if self.others.contains(m) => false,
+            _ => self.resource.is_none_or(|r| node.free(r, true) <= self.chips),
+        }
+    }
 }
 
 /// The machine type whose hosts have as many TPU chips as a pod of the demand requests, for the

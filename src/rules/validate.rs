@@ -130,6 +130,9 @@ define_rules! {
     TPU_WEBHOOK_SINGLE_HOST = "tpu/webhook-single-host", Warning, Accelerators,
         "A container of a single-host TPU pod refers to `$(TPU_WORKER_ID)` or `$(TPU_WORKER_HOSTNAMES)` in its command, args or env: GKE's TPU webhook sets them only in multi-host slices, so they are empty here.",
         "Do not rely on them on one host (the worker is 0, its hostname the pod's own), or use a multi-host topology.";
+    TPU_POOL_SHAPE = "tpu/pool-shape", Warning, Accelerators,
+        "The pod selects a TPU accelerator and topology that node pools of two machine types share (`catalog/accelerators/tpu.yaml`: v5e and v6e `2x4` is two 4-chip hosts, `-4t`, or one 8-chip host, `-8t`; GKE labels both `gke-tpu-topology: 2x4`), and nothing that tells the pools apart: no machine type (`node.kubernetes.io/instance-type`), no node pool, no ComputeClass. On the other pool the slice does not form: the pods of a two-host slice share one 8-chip host or take half of two one-host slices each, and a one-host pod waits for 8 chips the 4-chip hosts never have.",
+        "Select the machine type of the pool the slice is for, `node.kubernetes.io/instance-type` (what `jax-runtimes render` writes), or the node pool (`cloud.google.com/gke-nodepool`).";
     GPU_COUNT = "gpu/count", Error, Accelerators,
         "The GPU count per pod is above what one node of the selected GPU model or machine type has; the pod stays Pending.",
         "Lower the GPU limit to the machine's GPU count, or select a bigger machine.";

@@ -22,11 +22,11 @@ use k8s_openapi::api::core::v1::{Container, PodSpec, Toleration};
 use crate::k8s::requests::{aggregate, is_sidecar};
 use crate::k8s::selection::{pinned_labels, pinned_values, tolerates_pattern};
 
-use crate::accelerators::{data, TpuGeneration};
+use crate::accelerators::{data, TpuGeneration, TpuShape};
 use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
-    TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR, TPU_WEBHOOK_ENV, TPU_WEBHOOK_SINGLE_HOST,
+    TPU_POOL_SHAPE, TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR, TPU_WEBHOOK_ENV, TPU_WEBHOOK_SINGLE_HOST,
 };
 use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
@@ -38,6 +38,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let Some(pod) = job.template.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { continue };
         let is_trainer = job.is_trainer();
         let pod_path = paths::pod_spec(i);
+        let choices = pinned_labels(pod);
         let labels = pinned_values(pod);
         let platform = pod_platform(pod);
         let tpu = &data().tpu;
@@ -45,13 +46,13 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             if platform.is_none() {
                 missing_toleration(&pod_path, pod, &tpu.resource, &tpu.tolerations, "TPU", &mut out);
             }
-            tpu_checks(&pod_path, &request, &labels, is_trainer.then_some(num_nodes), &mut out);
+            tpu_checks(&pod_path, &request, &labels, &choices, is_trainer.then_some(num_nodes), &mut out);
             let pods = if is_trainer { num_nodes } else { job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1) };
             webhook_env(&pod_path, pod, pods, &mut out);
         }
         for vendor in &data().gpu.vendors {
             if let Some(request) = pod_request(pod, &pod_path, &vendor.resource) {
-                gpu_checks(&pod_path, &request, &pinned_labels(pod), &mut out);
+                gpu_checks(&pod_path, &request, &choices, &mut out);
                 if platform.is_none() {
                     missing_toleration(&pod_path, pod, &vendor.resource, &vendor.tolerations, "GPU", &mut out);
                 }
@@ -227,6 +228,7 @@ fn tpu_checks(
     pod_path: &FieldPath,
     request: &PodRequest,
     labels: &BTreeMap<String, String>,
+    choices: &BTreeMap<String, Vec<String>>,
     num_nodes: Option<i32>,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -286,6 +288,7 @@ fn tpu_checks(
         ));
         return;
     };
+    pool_shape(&selector, generation, shape, &shapes, choices, out);
     if let Some(n) = num_nodes {
         if u32::try_from(n).ok() != Some(shape.hosts) {
             out.push(Diagnostic::finding(
@@ -306,6 +309,64 @@ fn tpu_checks(
             ));
         }
     }
+}
+
+/// `tpu/pool-shape`: the topology exists on several machine types whose node pools carry the same
+/// accelerator and topology labels (`catalog/accelerators/tpu.yaml`: v5e and v6e `2x4`), and the
+/// pod selects nothing that tells those pools apart: the machine type (`machineTypeLabel`, one
+/// value, or several of one shape), a node pool (`nodes.yaml` `poolLabels` of the TPU platforms),
+/// or a GKE ComputeClass (its priorities name the machine). `shape` is the one the pod's chips
+/// per host make it.
+fn pool_shape(
+    selector: &FieldPath,
+    generation: &TpuGeneration,
+    shape: &TpuShape,
+    shapes: &[TpuShape],
+    choices: &BTreeMap<String, Vec<String>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let tpu = &data().tpu;
+    let nodes = crate::accelerators::nodes::nodes();
+    let pool_labels = tpu.platforms.iter().filter_map(|p| nodes.platform(p)).flat_map(|p| p.pool_labels.iter());
+    if choices.contains_key(&crate::capacity::compute_class_key()) || pool_labels.into_iter().any(|k| choices.contains_key(k)) {
+        return;
+    }
+    let possible: Vec<&TpuShape> =
+        shapes.iter().filter(|s| choices.get(&tpu.machine_type_label).is_none_or(|v| v.contains(&s.machine_type))).collect();
+    if possible.len() < 2 {
+        return;
+    }
+    let describe = |s: &TpuShape| {
+        format!("{} host{} x {} chips on {}", s.hosts, if s.hosts == 1 { "" } else { "s" }, s.chips_per_host, s.machine_type)
+    };
+    let others: Vec<&TpuShape> = possible.iter().copied().filter(|s| s.machine_type != shape.machine_type).collect();
+    let other_types = others.iter().map(|s| format!("`{}`", s.machine_type)).collect::<Vec<_>>().join(" or ");
+    let there = if others.iter().any(|o| o.chips_per_host > shape.chips_per_host) {
+        format!(
+            "where its {} pods of {} chips share a host or each take part of a one-host slice, and the slice never forms",
+            shape.hosts, shape.chips_per_host
+        )
+    } else {
+        format!("whose hosts never have the {} chips a pod asks for: where only such pools exist, it waits forever", shape.chips_per_host)
+    };
+    out.push(
+        Diagnostic::finding(
+            &TPU_POOL_SHAPE,
+            selector.clone(),
+            format!(
+                "TPU {} {} is {}, node pools with the same `{}` and `{}` labels; the pod ({} chips: the {} shape) selects neither the machine type (`{}`) nor a node pool, so it can land on a {other_types} pool, {there}",
+                generation.name,
+                shape.topology,
+                possible.iter().map(|s| describe(s)).collect::<Vec<_>>().join(" or "),
+                tpu.accelerator_label,
+                tpu.topology_label,
+                shape.chips_per_host,
+                shape.machine_type,
+                tpu.machine_type_label,
+            ),
+        )
+        .with_help(format!("add `{}: {}` to the pod's `nodeSelector` (what `jax-runtimes render` writes)", tpu.machine_type_label, shape.machine_type)),
+    );
 }
 
 fn nearest(generation: &TpuGeneration, topo: &str) -> String {
