@@ -221,6 +221,7 @@ fn every_install_line_tells_the_readme_story() {
             }
         }
     }
-    assert!(seen >= 4, "the install lines went missing ({seen})");
+    // README's and getting-started's build from source; CI recipes download a release (tests/dist.rs).
+    assert!(seen >= 2, "the install lines went missing ({seen})");
     assert!(wrong.is_empty(), "install lines that tell another story:\n{}", wrong.join("\n"));
 }

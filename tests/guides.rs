@@ -428,8 +428,15 @@ fn block_after(page: &str, heading: &str) -> String {
 fn one_install_story_in_the_readme_and_getting_started() {
     let readme = fs::read_to_string(root().join("README.md")).unwrap();
     let started = fs::read_to_string(root().join("docs/getting-started.md")).unwrap();
-    let install = block_after(&readme, "## Install");
-    assert_eq!(install, block_after(&started, "## Install jax-runtimes"), "README and getting-started tell different install stories");
+    // First the release archive (tests/dist.rs runs this block on the archive .ci/dist makes),
+    // then the build from source.
+    let archive = block_after(&readme, "## Install");
+    assert_eq!(archive, block_after(&started, "## Install jax-runtimes"), "README and getting-started tell different install stories");
+    assert!(archive.contains("sha256sum -c"), "the archive is checked before it is unpacked: {archive}");
+    let from_source =
+        |page: &str| block_after(&page[page.find("git clone").map_or(0, |at| page[..at].rfind("```text").unwrap_or(0))..], "```text");
+    let install = from_source(&readme);
+    assert_eq!(install, from_source(&started), "README and getting-started build from source differently");
     // The clone is this repository, and `cargo install --locked --path .` builds what `cargo
     // package --locked` (CI) proves buildable from the packaged crate.
     let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
