@@ -7,7 +7,8 @@
 //! built-in runtime, every object of the built-in catalog and a TrainJob (all pass), and over
 //! mistakes (each refused at the field `validate` names): the structure cases of the validate
 //! corpora (tests/validate/*.yaml) and catalog and TrainJob typos. kubeconform itself runs over
-//! the same objects when it is on PATH; when it is not, that test says NOT RUN (tests/run's
+//! the same objects when it is on PATH; Kueue objects (the example fleet's and Kueue's guides') and
+//! `preview --jobset`'s JobSet are among the good, Kueue and JobSet typos among the mistakes; when it is not, that test says NOT RUN (tests/run's
 //! closing notice names it). The plain tests check the layout, that every file is a valid JSON
 //! Schema, the same verdicts with the `jsonschema` crate, and the folder's ownership (all or
 //! nothing, only its own files replaced or pruned).
@@ -28,13 +29,28 @@ use serde_json::{json, Value};
 const TEMPLATE: &str = "{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
 
 /// Every file the export writes, for the default release.
-const FILES: [&str; 9] = [
+const FILES: [&str; 24] = [
     "jax-runtimes.dev/jaxcluster_v1alpha1.json",
     "jax-runtimes.dev/jaxruntime_v1alpha1.json",
     "jax-runtimes.dev/jaxruntimedefaults_v1alpha1.json",
     "jax-runtimes.dev/jaxruntimematrix_v1alpha1.json",
     "jax-runtimes.dev/jaxruntimequeue_v1alpha1.json",
     "jax-runtimes.dev/jaxruntimevalidation_v1alpha1.json",
+    "jobset.x-k8s.io/jobset_v1alpha2.json",
+    "kueue.x-k8s.io/admissioncheck_v1beta1.json",
+    "kueue.x-k8s.io/admissioncheck_v1beta2.json",
+    "kueue.x-k8s.io/clusterqueue_v1beta1.json",
+    "kueue.x-k8s.io/clusterqueue_v1beta2.json",
+    "kueue.x-k8s.io/cohort_v1beta1.json",
+    "kueue.x-k8s.io/cohort_v1beta2.json",
+    "kueue.x-k8s.io/localqueue_v1beta1.json",
+    "kueue.x-k8s.io/localqueue_v1beta2.json",
+    "kueue.x-k8s.io/resourceflavor_v1beta1.json",
+    "kueue.x-k8s.io/resourceflavor_v1beta2.json",
+    "kueue.x-k8s.io/topology_v1beta1.json",
+    "kueue.x-k8s.io/topology_v1beta2.json",
+    "kueue.x-k8s.io/workloadpriorityclass_v1beta1.json",
+    "kueue.x-k8s.io/workloadpriorityclass_v1beta2.json",
     "trainer.kubeflow.org/clustertrainingruntime_v1alpha1.json",
     "trainer.kubeflow.org/trainingruntime_v1alpha1.json",
     "trainer.kubeflow.org/trainjob_v1alpha1.json",
@@ -74,9 +90,11 @@ fn exported() -> (tempfile::TempDir, BTreeMap<String, Value>) {
 }
 
 /// What every consumer must accept: the built-in runtimes, every object of the built-in catalog,
-/// and the README's TrainJob.
+/// the README's TrainJob, the JobSet `preview --jobset` makes of it, the Kueue objects of the
+/// example fleet (`jax-runtimes kueue`'s) and of Kueue's own guides (tests/public/kueue).
 fn good() -> Vec<Instance> {
-    let mut out: Vec<Instance> = support::documents(&support::render(&[]))
+    let runtimes = support::render(&[]);
+    let mut out: Vec<Instance> = support::documents(&runtimes)
         .into_iter()
         .map(|v| Instance { name: format!("runtime-{}", support::name_of(&v)), value: v, field: None })
         .collect();
@@ -91,7 +109,45 @@ fn good() -> Vec<Instance> {
         }
     }
     out.push(Instance { name: "trainjob".into(), value: trainjob(), field: None });
+    out.push(Instance { name: "jobset".into(), value: jobset(&runtimes), field: None });
+    let kueue = |file: &str| -> Vec<Value> {
+        let text = std::fs::read_to_string(support::root().join(file)).unwrap();
+        support::documents(&text)
+            .into_iter()
+            .filter(|v| v["apiVersion"].as_str().is_some_and(|a| a.starts_with("kueue.x-k8s.io/")))
+            .collect()
+    };
+    let mut queues: Vec<String> = std::fs::read_dir(support::root().join("functions/fleet/deploy/runtimes"))
+        .unwrap()
+        .map(|e| format!("functions/fleet/deploy/runtimes/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|f| f.contains("/kueue_"))
+        .collect();
+    queues.sort();
+    queues.extend(["tests/public/kueue/single-clusterqueue-setup.yaml".to_string(), "tests/public/kueue/tas-gpu-queues.yaml".to_string()]);
+    let mut kinds = std::collections::BTreeSet::new();
+    for file in queues {
+        for (i, v) in kueue(&file).into_iter().enumerate() {
+            kinds.insert(v["kind"].as_str().unwrap().to_string());
+            let stem = Path::new(&file).file_stem().unwrap().to_string_lossy().to_string();
+            out.push(Instance { name: format!("{stem}-{i}"), value: v, field: None });
+        }
+    }
+    assert!(kinds.len() >= 4, "Kueue kinds among the good objects: {kinds:?}");
     out
+}
+
+/// The JobSet Trainer makes of [`trainjob`] on the built-in runtimes (`preview --jobset`).
+fn jobset(runtimes: &str) -> Value {
+    let work = tempfile::tempdir().unwrap();
+    let (rt, tj) = (work.path().join("runtimes.yaml"), work.path().join("trainjob.json"));
+    std::fs::write(&rt, runtimes).unwrap();
+    std::fs::write(&tj, trainjob().to_string()).unwrap();
+    let r = support::run(&["preview", tj.to_str().unwrap(), "--runtimes", rt.to_str().unwrap(), "--jobset"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let docs = support::documents(&r.stdout);
+    assert_eq!(docs.len(), 1, "{}", r.stdout);
+    assert_eq!(docs[0]["kind"], "JobSet");
+    docs[0].clone()
 }
 
 fn trainjob() -> Value {
@@ -109,7 +165,7 @@ fn trainjob() -> Value {
 fn mistakes() -> Vec<Instance> {
     // Not expressible in JSON Schema: the uniqueness of a keyed list's keys. Not structure: a CRD
     // that does not cover the kind.
-    let left_out = ["crd/duplicate-key", "crd/not-covered"];
+    let left_out = ["crd/duplicate-key", "schema/duplicate-key", "crd/not-covered"];
     let mut out = Vec::new();
     for case in support::validate_corpus::corpus().into_iter().chain(support::validate_corpus::kubernetes_corpus()) {
         let Some(expect) = &case.expect else { continue };
@@ -137,6 +193,25 @@ fn mistakes() -> Vec<Instance> {
     let mut job = trainjob();
     job["spec"]["trainer"]["numNodes"] = json!("two");
     catalog("trainjob-wrong-type", job, "spec.trainer.numNodes");
+    let queue =
+        |spec: Value| json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"}, "spec": spec});
+    catalog("kueue-unknown-field", queue(json!({"namespaceSelector": {}, "cohrtName": "c"})), "spec.cohrtName");
+    catalog("kueue-bad-enum", queue(json!({"namespaceSelector": {}, "queueingStrategy": "Fifo"})), "spec.queueingStrategy");
+    catalog(
+        "kueue-too-few-flavors",
+        queue(json!({"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": []}]})),
+        "spec.resourceGroups[0].flavors",
+    );
+    catalog(
+        "kueue-flavor-unknown-field",
+        json!({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": {"nodeLabel": {"a": "b"}}}),
+        "spec.nodeLabel",
+    );
+    catalog(
+        "jobset-unknown-field",
+        json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j"}, "spec": {"replicatedJob": []}}),
+        "spec.replicatedJob",
+    );
     out
 }
 
@@ -229,7 +304,7 @@ fn the_folder_is_written_all_or_nothing_and_only_its_own_files_change() {
     let older = export(dir.path(), &["--trainer-version", "v2.2"]);
     assert_eq!(older.code, 0, "{}", older.all());
     assert!(older.stderr.contains("(0 created, 3 updated, 0 pruned)"), "{}", older.stderr);
-    let trainjob = std::fs::read_to_string(dir.path().join(FILES[8])).unwrap();
+    let trainjob = std::fs::read_to_string(dir.path().join("trainer.kubeflow.org/trainjob_v1alpha1.json")).unwrap();
     assert!(trainjob.contains("Kubeflow Trainer v2.2.1"), "v2.2 is its newest patch");
 
     // A stale file it wrote is pruned; the user's files are left alone, and one that holds a

@@ -4,6 +4,9 @@
 //! verbatim minus its `description` keywords (properties named `description` stay). The two runtime
 //! kinds share one schema, `runtime`; the TrainJob's is `trainjob`.
 //!
+//! `catalog/schemas/kueue/v0.19.2.json` and `catalog/schemas/jobset/v0.12.0.json` are Kueue's and
+//! JobSet's CRDs the same way ([`UPSTREAMS`]), a schema per kind and version.
+//!
 //! The files are generated from the upstream CRDs in `../shared/reference` (support::reference):
 //! `UPDATE_SCHEMAS=1 cargo test --test schemas` writes them; without the variable the same test
 //! fails on any difference between a file and the CRDs it was made from. The generator refuses a
@@ -420,4 +423,341 @@ fn trainer_builtin_runtimes_pass_v2_3_0_and_next() {
         let before = ["v2.0.0", "v2.0.1", "v2.1.0"].contains(&release.name);
         assert_eq!(refused, before, "{file} against {}: {found:?}", release.name);
     }
+}
+
+/// A project beside Trainer whose CRDs are embedded the same way: Kueue (the queue kinds the tool
+/// writes and judges) and JobSet (the object Trainer makes of a TrainJob). Its file is
+/// `catalog/schemas/<name>/<release>.json`: the same layout as a Trainer release's, a schema per
+/// kind and version (`clusterqueue/v1beta1`; a version whose schema equals an earlier version's
+/// names that one's key).
+struct Upstream {
+    /// The folder's name under `catalog/schemas/`.
+    name: &'static str,
+    release: &'static str,
+    repository: &'static str,
+    /// The commit the tag points at, where the reference data names it.
+    commit: Option<&'static str>,
+    /// The folder of its CRD files, under the reference data.
+    folder: &'static str,
+    /// The CRD files' folder upstream.
+    upstream: &'static str,
+    group: &'static str,
+    /// Kind and plural (the file is `<group>_<plural>.yaml`) of each CRD in the file.
+    kinds: &'static [(&'static str, &'static str)],
+}
+
+/// Kueue's Workload CRD (about 340 KB per version, most of it a PodSpec) is left out: the tool
+/// reads Workloads as cluster state (`fit --pods`), never judges or writes one.
+const UPSTREAMS: [Upstream; 2] = [
+    Upstream {
+        name: "kueue",
+        release: "v0.19.2",
+        repository: "github.com/kubernetes-sigs/kueue",
+        commit: Some("8eab6877"),
+        folder: "kueue-v0.19.2/crds",
+        upstream: "config/components/crd/bases",
+        group: "kueue.x-k8s.io",
+        kinds: &[
+            ("ResourceFlavor", "resourceflavors"),
+            ("ClusterQueue", "clusterqueues"),
+            ("LocalQueue", "localqueues"),
+            ("Topology", "topologies"),
+            ("WorkloadPriorityClass", "workloadpriorityclasses"),
+            ("AdmissionCheck", "admissionchecks"),
+            ("Cohort", "cohorts"),
+        ],
+    },
+    Upstream {
+        name: "jobset",
+        release: "v0.12.0",
+        repository: "github.com/kubernetes-sigs/jobset",
+        commit: None,
+        folder: "jobset-v0.12.0",
+        upstream: "config/components/crd/bases",
+        group: "jobset.x-k8s.io",
+        kinds: &[("JobSet", "jobsets")],
+    },
+];
+
+fn upstream_file(u: &Upstream) -> PathBuf {
+    support::root().join("catalog/schemas").join(u.name).join(format!("{}.json", u.release))
+}
+
+/// The data file of `u`, from its CRDs in `dir`, laid out as a Trainer release's.
+fn generate_upstream(u: &Upstream, dir: &Path) -> String {
+    let mut kinds = Map::new();
+    let mut schemas = Map::new();
+    let mut paths = Map::new();
+    for (kind, plural) in u.kinds {
+        let name = format!("{}_{plural}.yaml", u.group);
+        let file = dir.join(&name);
+        let crd = read_crd(&file);
+        let at = |p: &str| crd.pointer(p).unwrap_or_else(|| panic!("{}: no {p}", file.display()));
+        assert_eq!(at("/kind"), "CustomResourceDefinition", "{}", file.display());
+        assert_eq!(at("/spec/group"), u.group, "{}", file.display());
+        assert_eq!(at("/spec/names/kind"), *kind, "{}", file.display());
+        assert_eq!(at("/spec/names/plural"), *plural, "{}", file.display());
+        let mut listed = Vec::new();
+        let mut keys: Vec<(String, Value)> = Vec::new();
+        for v in at("/spec/versions").as_array().unwrap() {
+            let vname = v["name"].as_str().unwrap_or_else(|| panic!("{}: a version without a name", file.display()));
+            let schema =
+                strip(v.pointer("/schema/openAPIV3Schema").unwrap_or_else(|| panic!("{}: a version without a schema", file.display())));
+            let key = match keys.iter().find(|(_, s)| *s == schema) {
+                Some((k, _)) => k.clone(),
+                None => {
+                    let k = format!("{}/{vname}", kind.to_lowercase());
+                    schemas.insert(k.clone(), schema.clone());
+                    keys.push((k.clone(), schema));
+                    k
+                }
+            };
+            let mut entry = Map::new();
+            for field in ["name", "served", "storage"] {
+                entry.insert(field.into(), v.get(field).unwrap_or_else(|| panic!("{}: a version without {field}", file.display())).clone());
+            }
+            entry.insert("schema".into(), json!(key));
+            if let Some(s) = v.get("subresources") {
+                entry.insert("subresources".into(), s.clone());
+            }
+            listed.push(Value::Object(entry));
+        }
+        kinds.insert((*kind).into(), json!({"plural": plural, "scope": at("/spec/scope"), "versions": listed}));
+        paths.insert((*kind).into(), json!(format!("{}/{name}", u.upstream)));
+    }
+    let file = json!({
+        "source": {
+            "repository": u.repository,
+            "tag": u.release,
+            "commit": u.commit,
+            "crds": paths,
+            "note": "descriptions dropped (every description keyword; properties named description kept)",
+            "command": COMMAND,
+        },
+        "release": u.release,
+        "released": true,
+        "group": u.group,
+        "kinds": kinds,
+        "schemas": schemas,
+    });
+    layout(&file)
+}
+
+#[test]
+fn kueue_and_jobset_files_are_their_crds_without_descriptions() {
+    let Some(reference) = support::reference() else { return };
+    let update = std::env::var("UPDATE_SCHEMAS").is_ok_and(|v| v == "1");
+    let mut failures = Vec::new();
+    let mut missing = Vec::new();
+    for u in &UPSTREAMS {
+        let dir = reference.join(u.folder);
+        if !dir.is_dir() {
+            missing.push(format!("{} ({} {})", u.folder, u.name, u.release));
+            continue;
+        }
+        let want = generate_upstream(u, &dir);
+        let path = upstream_file(u);
+        if update {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            if fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+                fs::write(&path, &want).unwrap();
+                eprintln!("wrote {}", path.display());
+            }
+            continue;
+        }
+        match fs::read_to_string(&path) {
+            Ok(have) if have == want => {}
+            Ok(have) => failures.push(format!(
+                "catalog/schemas/{}/{}.json is not what {}/{} gives:\n{}",
+                u.name,
+                u.release,
+                reference.display(),
+                u.folder,
+                diff(&have, &want)
+            )),
+            Err(_) => failures.push(format!("catalog/schemas/{}/{}.json is missing", u.name, u.release)),
+        }
+    }
+    if !missing.is_empty() {
+        let why = format!("{} missing from {}", missing.join(", "), reference.display());
+        assert!(!update, "cannot write every schema file: {why}");
+        assert!(!support::reference::required(), "{}: {why}; {}", support::reference::test_name(), support::reference::HOW_TO_GET_IT);
+        support::reference::not_run("reference", &support::reference::test_name(), &format!("compared only what is there: {why}"));
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n\nIf upstream's CRDs changed on purpose, run `{COMMAND}` and review `git diff catalog/schemas`.",
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn kueue_and_jobset_files_are_well_formed_and_compile() {
+    for u in &UPSTREAMS {
+        let path = upstream_file(u);
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (run `{COMMAND}`)", path.display()));
+        let data: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = format!("{} {}", u.name, u.release);
+        assert_eq!(data["release"], u.release, "{name}");
+        assert_eq!(data["group"], u.group, "{name}");
+        assert_eq!(data["source"]["commit"], json!(u.commit), "{name}");
+        let kinds: Vec<&String> = data["kinds"].as_object().unwrap().keys().collect();
+        assert_eq!(kinds, u.kinds.iter().map(|(k, _)| *k).collect::<Vec<_>>(), "{name}");
+        assert!(!text.contains("\"description\":\""), "{name}: a description keyword is left");
+        let used: BTreeSet<&str> = data["kinds"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|k| k["versions"].as_array().unwrap())
+            .map(|v| v["schema"].as_str().unwrap())
+            .collect();
+        let keys: BTreeSet<&str> = data["schemas"].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(used, keys, "{name}: every schema is used by a kind, and every kind's schema is there");
+        for (kind, _) in u.kinds {
+            let c = crd::compile(&crd_of(&data, kind), &path.display().to_string())
+                .unwrap_or_else(|d| panic!("{name}: {kind} does not compile: {}", d.message));
+            assert!(!c.versions.is_empty(), "{name} {kind}");
+        }
+    }
+}
+
+/// The Kueue objects of the agreement test: the example fleet's (what `jax-runtimes kueue`
+/// writes), those of Kueue's guides (tests/public/kueue), and mutations of a few that break one
+/// rule each (structure, enum, limit, pattern, quantity, CEL, webhook).
+fn kueue_objects() -> Vec<(String, Value)> {
+    let mut files: Vec<PathBuf> = fs::read_dir(support::root().join("functions/fleet/deploy/runtimes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("kueue_"))
+        .collect();
+    files.sort();
+    files.extend(
+        ["tests/public/kueue/single-clusterqueue-setup.yaml", "tests/public/kueue/tas-gpu-queues.yaml"].map(|f| support::root().join(f)),
+    );
+    let mut out = Vec::new();
+    for f in files {
+        for (i, v) in support::documents(&fs::read_to_string(&f).unwrap()).into_iter().enumerate() {
+            if v["apiVersion"].as_str().is_some_and(|a| a.starts_with("kueue.x-k8s.io/")) {
+                out.push((format!("{}#{i}", f.file_name().unwrap().to_string_lossy()), v));
+            }
+        }
+    }
+    let base: Vec<(String, Value)> = out.clone();
+    let mutate = |name: &str, kind: &str, f: &dyn Fn(&mut Value)| -> Option<(String, Value)> {
+        let (from, v) = base.iter().find(|(_, v)| v["kind"] == kind)?;
+        let mut v = v.clone();
+        f(&mut v);
+        Some((format!("{from} {name}"), v))
+    };
+    /// A mutation, typed for `mutate`.
+    fn cq(f: &dyn Fn(&mut Value)) -> &dyn Fn(&mut Value) {
+        f
+    }
+    let mutations: Vec<Option<(String, Value)>> = vec![
+        mutate("unknown field", "ClusterQueue", cq(&|v| v["spec"]["cohrtName"] = json!("c"))),
+        mutate("bad enum", "ClusterQueue", cq(&|v| v["spec"]["queueingStrategy"] = json!("Fifo"))),
+        mutate("no flavors", "ClusterQueue", cq(&|v| v["spec"]["resourceGroups"][0]["flavors"] = json!([]))),
+        mutate(
+            "not a quantity",
+            "ClusterQueue",
+            cq(&|v| v["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = json!("4 cores")),
+        ),
+        mutate(
+            "negative quota",
+            "ClusterQueue",
+            cq(&|v| v["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = json!(-1)),
+        ),
+        mutate(
+            "borrowing without cohort",
+            "ClusterQueue",
+            cq(&|v| {
+                v["spec"].as_object_mut().unwrap().remove("cohortName");
+                v["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] = json!(1);
+            }),
+        ),
+        mutate(
+            "preemption",
+            "ClusterQueue",
+            cq(&|v| v["spec"]["preemption"] = json!({"reclaimWithinCohort": "Never", "borrowWithinCohort": {"policy": "LowerPriority"}})),
+        ),
+        mutate("fungibility", "ClusterQueue", cq(&|v| v["spec"]["flavorFungibility"] = json!({"preference": "BorrowingOverPreemption"}))),
+        mutate("bad cohort name", "ClusterQueue", cq(&|v| v["spec"]["cohortName"] = json!("Bad_Name"))),
+        mutate(
+            "too many flavors",
+            "ClusterQueue",
+            cq(&|v| {
+                let f = v["spec"]["resourceGroups"][0]["flavors"][0].clone();
+                v["spec"]["resourceGroups"][0]["flavors"] = Value::Array(
+                    (0..65)
+                        .map(|i| {
+                            let mut f = f.clone();
+                            f["name"] = json!(format!("f{i}"));
+                            f
+                        })
+                        .collect(),
+                );
+            }),
+        ),
+        mutate("wrong type", "ClusterQueue", cq(&|v| v["spec"]["namespaceSelector"] = json!([]))),
+        mutate("topology without labels", "ResourceFlavor", cq(&|v| v["spec"] = json!({"topologyName": "t"}))),
+        mutate("bad taint effect", "ResourceFlavor", cq(&|v| v["spec"]["nodeTaints"] = json!([{"key": "k", "effect": "Sometimes"}]))),
+        mutate(
+            "nine labels",
+            "ResourceFlavor",
+            cq(&|v| v["spec"]["nodeLabels"] = Value::Object((0..9).map(|i| (format!("l{i}"), json!("v"))).collect())),
+        ),
+        mutate(
+            "toleration value with Exists",
+            "ResourceFlavor",
+            cq(&|v| v["spec"]["tolerations"] = json!([{"key": "k", "operator": "Exists", "value": "x"}])),
+        ),
+        mutate("bad queue name", "LocalQueue", cq(&|v| v["spec"]["clusterQueue"] = json!("Bad_Name"))),
+        mutate("bad stop policy", "LocalQueue", cq(&|v| v["spec"]["stopPolicy"] = json!("Pause"))),
+        mutate("no levels", "Topology", cq(&|v| v["spec"]["levels"] = json!([]))),
+        mutate(
+            "hostname above",
+            "Topology",
+            cq(&|v| v["spec"]["levels"] = json!([{"nodeLabel": "kubernetes.io/hostname"}, {"nodeLabel": "a/b"}])),
+        ),
+        mutate("same level twice", "Topology", cq(&|v| v["spec"]["levels"] = json!([{"nodeLabel": "a/b"}, {"nodeLabel": "a/b"}]))),
+    ];
+    let n = mutations.len();
+    out.extend(mutations.into_iter().flatten());
+    assert!(out.len() >= base.len() + n - 4, "most mutations found a base object of their kind");
+    out
+}
+
+/// `validate` and `validate --crd <Kueue v0.19.2's CRDs>` give one verdict on every Kueue object:
+/// the same errors at the same fields, but for a CEL rule a webhook rule restates at a narrower
+/// field, which the built-in judge says once (there).
+#[test]
+fn kueue_builtin_and_crd_give_one_verdict() {
+    let Some(reference) = support::reference() else { return };
+    let dir = reference.join("kueue-v0.19.2/crds");
+    let mut crds = Vec::new();
+    for e in fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        crds.push(crd::compile(&read_crd(&p), &p.display().to_string()).unwrap_or_else(|d| panic!("{}: {}", p.display(), d.message)));
+    }
+    let errors = |found: &[jax_runtimes::Diagnostic]| -> BTreeSet<String> {
+        found.iter().filter(|d| d.severity == Severity::Error).map(|d| d.field.clone().unwrap_or_default()).collect()
+    };
+    let mut wrong = Vec::new();
+    let (mut checked, mut refused) = (0, 0);
+    for (name, v) in kueue_objects() {
+        let (api, kind) = (v["apiVersion"].as_str().unwrap(), v["kind"].as_str().unwrap());
+        let version = crds.iter().find_map(|c| c.version(api, kind)).unwrap_or_else(|| panic!("{name}: no CRD serves {api} {kind}"));
+        let builtin = jax_runtimes::validate::kueue::check(&v, None, false);
+        let given = jax_runtimes::validate::kueue::check(&v, Some(version), true);
+        let (b, g) = (errors(&builtin), errors(&given));
+        let only_given: Vec<&String> = g.difference(&b).filter(|f| !b.iter().any(|x| x.starts_with(f.as_str()))).collect();
+        if b.is_empty() != g.is_empty() || !b.is_subset(&g) || !only_given.is_empty() {
+            wrong.push(format!("{name}: built-in errors at {b:?}, --crd errors at {g:?}"));
+        }
+        checked += 1;
+        refused += usize::from(!b.is_empty());
+    }
+    assert!(wrong.is_empty(), "the two judges of Kueue objects disagree:\n{}", wrong.join("\n"));
+    assert!(refused >= 15, "{refused} of {checked} objects refused: the mutations break rules");
+    println!("kueue: {checked} objects ({refused} refused), one verdict with and without --crd");
 }

@@ -8,9 +8,9 @@ use super::rule::define_rules;
 define_rules! {
     sourced;
     KUEUE_UNREADABLE = "kueue/unreadable", Error, Kueue,
-        "A Kueue object does not read as its kind: a field has the wrong type (a list where an object belongs, a quantity that is neither a string nor an integer). The API server rejects it.",
-        "Fix the field the message names; `validate --crd` with the Kueue CRDs reports every structure error.",
-        fails KueueApply, source "kueue v0.19.2 config/components/crd/bases/kueue.x-k8s.io_*.yaml (openAPIV3Schema)";
+        "A Kueue object does not read as its kind: its `apiVersion` is one Kueue v0.19.2 does not serve (it serves v1beta1 and v1beta2), or a field the schema takes does not read into Kueue's types. The API server rejects it. (A field of the wrong type is the embedded CRD schema's `schema/type`.)",
+        "Use an apiVersion the message names, or fix the field it names.",
+        fails KueueApply, source "kueue v0.19.2 config/components/crd/bases/kueue.x-k8s.io_*.yaml (spec.versions, openAPIV3Schema)";
     KUEUE_FLAVOR_NODE_LABELS = "kueue/flavor-node-labels", Error, Kueue,
         "A ResourceFlavor's `nodeLabels` has an invalid label key or value, or more than 8 labels.",
         "Use valid label keys and values, at most 8 of them.",

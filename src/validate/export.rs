@@ -20,14 +20,17 @@
 //! A catalog kind's file is the catalog schema ([`crate::catalog::schema`], JSON Schema 2020-12)
 //! narrowed to that kind, with only the definitions the kind uses.
 //!
-//! No JobSet kind: jax-runtimes writes no JobSet object (a runtime holds a JobSet spec, which the
-//! Trainer schema covers), and embeds no JobSet CRD.
+//! Kueue v0.19.2's kinds (`kueue.x-k8s.io/clusterqueue_v1beta2.json`, v1beta1 too; not Workload)
+//! and JobSet v0.12.0's (`jobset.x-k8s.io/jobset_v1alpha2.json`: `preview --jobset` prints one)
+//! come from their embedded CRDs ([`super::upstream`]) the same way as a Trainer kind's.
 
 use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use super::{crd, structure};
+use super::crd;
+use super::structure;
+use super::upstream;
 use crate::catalog::kinds::{Kind, API_VERSION, GROUP};
 
 /// The first bytes of every file [`files`] makes: what marks a file in the folder as one
@@ -68,29 +71,35 @@ pub fn path(group: &str, kind: &str, version: &str) -> String {
 }
 
 /// Every exported schema: the Trainer kinds of `trainer_version` (as `validate --trainer-version`
-/// takes it: `v2.2` is its newest patch) and the catalog kinds, sorted by path.
+/// takes it: `v2.2` is its newest patch), the Kueue and JobSet kinds and the catalog kinds, sorted
+/// by path.
 pub fn files(trainer_version: &str) -> Result<Vec<SchemaFile>, ExportError> {
     let release = structure::release(trainer_version).map_err(ExportError::Release)?;
     let data: Value = structure::release_file(release)
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or_else(|| ExportError::Release(format!("the embedded schemas of Trainer {release} do not read")))?;
-    let mut out = trainer_files(&data, release);
+    let source = data.get("source").cloned().unwrap_or(Value::Null);
+    let at = |k: &str| source.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+    let origin = format!(
+        "Kubeflow Trainer {release}: the CRDs of {} {} (commit {})",
+        at("repository"),
+        source.get("tag").and_then(Value::as_str).unwrap_or("master"),
+        at("commit")
+    );
+    let mut out = crd_files(&data, &origin);
+    for u in upstream::ALL {
+        out.extend(crd_files(u.data(), &format!("{} {}: the CRDs of {}", u.name, u.release, u.origin())));
+    }
     out.extend(catalog_files(crate::catalog::schema::schema()));
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
 
-/// The Trainer kinds of one release's embedded file, every served version.
-fn trainer_files(data: &Value, release: &str) -> Vec<SchemaFile> {
+/// The kinds of one embedded CRD file (a Trainer release's, Kueue's, JobSet's), every served
+/// version; `origin` says where the file comes from.
+fn crd_files(data: &Value, origin: &str) -> Vec<SchemaFile> {
     let group = data.get("group").and_then(Value::as_str).unwrap_or_default();
-    let source = data.get("source").cloned().unwrap_or(Value::Null);
-    let at = |k: &str| source.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-    let origin = format!(
-        "Kubeflow Trainer {release}: the CRDs of {} {} (commit {}), closed as the API server's strict field validation is",
-        at("repository"),
-        source.get("tag").and_then(Value::as_str).unwrap_or("master"),
-        at("commit")
-    );
+    let origin = format!("{origin}, closed as the API server's strict field validation is");
     let mut out = Vec::new();
     let Some(kinds) = data.get("kinds").and_then(Value::as_object) else { return out };
     for (kind, spec) in kinds {
@@ -101,7 +110,7 @@ fn trainer_files(data: &Value, release: &str) -> Vec<SchemaFile> {
             if v.get("served").and_then(Value::as_bool) == Some(false) {
                 continue;
             }
-            let Some(raw) = data.pointer(&format!("/schemas/{key}")) else { continue };
+            let Some(raw) = data.get("schemas").and_then(|s| s.get(key)) else { continue };
             let mut schema = crd::adapt(raw);
             standard(&mut schema);
             let api_version = format!("{group}/{version}");
@@ -231,7 +240,8 @@ fn standard(v: &mut Value) {
     };
     crd::each_subschema(m, &mut standard);
     if let Some(p) = m.remove(crd::GO_PATTERN) {
-        m.insert("pattern".into(), p);
+        let portable = p.as_str().and_then(case_insensitive).map_or(p, Value::String);
+        m.insert("pattern".into(), portable);
     }
     if let Some(keys) = m.remove(crd::UNIQUE_KEYS) {
         // `set`: the items are unique. `map`: unique by their keys, which no keyword says.
@@ -243,6 +253,27 @@ fn standard(v: &mut Value) {
     if int_or_string && !m.contains_key("type") && !m.contains_key("anyOf") {
         m.insert("anyOf".into(), json!([{"type": "integer"}, {"type": "string"}]));
     }
+}
+
+/// A Go pattern with the flag `(?i)` (Kueue's AdmissionCheck `parameters.kind`:
+/// `^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$`) as one ECMA 262 and Python read alike: no inline flag,
+/// each `a-z` range of a class with `A-Z` beside it. `None` when the pattern has no flag, or has
+/// a letter outside a class (which the rewrite would not cover).
+fn case_insensitive(pattern: &str) -> Option<String> {
+    if !pattern.contains("(?i)") {
+        return None;
+    }
+    let rest = pattern.replacen("(?i)", "", 1);
+    let mut in_class = false;
+    for c in rest.chars() {
+        match c {
+            '[' => in_class = true,
+            ']' => in_class = false,
+            c if c.is_ascii_alphabetic() && !in_class => return None,
+            _ => {}
+        }
+    }
+    Some(rest.replace("a-z", "a-zA-Z"))
 }
 
 #[cfg(test)]
@@ -266,6 +297,21 @@ mod tests {
                 "jax-runtimes.dev/jaxruntimematrix_v1alpha1.json",
                 "jax-runtimes.dev/jaxruntimequeue_v1alpha1.json",
                 "jax-runtimes.dev/jaxruntimevalidation_v1alpha1.json",
+                "jobset.x-k8s.io/jobset_v1alpha2.json",
+                "kueue.x-k8s.io/admissioncheck_v1beta1.json",
+                "kueue.x-k8s.io/admissioncheck_v1beta2.json",
+                "kueue.x-k8s.io/clusterqueue_v1beta1.json",
+                "kueue.x-k8s.io/clusterqueue_v1beta2.json",
+                "kueue.x-k8s.io/cohort_v1beta1.json",
+                "kueue.x-k8s.io/cohort_v1beta2.json",
+                "kueue.x-k8s.io/localqueue_v1beta1.json",
+                "kueue.x-k8s.io/localqueue_v1beta2.json",
+                "kueue.x-k8s.io/resourceflavor_v1beta1.json",
+                "kueue.x-k8s.io/resourceflavor_v1beta2.json",
+                "kueue.x-k8s.io/topology_v1beta1.json",
+                "kueue.x-k8s.io/topology_v1beta2.json",
+                "kueue.x-k8s.io/workloadpriorityclass_v1beta1.json",
+                "kueue.x-k8s.io/workloadpriorityclass_v1beta2.json",
                 "trainer.kubeflow.org/clustertrainingruntime_v1alpha1.json",
                 "trainer.kubeflow.org/trainingruntime_v1alpha1.json",
                 "trainer.kubeflow.org/trainjob_v1alpha1.json",
@@ -280,9 +326,10 @@ mod tests {
     }
 
     #[test]
-    fn trainer_files_are_standard_json_schema_closed_as_the_judge() {
+    fn crd_files_are_standard_json_schema_closed_as_the_judge() {
         for release in structure::releases() {
-            for f in files(release).unwrap().iter().filter(|f| f.group == "trainer.kubeflow.org") {
+            let crd_groups = ["trainer.kubeflow.org", "kueue.x-k8s.io", "jobset.x-k8s.io"];
+            for f in files(release).unwrap().iter().filter(|f| crd_groups.contains(&f.group.as_str())) {
                 let text = f.text();
                 for private in [crd::GO_PATTERN, crd::UNIQUE_KEYS] {
                     assert!(!text.contains(private), "{release} {}: {private}", f.path);
@@ -290,10 +337,20 @@ mod tests {
                 let s = &f.schema;
                 assert_eq!(s["$schema"], DRAFT_04);
                 assert_eq!(s.pointer("/properties/kind/enum/0").and_then(Value::as_str), Some(f.kind.as_str()));
-                assert_eq!(s.pointer("/properties/spec/additionalProperties"), Some(&json!(false)), "{release} {}", f.path);
+                assert_eq!(s.pointer("/additionalProperties"), Some(&json!(false)), "{release} {}", f.path);
+                if let Some(spec) = s.pointer("/properties/spec").filter(|p| p.get("properties").is_some()) {
+                    assert_eq!(spec.get("additionalProperties"), Some(&json!(false)), "{release} {}", f.path);
+                }
                 jsonschema::meta::validate(s).unwrap_or_else(|e| panic!("{release} {}: {e}", f.path));
             }
         }
+    }
+
+    #[test]
+    fn a_case_insensitive_go_pattern_becomes_a_portable_one() {
+        assert_eq!(case_insensitive("^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$").as_deref(), Some("^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$"));
+        assert_eq!(case_insensitive("^[a-z]+$"), None);
+        assert_eq!(case_insensitive("(?i)^abc$"), None, "a literal letter is left as Go wrote it");
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! One Kueue object (ResourceFlavor, ClusterQueue, LocalQueue, Topology, WorkloadPriorityClass)
-//! -> findings: its structure and CEL rules against the Kueue CRD given with `--crd`; the rules of
-//! Kueue's webhooks, always (kueue v0.19.2 `pkg/webhooks/resourceflavor_webhook.go`
-//! `ValidateResourceFlavor`, `pkg/webhooks/clusterqueue_webhook.go` `ValidateClusterQueue`); and
-//! without `--crd`, the CRDs' limits, enums and CEL rules built in. Limits and enums come from
-//! `catalog/kueue.yaml` ([`crate::kueue::facts`]). Field paths are relative to the object.
+//! -> findings: its structure and CEL rules against its CRD, the one given with `--crd` or else the
+//! embedded CRD of Kueue v0.19.2 (`catalog/schemas/kueue/v0.19.2.json`, [`upstream::KUEUE`]),
+//! through the one engine ([`crd`]); and the rules of Kueue's webhooks, always (kueue v0.19.2
+//! `pkg/webhooks/resourceflavor_webhook.go` `ValidateResourceFlavor`,
+//! `pkg/webhooks/clusterqueue_webhook.go` `ValidateClusterQueue`; their limits from
+//! `catalog/kueue.yaml`, [`crate::kueue::facts`]). Field paths are relative to the object.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::crd;
+use super::upstream;
 use crate::diag::{Diagnostic, ObjectRef, Rule};
 use crate::gvk::Gvk;
 use crate::k8s::{names, scheduling};
@@ -38,69 +40,232 @@ fn restated(rule: &'static Rule, k8s: Vec<Diagnostic>, out: &mut Vec<Diagnostic>
     }
 }
 
-/// Checks one Kueue object against the CRD version that defines it (`crd`), if any; `crds_given`
-/// says whether `--crd` files were given at all. `object` is set on every finding, file and line
+/// Checks one Kueue object against the CRD version that defines it: `crd`, from the `--crd` files,
+/// or else the embedded CRD of Kueue v0.19.2 ([`upstream::KUEUE`]), compiled by the same code
+/// ([`crd::compile`]), so both give one verdict. `crds_given` says whether `--crd` files were given
+/// at all. Then the rules of Kueue's webhooks. `object` is set on every finding, file and line
 /// are not.
+///
+/// The embedded CRD's findings keep the ids of the Kueue rules that restate them
+/// (`kueue/queue-size` for a ClusterQueue's `maxItems`, `kueue/flavor-topology` for the
+/// ResourceFlavor CEL rule, see [`restating`]); the others are `schema/*` and `cel/*`, as a
+/// Trainer object's. A finding a webhook rule states at the same or a narrower field is said once.
+///
+/// Kueue v0.19.3 and v0.20.0-rc.1 change no rule a created object meets (upstream-2026-12.md): a
+/// Topology's `levels` becomes mutable (an update rule), the Workload's `podSetSliceSize` gets a
+/// minimum (Workloads are not judged), and v0.20's new `TopologySpreadingPolicy` (v1alpha1) is not
+/// a kind the tool writes.
 pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool) -> Vec<Diagnostic> {
     let gvk = Gvk::of(value);
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let mut out = Vec::new();
-    match crd {
-        Some(version) => {
-            out.extend(version.check_structure(value));
-            out.extend(version.check_cel(value));
+    let embedded;
+    let version = match crd {
+        Some(v) => Some(v),
+        None => {
+            if crds_given {
+                out.push(Diagnostic::finding(
+                    &CRD_NOT_COVERED,
+                    "",
+                    format!(
+                        "no --crd file defines {api_version} {}; checked against the embedded CRD of {} {} instead",
+                        gvk.kind,
+                        upstream::KUEUE.name,
+                        upstream::KUEUE.release
+                    ),
+                ));
+            }
+            embedded = upstream::KUEUE.version(api_version, gvk.kind);
+            if embedded.is_none() && kueue::KINDS.contains(&gvk.kind) {
+                let served = upstream::KUEUE.served(gvk.kind);
+                out.push(finding(
+                    &KUEUE_UNREADABLE,
+                    "apiVersion",
+                    format!(
+                        "{} {} serves {} as {}, not {api_version}",
+                        upstream::KUEUE.name,
+                        upstream::KUEUE.release,
+                        gvk.kind,
+                        served.iter().map(|v| format!("`{}/{v}`", upstream::KUEUE.group())).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            embedded.as_deref().and_then(|c| c.version(api_version, gvk.kind))
         }
-        None if crds_given => out.push(Diagnostic::finding(
-            &CRD_NOT_COVERED,
-            "",
-            format!("no --crd file defines {api_version} {}; checked against Kueue's built-in rules instead", gvk.kind),
-        )),
-        None => {}
+    };
+    let mut schema = Vec::new();
+    if let Some(v) = version {
+        schema.extend(v.check_structure(value));
+        schema.extend(v.check_cel(value));
     }
-    let builtin = crd.is_none();
+    let structure_failed = schema.iter().any(|d| d.is_error() && d.rule.id.starts_with("crd/"));
+    let mut typed_out = Vec::new();
     match gvk.kind {
         kueue::KIND_RESOURCE_FLAVOR => {
-            if let Some(rf) = typed::<ResourceFlavor>(value, &mut out) {
-                resource_flavor(&rf, builtin, &mut out);
+            if let Some(rf) = typed::<ResourceFlavor>(value, structure_failed, &mut typed_out) {
+                resource_flavor(&rf, &mut typed_out);
             }
         }
         kueue::KIND_CLUSTER_QUEUE => {
-            if let Some(cq) = typed::<ClusterQueue>(value, &mut out) {
-                cluster_queue(&cq, builtin, &mut out);
+            if let Some(cq) = typed::<ClusterQueue>(value, structure_failed, &mut typed_out) {
+                cluster_queue(&cq, &mut typed_out);
             }
         }
         kueue::KIND_LOCAL_QUEUE => {
-            if let Some(lq) = typed::<LocalQueue>(value, &mut out) {
-                local_queue(&lq, builtin, &mut out);
-            }
+            typed::<LocalQueue>(value, structure_failed, &mut typed_out);
         }
         kueue::KIND_TOPOLOGY => {
-            if let Some(t) = typed::<Topology>(value, &mut out) {
-                if builtin {
-                    topology(&t, &mut out);
-                }
-            }
+            typed::<Topology>(value, structure_failed, &mut typed_out);
         }
         kueue::KIND_PRIORITY_CLASS => {
-            if let Some(p) = typed::<WorkloadPriorityClass>(value, &mut out) {
-                if builtin && p.value.is_none() {
-                    out.push(finding(&KUEUE_PRIORITY_CLASS, "value", "required field `value` is missing"));
-                }
-            }
+            typed::<WorkloadPriorityClass>(value, structure_failed, &mut typed_out);
         }
         _ => {}
     }
+    // A rule whose evaluation fails on the object (`self.nodeLabels.size()` with no `nodeLabels`)
+    // is a refusal: the API server reports the evaluation error as the field's (apiextensions-
+    // apiserver `pkg/apiserver/schema/cel/validation.go`: "no such key ... evaluating rule").
+    let schema: Vec<Diagnostic> = schema.into_iter().map(refused_on_error).collect();
+    if crd.is_some() {
+        out.extend(schema);
+    } else {
+        for d in schema {
+            let d = relabeled(gvk.kind, d);
+            let restated = RESTATED_CEL.iter().any(|m| d.message.contains(m));
+            let said = restated
+                && typed_out.iter().any(|t| {
+                    t.rule.id == d.rule.id
+                        && crate::diag::within(t.field.as_deref().unwrap_or_default(), d.field.as_deref().unwrap_or_default())
+                });
+            if !said {
+                out.push(d);
+            }
+        }
+    }
+    out.extend(typed_out);
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
 }
 
+/// `d` as the API server judges it: a CEL rule that fails to evaluate on a key the object lacks
+/// refuses the object (`cel/rule`, an error), where kube-cel reports it as unevaluated.
+fn refused_on_error(d: Diagnostic) -> Diagnostic {
+    use crate::rules::validate::{CEL_RULE, CEL_UNEVALUATED};
+    if d.rule.id == CEL_UNEVALUATED.id && d.message.contains("rule evaluation error: No such key") {
+        let rule = d.message.split_once("the rule `").and_then(|(_, r)| r.split_once("` could not")).map_or("", |(r, _)| r);
+        let error = d.message.rsplit_once("rule evaluation error: ").map_or("", |(_, e)| e);
+        let message = match rule_message(upstream::KUEUE.data(), rule) {
+            Some(m) => format!("{m} (the rule `{rule}` fails on the object: {error})"),
+            None => format!("the rule `{rule}` fails on the object: {error}"),
+        };
+        return Diagnostic { rule: &CEL_RULE, severity: CEL_RULE.severity, message, ..d }.with_help(CEL_RULE.fix);
+    }
+    d
+}
+
+/// The `message` of the CEL rule `rule` in the schemas of `data` (an embedded CRD file), if any.
+fn rule_message(data: &Value, rule: &str) -> Option<String> {
+    match data {
+        Value::Object(m) => {
+            if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
+                let found = rules.iter().find(|r| r.get("rule").and_then(Value::as_str) == Some(rule));
+                if let Some(message) = found.and_then(|r| r.get("message")).and_then(Value::as_str) {
+                    return Some(message.to_string());
+                }
+            }
+            m.values().find_map(|v| rule_message(v, rule))
+        }
+        Value::Array(a) => a.iter().find_map(|v| rule_message(v, rule)),
+        _ => None,
+    }
+}
+
+/// The CRD's CEL rules a webhook rule below restates at a narrower field (ClusterQueue
+/// `validateClusterQueueSpec`): said once, at the webhook's field.
+const RESTATED_CEL: [&str; 3] = [
+    "borrowingLimit must be nil when cohort is empty",
+    "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never",
+    "preference can only be set when both whenCanBorrow and whenCanPreempt",
+];
+
+/// A finding of the embedded CRD as the built-in judge says it: under the Kueue rule that
+/// restates it ([`restating`]), with Kueue's clause, else under the `schema/*` rule of its kind.
+fn relabeled(kind: &str, d: Diagnostic) -> Diagnostic {
+    use crate::rules::validate::*;
+    let family = d.rule.id.split_once('/').map_or("", |(_, f)| f);
+    let field = d.field.clone().unwrap_or_default();
+    let structural = d.rule.id.starts_with("crd/");
+    if let Some(rule) = restating(kind, family, &field, &d.message) {
+        let message = match d.message.split_once(" does not match the pattern `^(\\+|-)?(([0-9]+") {
+            Some((value, _)) => format!("{value} is not a Kubernetes quantity (such as `8`, `500m`, `64Gi`)"),
+            None => d.message.clone(),
+        };
+        return finding(rule, field, message);
+    }
+    if !structural {
+        return d;
+    }
+    let rule: &'static Rule = match family {
+        "unknown-field" => &SCHEMA_UNKNOWN_FIELD,
+        "null-dropped" => &SCHEMA_NULL_DROPPED,
+        "required" => &SCHEMA_REQUIRED,
+        "enum" => &SCHEMA_ENUM,
+        "format" => &SCHEMA_FORMAT,
+        "constraint" | "duplicate-key" => &SCHEMA_CONSTRAINT,
+        _ => &SCHEMA_TYPE,
+    };
+    Diagnostic { rule, severity: rule.severity, ..d }.with_help(rule.fix)
+}
+
+/// The Kueue rule that restates a finding (`family`: `enum`, `constraint`, `rule` for CEL, ...)
+/// of the embedded CRD of `kind` at `field`; `None`: it is the schema's own.
+fn restating(kind: &str, family: &str, field: &str, message: &str) -> Option<&'static Rule> {
+    if matches!(family, "unknown-field" | "type" | "null-dropped" | "unevaluated") {
+        return None;
+    }
+    let under = |p: &str| field == p || field.strip_prefix(p).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['));
+    let quota = ["nominalQuota", "borrowingLimit", "lendingLimit"].iter().any(|q| field.ends_with(q));
+    Some(match kind {
+        kueue::KIND_RESOURCE_FLAVOR
+            if message.contains("topology is set") || message.contains("`!has(self.topologyName)") || under("spec.topologyName") =>
+        {
+            &KUEUE_FLAVOR_TOPOLOGY
+        }
+        kueue::KIND_RESOURCE_FLAVOR if under("spec.nodeLabels") => &KUEUE_FLAVOR_NODE_LABELS,
+        kueue::KIND_RESOURCE_FLAVOR if under("spec.nodeTaints") => &KUEUE_FLAVOR_TAINTS,
+        kueue::KIND_RESOURCE_FLAVOR if under("spec.tolerations") => &KUEUE_FLAVOR_TOLERATIONS,
+        kueue::KIND_CLUSTER_QUEUE if quota || message.contains("cohort is empty") => &KUEUE_QUOTA,
+        kueue::KIND_CLUSTER_QUEUE if message.contains("same number of resources") => &KUEUE_FLAVOR_RESOURCES,
+        kueue::KIND_CLUSTER_QUEUE if family == "constraint" && under("spec.resourceGroups") => &KUEUE_QUEUE_SIZE,
+        kueue::KIND_CLUSTER_QUEUE if under("spec.namespaceSelector") => &KUEUE_NAMESPACE_SELECTOR,
+        kueue::KIND_CLUSTER_QUEUE
+            if [
+                "spec.preemption",
+                "spec.flavorFungibility",
+                "spec.queueingStrategy",
+                "spec.stopPolicy",
+                "spec.cohortName",
+                "spec.cohort",
+            ]
+            .iter()
+            .any(|p| under(p)) =>
+        {
+            &KUEUE_QUEUE_POLICY
+        }
+        kueue::KIND_LOCAL_QUEUE if under("spec.clusterQueue") || under("spec.stopPolicy") => &KUEUE_LOCAL_QUEUE,
+        kueue::KIND_TOPOLOGY if under("spec.levels") => &KUEUE_TOPOLOGY_LEVELS,
+        kueue::KIND_PRIORITY_CLASS if under("value") => &KUEUE_PRIORITY_CLASS,
+        _ => return None,
+    })
+}
+
 /// The object as its type; a field of the wrong type is a finding (unless the CRD already
-/// reported a structure error).
-fn typed<T: DeserializeOwned>(value: &Value, out: &mut Vec<Diagnostic>) -> Option<T> {
+/// reported a structure error, `structure_failed`).
+fn typed<T: DeserializeOwned>(value: &Value, structure_failed: bool, out: &mut Vec<Diagnostic>) -> Option<T> {
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(t) => Some(t),
         Err(e) => {
-            if !out.iter().any(|d| d.is_error() && d.rule.id.starts_with("crd/")) {
+            if !structure_failed {
                 let path = e.path().to_string();
                 let field = if path == "." { String::new() } else { path };
                 out.push(finding(&KUEUE_UNREADABLE, field, crate::words::serde_message(&e.inner().to_string())));
@@ -110,9 +275,8 @@ fn typed<T: DeserializeOwned>(value: &Value, out: &mut Vec<Diagnostic>) -> Optio
     }
 }
 
-fn resource_flavor(rf: &ResourceFlavor, builtin: bool, out: &mut Vec<Diagnostic>) {
+fn resource_flavor(rf: &ResourceFlavor, out: &mut Vec<Diagnostic>) {
     let spec = &rf.spec;
-    let limits = &facts().limits;
     for (k, v) in &spec.node_labels {
         let field = crate::diag::join_path("spec.nodeLabels", k);
         if let Err(e) = names::qualified_name(k) {
@@ -142,68 +306,27 @@ fn resource_flavor(rf: &ResourceFlavor, builtin: bool, out: &mut Vec<Diagnostic>
                 format!("taints must be unique by key and effect pair (`{}`, `{}`)", t.key, t.effect),
             ));
         }
-        if builtin && !facts().enums.flavor_taint_effects.contains(&t.effect) {
-            out.push(finding(
-                &KUEUE_FLAVOR_TAINTS,
-                at("effect"),
-                format!("effect `{}` is not one of {}", t.effect, listed(&facts().enums.flavor_taint_effects)),
-            ));
-        }
     }
-    if builtin {
-        // The CRD's CEL rules on tolerations are Kubernetes' own toleration rules.
-        let mut k8s = Vec::new();
-        scheduling::tolerations(&spec.tolerations, &"spec.tolerations".into(), &mut k8s);
-        restated(&KUEUE_FLAVOR_TOLERATIONS, k8s, out);
-    } else {
-        for (i, t) in spec.tolerations.iter().enumerate() {
-            if let Some(key) = t.key.as_deref().filter(|k| !k.is_empty()) {
-                if let Err(e) = names::qualified_name(key) {
-                    out.push(finding(
-                        &KUEUE_FLAVOR_TOLERATIONS,
-                        format!("spec.tolerations[{i}].key"),
-                        format!("`{key}` is not a valid toleration key: it {e}"),
-                    ));
-                }
+    for (i, t) in spec.tolerations.iter().enumerate() {
+        if let Some(key) = t.key.as_deref().filter(|k| !k.is_empty()) {
+            if let Err(e) = names::qualified_name(key) {
+                out.push(finding(
+                    &KUEUE_FLAVOR_TOLERATIONS,
+                    format!("spec.tolerations[{i}].key"),
+                    format!("`{key}` is not a valid toleration key: it {e}"),
+                ));
             }
-        }
-    }
-    if builtin {
-        for (what, n, most, rule) in [
-            ("node labels", spec.node_labels.len(), limits.flavor_node_labels, &KUEUE_FLAVOR_NODE_LABELS),
-            ("node taints", spec.node_taints.len(), limits.flavor_node_taints, &KUEUE_FLAVOR_TAINTS),
-            ("tolerations", spec.tolerations.len(), limits.flavor_tolerations, &KUEUE_FLAVOR_TOLERATIONS),
-        ] {
-            if n > most {
-                let field = match what {
-                    "node labels" => "spec.nodeLabels",
-                    "node taints" => "spec.nodeTaints",
-                    _ => "spec.tolerations",
-                };
-                out.push(finding(rule, field, format!("{n} {what}; a ResourceFlavor has at most {most}")));
-            }
-        }
-        if spec.topology_name.is_some() && spec.node_labels.is_empty() {
-            out.push(finding(&KUEUE_FLAVOR_TOPOLOGY, "spec.topologyName", "at least one nodeLabel is required when topology is set"));
         }
     }
 }
 
-fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
+fn cluster_queue(cq: &ClusterQueue, out: &mut Vec<Diagnostic>) {
     let spec = &cq.spec;
-    let f = facts();
-    let (limits, enums) = (&f.limits, &f.enums);
+    let limits = &facts().limits;
     let has_cohort = spec.cohort().is_some();
     let mut resources = BTreeSet::new();
     let mut flavors = BTreeSet::new();
     let (mut total_flavors, mut total_covered) = (0, 0);
-    if builtin && spec.resource_groups.len() > limits.resource_groups {
-        out.push(finding(
-            &KUEUE_QUEUE_SIZE,
-            "spec.resourceGroups",
-            format!("{} resource groups; a ClusterQueue has at most {}", spec.resource_groups.len(), limits.resource_groups),
-        ));
-    }
     for (g, group) in spec.resource_groups.iter().enumerate() {
         let gpath = format!("spec.resourceGroups[{g}]");
         total_flavors += group.flavors.len();
@@ -221,17 +344,6 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
                 ));
             }
         }
-        if builtin {
-            for (what, n, most, least) in [
-                ("covered resources", group.covered_resources.len(), limits.covered_resources_per_group, 1),
-                ("flavors", group.flavors.len(), limits.flavors_per_group, 1),
-            ] {
-                if n > most || n < least {
-                    let field = if what == "flavors" { format!("{gpath}.flavors") } else { format!("{gpath}.coveredResources") };
-                    out.push(finding(&KUEUE_QUEUE_SIZE, field, format!("{n} {what}; a resource group has 1 to {most}")));
-                }
-            }
-        }
         let mut combinations = 0;
         for (j, fq) in group.flavors.iter().enumerate() {
             let fpath = format!("{gpath}.flavors[{j}]");
@@ -241,19 +353,6 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
                     &KUEUE_DUPLICATE_FLAVOR,
                     format!("{fpath}.name"),
                     format!("duplicate value `{}`: a flavor is listed once, in one resource group", fq.name),
-                ));
-            }
-            if builtin && fq.resources.len() != group.covered_resources.len() {
-                out.push(finding(
-                    &KUEUE_FLAVOR_RESOURCES,
-                    format!("{fpath}.resources"),
-                    format!(
-                        "flavor `{}` lists {} resources and the group covers {} ({}): flavors must have the same number of resources as the coveredResources",
-                        fq.name,
-                        fq.resources.len(),
-                        group.covered_resources.len(),
-                        group.covered_resources.join(", ")
-                    ),
                 ));
             }
             for (k, rq) in fq.resources.iter().enumerate() {
@@ -277,12 +376,8 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
                             Some(a)
                         }
                         Ok(a) => Some(a),
-                        Err(e) => {
-                            if builtin {
-                                out.push(finding(&KUEUE_QUOTA, format!("{rpath}.{field}"), e.to_string()));
-                            }
-                            None
-                        }
+                        // Not a quantity: the CRD's pattern says so.
+                        Err(_) => None,
                     }
                 };
                 let nominal = amount("nominalQuota", &rq.nominal_quota, out);
@@ -355,24 +450,6 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
         if reclaim == "Never" && p.borrow_within_cohort.is_some() && borrow != "Never" {
             out.push(finding(&KUEUE_QUEUE_POLICY, "spec.preemption", "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never"));
         }
-        if builtin {
-            enum_of(
-                &KUEUE_QUEUE_POLICY,
-                "spec.preemption.reclaimWithinCohort",
-                p.reclaim_within_cohort.as_deref(),
-                &enums.reclaim_within_cohort,
-                out,
-            );
-            enum_of(
-                &KUEUE_QUEUE_POLICY,
-                "spec.preemption.withinClusterQueue",
-                p.within_cluster_queue.as_deref(),
-                &enums.within_cluster_queue,
-                out,
-            );
-            let policy = p.borrow_within_cohort.as_ref().and_then(|b| b.policy.as_deref());
-            enum_of(&KUEUE_QUEUE_POLICY, "spec.preemption.borrowWithinCohort.policy", policy, &enums.borrow_within_cohort, out);
-        }
     }
     if let Some(fung) = &spec.flavor_fungibility {
         if let Some(pref) = &fung.preference {
@@ -384,34 +461,6 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
                     "spec.flavorFungibility.preference",
                     format!("preference {pref:?} requires both whenCanBorrow and whenCanPreempt to be TryNextFlavor"),
                 ));
-            }
-        }
-        if builtin {
-            enum_of(&KUEUE_QUEUE_POLICY, "spec.flavorFungibility.whenCanBorrow", fung.when_can_borrow.as_deref(), &enums.fungibility, out);
-            enum_of(
-                &KUEUE_QUEUE_POLICY,
-                "spec.flavorFungibility.whenCanPreempt",
-                fung.when_can_preempt.as_deref(),
-                &enums.fungibility,
-                out,
-            );
-            enum_of(
-                &KUEUE_QUEUE_POLICY,
-                "spec.flavorFungibility.preference",
-                fung.preference.as_deref(),
-                &enums.fungibility_preference,
-                out,
-            );
-        }
-    }
-    if builtin {
-        enum_of(&KUEUE_QUEUE_POLICY, "spec.queueingStrategy", spec.queueing_strategy.as_deref(), &enums.queueing_strategies, out);
-        enum_of(&KUEUE_QUEUE_POLICY, "spec.stopPolicy", spec.stop_policy.as_deref(), &enums.stop_policies, out);
-        for (field, name) in [("spec.cohortName", spec.cohort_name.as_deref()), ("spec.cohort", spec.cohort.as_deref())] {
-            if let Some(n) = name.filter(|n| !n.is_empty()) {
-                if let Err(e) = names::dns1123_subdomain(n) {
-                    out.push(finding(&KUEUE_QUEUE_POLICY, field, format!("`{n}` is not a valid cohort name: it {e}")));
-                }
             }
         }
     }
@@ -431,59 +480,6 @@ fn cluster_queue(cq: &ClusterQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-}
-
-fn local_queue(lq: &LocalQueue, builtin: bool, out: &mut Vec<Diagnostic>) {
-    let cq = &lq.spec.cluster_queue;
-    if builtin && !cq.is_empty() {
-        if let Err(e) = names::dns1123_subdomain(cq) {
-            out.push(finding(&KUEUE_LOCAL_QUEUE, "spec.clusterQueue", format!("`{cq}` is not a valid ClusterQueue name: it {e}")));
-        }
-    }
-    if builtin {
-        enum_of(&KUEUE_LOCAL_QUEUE, "spec.stopPolicy", lq.spec.stop_policy.as_deref(), &facts().enums.stop_policies, out);
-    }
-}
-
-fn topology(t: &Topology, out: &mut Vec<Diagnostic>) {
-    let f = facts();
-    let levels = &t.spec.levels;
-    if levels.is_empty() || levels.len() > f.limits.topology_levels {
-        out.push(finding(
-            &KUEUE_TOPOLOGY_LEVELS,
-            "spec.levels",
-            format!("{} levels; a Topology has 1 to {}", levels.len(), f.limits.topology_levels),
-        ));
-    }
-    let mut seen = BTreeSet::new();
-    for (i, l) in levels.iter().enumerate() {
-        let at = format!("spec.levels[{i}].nodeLabel");
-        if let Err(e) = names::qualified_name(&l.node_label) {
-            out.push(finding(&KUEUE_TOPOLOGY_LEVELS, at.clone(), format!("`{}` is not a node label key: it {e}", l.node_label)));
-        }
-        if !seen.insert(l.node_label.as_str()) {
-            out.push(finding(&KUEUE_TOPOLOGY_LEVELS, at.clone(), format!("`{}` must be unique", l.node_label)));
-        }
-        if l.node_label == f.hostname_label && i + 1 != levels.len() {
-            out.push(finding(
-                &KUEUE_TOPOLOGY_LEVELS,
-                at,
-                format!("the {} label can only be used at the lowest level of topology", f.hostname_label),
-            ));
-        }
-    }
-}
-
-fn enum_of(rule: &'static Rule, field: &str, value: Option<&str>, allowed: &[String], out: &mut Vec<Diagnostic>) {
-    if let Some(v) = value {
-        if !allowed.iter().any(|a| a == v) {
-            out.push(finding(rule, field, format!("`{v}` is not one of {}", listed(allowed))));
-        }
-    }
-}
-
-fn listed(values: &[String]) -> String {
-    crate::k8s::facts::listed(values)
 }
 
 #[cfg(test)]
@@ -511,13 +507,15 @@ mod tests {
         assert!(has(&found, "kueue/flavor-node-labels", "spec.nodeLabels.bad key!"), "{found:?}");
         assert!(has(&found, "kueue/flavor-node-labels", "spec.nodeLabels.ok"), "{found:?}");
         assert!(has(&found, "kueue/flavor-taints", "spec.nodeTaints[1]"), "duplicate key and effect: {found:?}");
-        assert!(has(&found, "kueue/flavor-taints", "spec.nodeTaints[2].effect"), "{found:?}");
-        assert!(has(&found, "kueue/flavor-tolerations", "spec.tolerations[0].operator"), "{found:?}");
+        // The CRD's CEL rules on the lists: effect `Sometimes`; a value with no key and `Equal`.
+        assert!(has(&found, "kueue/flavor-taints", "spec.nodeTaints"), "{found:?}");
+        assert!(has(&found, "kueue/flavor-tolerations", "spec.tolerations"), "{found:?}");
         let nine: Vec<String> = (0..9).map(|i| format!("l{i}: v")).collect();
         assert!(has(&ids(&format!("{RF}spec: {{nodeLabels: {{{}}}}}", nine.join(", "))), "kueue/flavor-node-labels", "spec.nodeLabels"));
-        assert!(has(&ids(&format!("{RF}spec: {{topologyName: t}}")), "kueue/flavor-topology", "spec.topologyName"));
+        assert!(has(&ids(&format!("{RF}spec: {{topologyName: t}}")), "kueue/flavor-topology", "spec"));
         let d = check(&crate::yaml::parse_one(&format!("{RF}spec: {{topologyName: t}}")).unwrap(), None, false);
         assert!(d[0].message.ends_with("Kueue rejects the object at apply"), "{}", d[0].message);
+        assert!(d[0].message.starts_with("at least one nodeLabel is required when topology is set"), "{}", d[0].message);
         assert_eq!(d[0].object.as_ref().map(|o| o.to_string()).as_deref(), Some("ResourceFlavor/f"));
     }
 
@@ -535,7 +533,7 @@ mod tests {
             ("kueue/resource-name", "spec.resourceGroups[0].coveredResources[2]"),
             ("kueue/duplicate-resource", "spec.resourceGroups[1].coveredResources[0]"),
             ("kueue/duplicate-flavor", "spec.resourceGroups[1].flavors[0].name"),
-            ("kueue/flavor-resources", "spec.resourceGroups[0].flavors[0].resources"),
+            ("kueue/flavor-resources", "spec.resourceGroups[0]"),
             ("kueue/flavor-resources", "spec.resourceGroups[0].flavors[0].resources[0].name"),
             ("kueue/quota", "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota"),
             ("kueue/quota", "spec.resourceGroups[0].flavors[0].resources[1].borrowingLimit"),
@@ -559,8 +557,20 @@ mod tests {
             "{}",
             found[0].message
         );
+        // A quantity that is not one: the CRD's pattern, said in words.
+        let quantity = check(&crate::yaml::parse_one(&format!("{CQ}spec: {{namespaceSelector: {{}}, resourceGroups: [{{coveredResources: [cpu], flavors: [{{name: a, resources: [{{name: cpu, nominalQuota: 4 cores}}]}}]}}]}}")).unwrap(), None, false);
+        assert_eq!(
+            quantity.iter().map(|d| (d.rule.id, d.field.as_deref().unwrap_or_default())).collect::<Vec<_>>(),
+            [("kueue/quota", "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota")]
+        );
+        assert!(quantity[0].message.starts_with("string \"4 cores\" is not a Kubernetes quantity"), "{}", quantity[0].message);
+        // What no Kueue rule restates is the schema's, as for a Trainer object.
+        let typo = ids(&format!("{CQ}spec: {{namespaceSelector: {{}}, cohrtName: c}}"));
+        assert_eq!(typo, [("schema/unknown-field", "spec.cohrtName".to_string())]);
+        let version = ids("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}}\n");
+        assert_eq!(version, [("kueue/unreadable", "apiVersion".to_string())]);
         let unreadable = ids(&format!("{CQ}spec: {{resourceGroups: [{{coveredResources: [cpu], flavors: [{{name: a, resources: [{{name: cpu, nominalQuota: [1]}}]}}]}}]}}"));
-        assert_eq!(unreadable.first().map(|(r, _)| *r), Some("kueue/unreadable"), "{unreadable:?}");
+        assert_eq!(unreadable.first().map(|(r, _)| *r), Some("schema/type"), "the schema says it first: {unreadable:?}");
     }
 
     #[test]
@@ -571,11 +581,7 @@ mod tests {
         let t = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\n";
         assert!(ids(&format!("{t}spec: {{levels: [{{nodeLabel: a/b}}, {{nodeLabel: kubernetes.io/hostname}}]}}")).is_empty());
         let found = ids(&format!("{t}spec: {{levels: [{{nodeLabel: kubernetes.io/hostname}}, {{nodeLabel: a/b}}, {{nodeLabel: a/b}}]}}"));
-        assert!(
-            has(&found, "kueue/topology-levels", "spec.levels[0].nodeLabel")
-                && has(&found, "kueue/topology-levels", "spec.levels[2].nodeLabel"),
-            "{found:?}"
-        );
+        assert_eq!(found, [("kueue/topology-levels", "spec.levels".to_string()), ("kueue/topology-levels", "spec.levels".to_string())]);
         assert!(has(&ids(&format!("{t}spec: {{levels: []}}")), "kueue/topology-levels", "spec.levels"));
         let wpc = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\n";
         assert!(ids(&format!("{wpc}value: 100\n")).is_empty());

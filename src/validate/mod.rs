@@ -55,6 +55,7 @@ pub mod structure;
 pub mod taints;
 pub mod tas;
 pub mod trainjob;
+pub mod upstream;
 
 pub use crate::trainer::{is_runtime, is_trainjob};
 
