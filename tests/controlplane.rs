@@ -27,13 +27,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use jax_runtimes::diag::{Diagnostic, Severity};
-use jax_runtimes::rules::{Layer, Moment};
 use jax_runtimes::trainjob::TrainerVersion;
 use jax_runtimes::validate::{self, Options};
 use serde_json::{json, Value};
 use support::controlplane::{cluster, errors_by_file, write_files, Cluster};
-use support::{documents, parse, reference, root, run, trainjob_corpus, validate_corpus};
+use support::judge::{corpus_fixtures, release_crds, verdict, Fixture};
+use support::mutations::{count, mutants, seeds};
+use support::{documents, parse, reference, root, run};
 
 /// Prints past the test harness's capture: the tier's counts show on every run.
 macro_rules! say {
@@ -458,79 +458,6 @@ fn pointer_of<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
 /// verdicts differ).
 const ALLOWED: &[(&str, &str, &str)] = &[];
 
-/// One fixture: the objects of one YAML stream, as `validate` reads it and the server gets it.
-struct Fixture {
-    name: String,
-    objects: Vec<Value>,
-    version: Option<TrainerVersion>,
-}
-
-fn fixtures() -> (Vec<Fixture>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut left_out = Vec::new();
-    for (file, cases) in
-        [("validate/corpus.yaml", validate_corpus::corpus()), ("validate/kubernetes.yaml", validate_corpus::kubernetes_corpus())]
-    {
-        for case in cases {
-            let name = format!("{file}: {}", case.name);
-            match case.crd.as_deref() {
-                None | Some("reference") => out.push(Fixture { name, objects: vec![case.object()], version: None }),
-                Some(crd) => {
-                    left_out.push(format!("{name} (checks the tool against its own test CRD {crd}, which the server does not have)"));
-                }
-            }
-        }
-    }
-    for case in trainjob_corpus::cases() {
-        out.push(Fixture {
-            name: format!("trainjob/corpus.yaml: {}", case.name),
-            objects: parse("case.yaml", &case.text()).into_iter().map(|d| d.value).collect(),
-            version: case.version.as_deref().map(|v| TrainerVersion::parse(v).unwrap()),
-        });
-    }
-    (out, left_out)
-}
-
-/// Whether a finding says the API server refuses the object: an error of the structure and CEL
-/// layers (the CRD's schema and rules, which the server enforces), or of a rule that says it
-/// fails at apply (metadata rules at the object's own metadata).
-fn api_server_layer(d: &Diagnostic) -> bool {
-    if d.severity != Severity::Error {
-        return false;
-    }
-    if matches!(d.rule.layer, Layer::Schema | Layer::Crd | Layer::Cel) {
-        return true;
-    }
-    let moment = d.fails.map(|f| f.moment).or(d.rule.fails);
-    match moment {
-        Some(Moment::Apply) => true,
-        Some(Moment::ApplyOrStart) => d.field.as_deref().is_some_and(|f| f == "metadata" || f.starts_with("metadata.")),
-        _ => false,
-    }
-}
-
-struct Verdict {
-    /// Per object: API-server-layer errors (rule ids).
-    api: Vec<Vec<&'static str>>,
-    /// Any error at all.
-    errors: Vec<&'static str>,
-}
-
-fn verdict(f: &Fixture, opts: &Options) -> Verdict {
-    let text: Vec<String> = f.objects.iter().map(|o| jax_runtimes::yaml::to_string(o).unwrap()).collect();
-    let docs = parse("case.yaml", &text.join("---\n"));
-    // A fixture's own Trainer version, unless a release is named (`--trainer-version` judges all).
-    let version = if opts.release.is_some() { opts.trainer_version } else { f.version };
-    let opts = Options { trainer_version: version, ..opts.clone() };
-    let diags = validate::objects(&docs, &opts);
-    let mut api = vec![Vec::new(); f.objects.len()];
-    for d in diags.iter().filter(|d| api_server_layer(d)) {
-        api[d.index.unwrap_or(0).min(f.objects.len() - 1)].push(d.rule.id);
-    }
-    let errors = diags.iter().filter(|d| d.severity == Severity::Error).map(|d| d.rule.id).collect();
-    Verdict { api, errors }
-}
-
 /// Every object of every fixture written as a file (`case-FIXTURE-OBJECT.json`), their namespaces
 /// created.
 fn fixture_files(cluster: &Cluster, fixtures: &[Fixture], dir: &Path) -> Vec<PathBuf> {
@@ -550,18 +477,19 @@ fn fixture_files(cluster: &Cluster, fixtures: &[Fixture], dir: &Path) -> Vec<Pat
     files
 }
 
-/// The server's verdict on every file of `dir`, in one dry run: the line of its refusal, if any.
-fn server_verdicts(cluster: &Cluster, dir: &Path, files: &[PathBuf]) -> Vec<Option<String>> {
-    let o = cluster.kubectl(&["create", "--dry-run=server", "--validate=strict", "-f", dir.to_str().unwrap()]);
-    let refused = errors_by_file(&String::from_utf8_lossy(&o.stderr), files);
-    let accepted_lines = String::from_utf8_lossy(&o.stdout).lines().filter(|l| l.ends_with("(server dry run)")).count();
-    assert_eq!(
-        accepted_lines + refused.iter().filter(|r| r.is_some()).count(),
-        files.len(),
-        "every object is either created (server dry run) or refused:\n{}",
-        support::show(&o)
-    );
-    refused
+/// The server's verdict on every file (a server-side dry run with strict field validation): the
+/// refusal, if any.
+fn server_verdicts(cluster: &Cluster, files: &[PathBuf]) -> Vec<Option<String>> {
+    cluster.dry_run(files)
+}
+
+/// The hand-written fixtures and the generated mutants (tests/support/mutations.rs), as the
+/// server gets them; the hand-written count, and the cases left out with the reason.
+fn all_fixtures() -> (Vec<Fixture>, usize, Vec<String>) {
+    let (mut fixtures, left_out) = corpus_fixtures();
+    let hand_written = fixtures.len();
+    fixtures.extend(mutants(&seeds(true), count()).into_iter().map(Fixture::from));
+    (fixtures, hand_written, left_out)
 }
 
 /// Per object, in file order: whether the tool refuses it at the API server's layer.
@@ -646,17 +574,18 @@ fn the_validator_refuses_at_the_api_server_layer_exactly_what_the_server_refuses
         .map(|k| reference.join(support::reference::TRAINER).join(format!("crds/trainer.kubeflow.org_{k}.yaml")))
         .collect();
     let with_crd = Options::with_crd_files(&crds).expect("the reference CRDs load");
-    let (fixtures, left_out) = fixtures();
+    let (fixtures, hand_written, left_out) = all_fixtures();
 
     // The server's verdict on every object of every fixture, in one dry run.
     let tmp = tempfile::tempdir().unwrap();
     let files = fixture_files(&cluster, &fixtures, tmp.path());
-    let refused = server_verdicts(&cluster, tmp.path(), &files);
+    let refused = server_verdicts(&cluster, &files);
     let c = compare(&fixtures, &refused, &Options::default(), &with_crd, ALLOWED);
     let (objects, server_refusals) = (c.objects, c.server_refusals);
     say!(
-        "controlplane: {} fixtures ({objects} objects) compared with the server (it refused {server_refusals}), each with validate and validate --crd; {} left out:",
+        "controlplane: {} fixtures ({hand_written} hand-written, {} generated mutants; {objects} objects) compared with the server (it refused {server_refusals}), each with validate and validate --crd; {} left out:",
         fixtures.len(),
+        fixtures.len() - hand_written,
         left_out.len()
     );
     for l in &left_out {
@@ -681,28 +610,6 @@ const ALLOWED_BY_RELEASE: &[(&str, &str, &str, &str)] = &[];
 /// v2.3.0 built-ins judge every release: the TrainJob CRD's name rules (RFC 1035, at most 63
 /// characters) came in v2.1.0, and its `storageUri` rule in v2.3.0.
 const TOOL_BUGS_REPORTED: &[(&str, &str, &str, &str)] = &[];
-
-/// The CRD files of an embedded release in the reference data (v2.3.0 apart: tests/run installs it).
-fn release_crds(reference: &Path, release: &str) -> Vec<PathBuf> {
-    let dir = if release == "next" {
-        let crds = reference.join("kubeflow-trainer-crds");
-        let mut masters: Vec<PathBuf> = std::fs::read_dir(&crds)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("master-"))
-            .collect();
-        assert_eq!(masters.len(), 1, "one master-* folder in {} (release `next`)", crds.display());
-        masters.remove(0)
-    } else if release == "v2.3.0" {
-        reference.join(support::reference::TRAINER).join("crds")
-    } else {
-        reference.join("kubeflow-trainer-crds").join(release)
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    assert!(files.len() >= 3, "{}: the release's CRDs", dir.display());
-    files
-}
 
 /// Installs CRD files over what the server has (server-side apply by kubectl's field manager, as
 /// tests/run installs them, so a field the new files lack goes) and waits until they are Established.
@@ -770,13 +677,13 @@ fn every_release_s_crds_on_the_server_refuse_what_validate_for_that_release_refu
     let Some((cluster, reference)) = setup() else { return };
     let _one = lock();
     let start = std::time::Instant::now();
-    let (fixtures, _) = fixtures();
+    let (fixtures, hand_written, _) = all_fixtures();
     let tmp = tempfile::tempdir().unwrap();
     let files = fixture_files(&cluster, &fixtures, tmp.path());
     let judge = |release: &str| Options::default().for_release(Some(validate::Release::named(release).unwrap()));
 
     // Where the server starts: v2.3.0's CRDs, the baseline the first swap is told apart from.
-    let mut before = server_verdicts(&cluster, tmp.path(), &files);
+    let mut before = server_verdicts(&cluster, &files);
     let mut tool_before = tool_refuses(&fixtures, &judge("v2.3.0"));
 
     let releases: Vec<&str> = validate::structure::releases().filter(|r| *r != "v2.3.0").collect();
@@ -795,14 +702,15 @@ fn every_release_s_crds_on_the_server_refuse_what_validate_for_that_release_refu
             let default = judge(release);
             let tool_now = tool_refuses(&fixtures, &default);
             let probed = wait_for_schemas(&cluster, &files, &before, &tool_before, &tool_now);
-            let refused = server_verdicts(&cluster, tmp.path(), &files);
+            let refused = server_verdicts(&cluster, &files);
             let allowed: Vec<(&'static str, &'static str, &'static str)> =
                 ALLOWED_BY_RELEASE.iter().chain(TOOL_BUGS_REPORTED).filter(|a| a.0 == *release).map(|a| (a.1, a.2, a.3)).collect();
             let c = compare(&fixtures, &refused, &default, &with_crd, &allowed);
             allowed_hits.extend(c.allowed_hits.iter().map(|(case, mode)| (*release, *case, *mode)));
             counts.push(format!(
-                "    {release:<7} {} fixtures ({} objects): the server refused {}, {} disagreement(s); {probed} kind(s) probed for the swap; {:.1} s",
+                "    {release:<7} {} fixtures ({hand_written} hand-written, {} generated; {} objects): the server refused {}, {} disagreement(s); {probed} kind(s) probed for the swap; {:.1} s",
                 fixtures.len(),
+                fixtures.len() - hand_written,
                 c.objects,
                 c.server_refusals,
                 c.rows.len(),

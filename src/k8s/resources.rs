@@ -117,7 +117,10 @@ fn checked<'a>(map: &'a BTreeMap<String, K8sQuantity>, path: &FieldPath, out: &m
     for (name, value) in map {
         let field = path.key(name);
         if let Some(problem) = name_problem(name) {
-            out.push(finding(&K8S_RESOURCE_NAME, Scope::Template, field, format!("`{name}` {problem}")));
+            out.push(finding(&K8S_RESOURCE_NAME, Scope::Template, field.clone(), format!("`{name}` {problem}")));
+            // The amount is a second mistake, refused sooner: the CRD's quantity pattern holds
+            // for every key, at apply.
+            let _ = quantity_at(&value.0, &field, out);
             continue;
         }
         let Some(q) = quantity_at(&value.0, &field, out) else { continue };

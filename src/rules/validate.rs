@@ -25,6 +25,9 @@ define_rules! {
     SCHEMA_NULL_DROPPED = "schema/null-dropped", Warning, Schema,
         "`null` on a field that is not nullable: the API server drops the field, so it is as if it were not there.",
         "Remove the field, or give it a value.";
+    SCHEMA_DUPLICATE_KEY = "schema/duplicate-key", Error, Schema,
+        "Two items of an `x-kubernetes-list-type: map` list share their key (two `dependsOn` items on one replicated job, two volume claim templates of one name), or a `set` list repeats an item. The API server rejects it. Lists Kubernetes' own rules cover (env, containers, volumes, ports) say it as `k8s/duplicate-key`, which names the item.",
+        "Give each item a unique key, or merge the duplicates.";
     CRD_UNKNOWN_FIELD = "crd/unknown-field", Error, Crd,
         "A field the CRD's schema does not have and does not preserve (no `x-kubernetes-preserve-unknown-fields` above it; `type: object` without properties, such as Trainer's `mlPolicy.jax`, takes no field at all): `kubectl apply` refuses the object with its default `--validate=strict` (\"unknown field\"); with `--validate=false` the API server prunes it silently.",
         "Fix the spelling or move the field to where the CRD defines it.";
@@ -79,6 +82,9 @@ define_rules! {
     ADMISSION_REPLICAS = "admission/replicas", Error, Admission,
         "A replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step` has `replicas` other than 1; the Trainer webhook rejects it (\"always must be 1\").",
         "Remove `replicas` or set it to 1; scale with `spec.mlPolicy.numNodes` instead.";
+    ADMISSION_DECODE = "admission/decode", Error, Admission,
+        "The object passes its CRD's schema, so the API server alone would store it, but Trainer's Go types cannot read it: an integer past the range of an `int32` field (`numNodes`, `numProcPerNode`, `replicas`, `parallelism`), which the schema's `format: int32` does not bound. Trainer's admission webhook cannot decode it and refuses the object; with the webhook off, Trainer's controller cannot read it.",
+        "Bring the value within the range the message names.";
     ADMISSION_ANCESTOR_CONTAINER = "admission/ancestor-container", Error, Admission,
         "A replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step` lacks the container its step needs: `node` for `trainer`, `dataset-initializer`, `model-initializer`.",
         "Rename the main container of that job to the name the step needs.";
@@ -124,15 +130,15 @@ define_rules! {
     TPU_HOSTS = "tpu/hosts", Error, Accelerators,
         "`spec.mlPolicy.numNodes` is not the number of hosts in the TPU slice (chips in the topology / chips per host); the slice never fills or pods stay Pending.",
         "Set `numNodes` to the host count the message gives.";
+    TPU_POOL_SHAPE = "tpu/pool-shape", Warning, Accelerators,
+        "The pod selects a TPU accelerator and topology that node pools of two machine types share (`catalog/accelerators/tpu.yaml`: v5e and v6e `2x4` is two 4-chip hosts, `-4t`, or one 8-chip host, `-8t`; GKE labels both `gke-tpu-topology: 2x4`), and nothing that tells the pools apart: no machine type (`node.kubernetes.io/instance-type`), no node pool, no ComputeClass. On the other pool the slice does not form: the pods of a two-host slice share one 8-chip host or take half of two one-host slices each, and a one-host pod waits for 8 chips the 4-chip hosts never have.",
+        "Select the machine type of the pool the slice is for, `node.kubernetes.io/instance-type` (what `jax-runtimes render` writes), or the node pool (`cloud.google.com/gke-nodepool`).";
     TPU_WEBHOOK_ENV = "tpu/webhook-env", Warning, Accelerators,
         "A container of a TPU pod (runtime or TrainJob env) sets `TPU_WORKER_ID` or `TPU_WORKER_HOSTNAMES`, which GKE's TPU webhook injects into every pod of a multi-host slice (Indexed Job, a subdomain, parallelism > 1, a `google.com/tpu` request) from the pod's index and its peers' hostnames: a hand-set value fights the webhook and is wrong on every pod but one.",
         "Remove the variable; `jax-runtimes preview` shows the values GKE gives each pod.";
     TPU_WEBHOOK_SINGLE_HOST = "tpu/webhook-single-host", Warning, Accelerators,
         "A container of a single-host TPU pod refers to `$(TPU_WORKER_ID)` or `$(TPU_WORKER_HOSTNAMES)` in its command, args or env: GKE's TPU webhook sets them only in multi-host slices, so they are empty here.",
         "Do not rely on them on one host (the worker is 0, its hostname the pod's own), or use a multi-host topology.";
-    TPU_POOL_SHAPE = "tpu/pool-shape", Warning, Accelerators,
-        "The pod selects a TPU accelerator and topology that node pools of two machine types share (`catalog/accelerators/tpu.yaml`: v5e and v6e `2x4` is two 4-chip hosts, `-4t`, or one 8-chip host, `-8t`; GKE labels both `gke-tpu-topology: 2x4`), and nothing that tells the pools apart: no machine type (`node.kubernetes.io/instance-type`), no node pool, no ComputeClass. On the other pool the slice does not form: the pods of a two-host slice share one 8-chip host or take half of two one-host slices each, and a one-host pod waits for 8 chips the 4-chip hosts never have.",
-        "Select the machine type of the pool the slice is for, `node.kubernetes.io/instance-type` (what `jax-runtimes render` writes), or the node pool (`cloud.google.com/gke-nodepool`).";
     GPU_COUNT = "gpu/count", Error, Accelerators,
         "The GPU count per pod is above what one node of the selected GPU model or machine type has; the pod stays Pending.",
         "Lower the GPU limit to the machine's GPU count, or select a bigger machine.";

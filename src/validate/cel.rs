@@ -1,20 +1,61 @@
-//! The Trainer v2.3 CRD's `x-kubernetes-validations`, checked without the CRD.
+//! The Trainer CRDs' `x-kubernetes-validations`, named.
 //!
-//! With `--crd` the CRD's own rules run through kube-cel ([`super::crd::Version::check_cel`],
-//! rule `cel/rule`). Without it, these built-in equivalents of the same rules apply (facts from
-//! the Trainer v2.3.0 and JobSet v0.12.0 CRDs, written in Rust, not copied). Transition rules
+//! A runtime's CEL rules run through kube-cel in both modes: with `--crd` the CRD's own
+//! ([`super::crd::Version::check_cel`], rule `cel/rule`), without it the rules of the release's
+//! embedded schema ([`super::structure::check_cel`]), where [`judged`] gives the rules the
+//! project names (`cel/one-ml-policy`, ...) their ids and messages. TrainJob rules are still the
+//! built-in equivalents of [`builtin_trainjob`], gated by release. Transition rules
 //! (`self == oldSelf`) need the stored object and are not checked in either mode.
 
 use serde_json::Value;
 
-use crate::diag::{Diagnostic, FieldPath};
+use crate::diag::{Diagnostic, FieldPath, Rule};
 use crate::rules::trainjob::TRAINJOB_STORAGE_URI;
 use crate::rules::validate::{
-    CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_STARTUP_DEPENDS_ON,
+    CEL_CLAIM_NAMESPACE, CEL_ENV_INJECTION_NODE, CEL_NUM_PROC_PER_NODE, CEL_ONE_ML_POLICY, CEL_RULE, CEL_STARTUP_DEPENDS_ON,
 };
 
+/// The release's CEL rules that have a rule of their own here, found by their text: the
+/// engine's verdict (`cel/rule`) is said with that rule's id and, where [`builtin`] finds the
+/// same, its message (which names the policies, the item). Every release's spelling is listed
+/// (v2.0.x and v2.1.0 allow `torch` or `mpi`; v2.2.0 on, one of five).
+const NAMED: &[(&str, &Rule)] = &[
+    ("].filter(x, x).size() <= 1", &CEL_ONE_ML_POLICY),
+    ("!(has(self.torch) && has(self.mpi))", &CEL_ONE_ML_POLICY),
+    ("!self.exists(c, c == 'node')", &CEL_ENV_INJECTION_NODE),
+    ("self.startupPolicy.startupPolicyOrder == 'InOrder'", &CEL_STARTUP_DEPENDS_ON),
+    ("t.metadata.namespace", &CEL_CLAIM_NAMESPACE),
+];
+
+/// One runtime's CEL findings: `engine`'s (the rules of the release's own schema, evaluated by
+/// kube-cel as with `--crd`) decide; a rule listed in [`NAMED`] is reported with its id, and
+/// with the finding of [`builtin`] for it where there is one. A builtin finding the release's
+/// rules do not make is dropped (the release has no such rule).
+pub fn judged(engine: Vec<Diagnostic>, builtin: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for d in engine {
+        let named = (d.rule == &CEL_RULE).then(|| NAMED.iter().find(|(text, _)| d.message.contains(text))).flatten();
+        let flux = d.rule == &CEL_RULE && d.field.as_deref() == Some("spec.mlPolicy.flux.numProcPerNode");
+        let rule = match (named, flux) {
+            (Some((_, r)), _) => *r,
+            (None, true) => &CEL_NUM_PROC_PER_NODE,
+            (None, false) => {
+                out.push(d);
+                continue;
+            }
+        };
+        let theirs: Vec<&Diagnostic> = builtin.iter().filter(|b| b.rule == rule).collect();
+        if theirs.is_empty() {
+            out.push(Diagnostic { rule, severity: rule.severity, ..d });
+        } else if !out.iter().any(|o| o.rule == rule) {
+            out.extend(theirs.into_iter().cloned());
+        }
+    }
+    out
+}
+
 /// Built-in CEL-equivalent findings for one runtime (untyped: they must work on objects the
-/// typed model rejects too).
+/// typed model rejects too); [`judged`] keeps those the release's own rules make.
 pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {

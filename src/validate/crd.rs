@@ -54,6 +54,8 @@ pub struct Version {
     /// whole object with kube-cel (schemas where the pruned walk could differ).
     cel_plan: Option<CelPlan>,
     has_cel: bool,
+    /// The rules of this schema where kube-cel and the API server part ways.
+    gaps: Vec<&'static crd_cel::Gap>,
 }
 
 /// Which parts of a compiled CEL schema tree can produce a finding on create (no old object):
@@ -231,11 +233,43 @@ pub fn compile(crd: &Value, file: &str) -> Result<Crd, Diagnostic> {
             schema: validator,
             adapted,
             has_cel: schema.to_string().contains("x-kubernetes-validations"),
+            gaps: gaps_of(schema),
             cel,
             cel_plan,
         });
     }
     Ok(Crd { name, file: file.to_string(), group: group.to_string(), kind: kind.to_string(), versions: out })
+}
+
+impl Version {
+    /// The CEL side of a version whose schema is `schema` (an `openAPIV3Schema`), without the
+    /// structure side: the embedded release schemas' rules, judged by the engine `--crd` uses.
+    pub(crate) fn cel_only(schema: &Value) -> CelOnly {
+        let cel = kube_cel::compile_schema(schema);
+        let cel_plan = CelPlan::exact_for(&cel).then(|| CelPlan::of(&cel));
+        CelOnly { cel, cel_plan, has_cel: schema.to_string().contains("x-kubernetes-validations"), gaps: gaps_of(schema) }
+    }
+}
+
+/// The CEL rules of one schema, compiled (see [`Version::cel_only`]).
+pub(crate) struct CelOnly {
+    cel: kube_cel::CompiledSchema,
+    cel_plan: Option<CelPlan>,
+    has_cel: bool,
+    gaps: Vec<&'static crd_cel::Gap>,
+}
+
+/// The gaps ([`crd_cel::GAPS`]) whose rule `schema` holds.
+fn gaps_of(schema: &Value) -> Vec<&'static crd_cel::Gap> {
+    let text = schema.to_string();
+    crd_cel::GAPS.iter().filter(|g| text.contains(&serde_json::to_string(g.rule).unwrap_or_default())).collect()
+}
+
+impl CelOnly {
+    /// CEL findings (`cel/rule`, `cel/unevaluated`), as [`Version::check_cel`] gives them.
+    pub(crate) fn check(&self, value: &Value) -> Vec<Diagnostic> {
+        cel_findings(&self.cel, self.cel_plan.as_ref(), self.has_cel, &self.gaps, value)
+    }
 }
 
 /// A schema that does not compile.
@@ -275,20 +309,34 @@ impl Version {
     /// CEL findings (`cel/rule`, `cel/unevaluated`). Transition rules (`oldSelf`) are skipped:
     /// there is no old object client-side.
     pub fn check_cel(&self, value: &Value) -> Vec<Diagnostic> {
-        if !self.has_cel {
+        cel_findings(&self.cel, self.cel_plan.as_ref(), self.has_cel, &self.gaps, value)
+    }
+}
+
+/// The CEL findings of one compiled schema on `value`: one engine for `--crd` and the embedded
+/// release schemas.
+fn cel_findings(
+    cel: &kube_cel::CompiledSchema,
+    plan: Option<&CelPlan>,
+    has_cel: bool,
+    gaps: &[&crd_cel::Gap],
+    value: &Value,
+) -> Vec<Diagnostic> {
+    {
+        if !has_cel {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for e in self.cel.compilation_errors() {
+        for e in cel.compilation_errors() {
             out.push(Diagnostic::finding(&CEL_UNEVALUATED, "", format!("a CEL rule of the CRD does not compile client-side: {e}")));
         }
-        let errors = match &self.cel_plan {
+        let errors = match plan {
             Some(plan) => {
                 let mut errors = Vec::new();
-                plan.walk(&self.cel, value, "", &mut errors);
+                plan.walk(cel, value, "", &mut errors);
                 errors
             }
-            None => kube_cel::validate_compiled(&self.cel, value, None)
+            None => kube_cel::validate_compiled(cel, value, None)
                 .err()
                 .map(|e| e.into_vec().into_iter().map(CelFinding::from).collect())
                 .unwrap_or_default(),
@@ -305,6 +353,13 @@ impl Version {
                 )
             });
         }
+        for g in gaps {
+            for (field, message) in (g.check)(value) {
+                // kube-cel's own failure to evaluate the rule there is this gap.
+                out.retain(|d| !(d.rule == &CEL_UNEVALUATED && d.field.as_deref() == Some(field.as_str()) && d.message.contains(g.rule)));
+                out.push(Diagnostic::finding(&CEL_RULE, field, format!("{message} (rule: `{}`)", g.rule)));
+            }
+        }
         out
     }
 }
@@ -317,9 +372,9 @@ const QUANTITY_PATTERN: &str =
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Structure {
     /// The built-in schema: the embedded CRDs of the Trainer release (`schema/*`). A quantity
-    /// that does not match Kubernetes' grammar, and a duplicate item of a keyed list, are left to
-    /// `k8s/quantity` and `k8s/duplicate-key` (a TrainJob's quantities to its own check), whose
-    /// messages name the units people mean and the item that repeats.
+    /// that does not match Kubernetes' grammar is left to `k8s/quantity` (a TrainJob's to its own
+    /// check), whose message names the units people mean; a duplicate item of a keyed list is
+    /// `schema/duplicate-key`, unless `k8s/duplicate-key` names the item (see `validate::object`).
     Typed,
     /// A CRD the user gave (`crd/*`).
     Crd,
@@ -334,7 +389,8 @@ impl Structure {
             (Structure::Typed, "required") => &SCHEMA_REQUIRED,
             (Structure::Typed, "enum") => &SCHEMA_ENUM,
             (Structure::Typed, "format") => &SCHEMA_FORMAT,
-            (Structure::Typed, "constraint" | "duplicate-key") => &SCHEMA_CONSTRAINT,
+            (Structure::Typed, "constraint") => &SCHEMA_CONSTRAINT,
+            (Structure::Typed, "duplicate-key") => &SCHEMA_DUPLICATE_KEY,
             (Structure::Typed, _) => &SCHEMA_TYPE,
             (Structure::Crd, "unknown-field") => &CRD_UNKNOWN_FIELD,
             (Structure::Crd, "null-dropped") => &CRD_NULL_DROPPED,
@@ -356,8 +412,33 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
     if validator.is_valid(value) {
         return out;
     }
+    // A null that is pruned (a map key's, where the schema does not allow null) is a warning of
+    // its own; the rest is judged on the object as the server stores it, without those nulls (a
+    // required field that is null is missing).
+    let stored = stored(value);
     let mut seen = HashSet::new();
-    for e in validator.iter_errors(value) {
+    if let std::borrow::Cow::Owned(pruned) = &stored {
+        for e in validator.iter_errors(value) {
+            let is_pruned_null = e.instance().is_null()
+                && matches!(e.instance_path().segments().last(), Some(LocationSegment::Property(_)))
+                && matches!(e.kind(), ValidationErrorKind::Type { .. } | ValidationErrorKind::AnyOf { .. });
+            if is_pruned_null {
+                let path = dotted(e.instance_path().segments());
+                let message = if own_metadata_map(&path) {
+                    "null value; the API server stores it as the empty string"
+                } else {
+                    "null on a field that is not nullable; the API server drops the field"
+                };
+                if seen.insert(("null-dropped", path.clone())) {
+                    out.push(Diagnostic::finding(family.rule("null-dropped"), path, message.to_string()));
+                }
+            }
+        }
+        if validator.is_valid(pruned) {
+            return out;
+        }
+    }
+    for e in validator.iter_errors(stored.as_ref()) {
         let path = dotted(e.instance_path().segments());
         let instance = e.instance().clone().into_owned();
         let (rule, field, message) = match e.kind() {
@@ -380,9 +461,6 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
                 continue;
             }
             ValidationErrorKind::FalseSchema => ("unknown-field", path.clone(), "a field the schema does not allow".to_string()),
-            ValidationErrorKind::Type { .. } if instance.is_null() => {
-                ("null-dropped", path.clone(), "null on a field that is not nullable; the API server drops the field".to_string())
-            }
             ValidationErrorKind::Type { kind } => {
                 let want = match kind {
                     jsonschema::error::TypeKind::Single(t) => t.to_string(),
@@ -415,7 +493,7 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
             _ => ("constraint", path.clone(), e.to_string()),
         };
         // Left to the Kubernetes layer in the built-in schema: it names the item and the units.
-        if family == Structure::Typed && (rule == "format" && message.contains(QUANTITY_PATTERN) || rule == "duplicate-key") {
+        if family == Structure::Typed && rule == "format" && message.contains(QUANTITY_PATTERN) {
             continue;
         }
         if seen.insert((rule, format!("{field}\u{0}{message}"))) {
@@ -423,6 +501,48 @@ pub(crate) fn findings(validator: &jsonschema::Validator, schema: &Value, value:
         }
     }
     out
+}
+
+/// Whether `path` is a key of the object's own `metadata.labels` or `metadata.annotations`
+/// (ObjectMeta's string maps, where the API server reads `null` as "").
+fn own_metadata_map(path: &str) -> bool {
+    path.strip_prefix("metadata.").is_some_and(|p| p.starts_with("labels.") || p.starts_with("annotations."))
+}
+
+/// The object as the API server stores it, as far as the typed reading after the schema cares:
+/// a `null` value of a map key is dropped (a field that is not nullable is pruned), or, in the
+/// object's own labels and annotations, becomes "". Borrowed when the object has no null.
+pub fn stored(value: &Value) -> std::borrow::Cow<'_, Value> {
+    fn has_null(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.values().any(|x| x.is_null() || has_null(x)),
+            Value::Array(a) => a.iter().any(has_null),
+            _ => false,
+        }
+    }
+    fn prune(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.retain(|_, x| !x.is_null());
+                m.values_mut().for_each(prune);
+            }
+            Value::Array(a) => a.iter_mut().for_each(prune),
+            _ => {}
+        }
+    }
+    if !has_null(value) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut v = value.clone();
+    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        for key in ["labels", "annotations"] {
+            if let Some(m) = meta.get_mut(key).and_then(Value::as_object_mut) {
+                m.values_mut().filter(|x| x.is_null()).for_each(|x| *x = Value::String(String::new()));
+            }
+        }
+    }
+    prune(&mut v);
+    std::borrow::Cow::Owned(v)
 }
 
 /// The fields of the object schema whose `additionalProperties` keyword is at `keyword` (a JSON
@@ -471,12 +591,11 @@ pub(crate) fn dotted<'a>(segments: impl Iterator<Item = LocationSegment<'a>>) ->
 pub fn adapt(schema: &Value) -> Value {
     let mut s = schema.clone();
     adapt_in_place(&mut s);
-    // The object's own `metadata` is ObjectMeta, which the API server checks itself and never
-    // prunes; CRDs write it as a bare `type: object`, which must stay open.
+    // The object's own `metadata` is ObjectMeta, which the API server decodes itself, strictly;
+    // CRDs write it as a bare `type: object`.
     if let Some(Value::Object(meta)) = s.pointer_mut("/properties/metadata") {
         let no_properties = meta.get("properties").is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
         if no_properties && meta.get("additionalProperties") == Some(&Value::Bool(false)) {
-            meta.remove("additionalProperties");
             meta.insert("properties".into(), object_meta());
         }
     }
@@ -487,17 +606,28 @@ pub fn adapt(schema: &Value) -> Value {
 /// any schema applies (apimachinery `pkg/apis/meta/v1/types.go` `ObjectMeta`): a label or
 /// annotation value that YAML reads as a boolean or a number (`true`, `1`) is refused (kubectl:
 /// "cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"), as is
-/// a `creationTimestamp` that is not an RFC 3339 time. Other fields stay open.
+/// a `creationTimestamp` that is not an RFC 3339 time, and a field ObjectMeta does not have
+/// (strict decoding: "unknown field \"metadata.x\"", checked with a real kube-apiserver,
+/// tests/controlplane.rs).
 fn object_meta() -> Value {
     let strings = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let time = json!({"type": ["string", "null"], "format": "date-time"});
     json!({
         "name": {"type": "string"},
         "generateName": {"type": "string"},
         "namespace": {"type": "string"},
+        "selfLink": {"type": "string"},
+        "uid": {"type": "string"},
+        "resourceVersion": {"type": "string"},
+        "generation": {"type": "integer"},
+        "creationTimestamp": time,
+        "deletionTimestamp": time,
+        "deletionGracePeriodSeconds": {"type": ["integer", "null"]},
         "labels": strings,
         "annotations": strings,
+        "ownerReferences": {"type": "array", "items": {"type": "object"}},
         "finalizers": {"type": "array", "items": {"type": "string"}},
-        "creationTimestamp": {"type": ["string", "null"], "format": "date-time"},
+        "managedFields": {"type": "array", "items": {"type": "object"}},
     })
 }
 

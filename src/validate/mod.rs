@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::diag::{within, Diagnostic, ObjectRef};
 use crate::read::Document;
 use crate::rules::input::INPUT_DUPLICATE_OBJECT;
-use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE};
+use crate::rules::validate::{CRD_NOT_COVERED, CRD_UNUSABLE, SCHEMA_DUPLICATE_KEY};
 use crate::trainer;
 use crate::trainer::TrainingRuntime;
 use crate::trainjob::TrainerVersion;
@@ -202,26 +202,37 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
                     ),
                 ));
             }
-            out.extend(structure::check(value, known.is_some(), opts.release_for(value)));
-            out.extend(cel::builtin(value));
+            out.extend(structure::check(value, opts.release_for(value)));
+            out.extend(cel::judged(structure::check_cel(value, opts.release_for(value)), cel::builtin(value)));
         }
     }
     // The later layers read the typed model. k8s-openapi fills missing required fields with
     // defaults and a wrong type does not read at all, so they run only on an object whose
     // structure reads faithfully.
     let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
+    // Both judges (embedded schema, `--crd`) read the object the same way after the schema.
     let read;
     let typed = match known {
         _ if misread => None,
         Some(rt) => Some(rt),
-        None => {
-            read = structure::typed(value);
-            read.as_ref()
-        }
+        None => match structure::decoded(value) {
+            Ok(rt) => {
+                read = rt;
+                Some(&read)
+            }
+            // A value the schema already refuses is said once, by the schema.
+            Err(d) => {
+                if !out.iter().any(is_structure) {
+                    out.push(d);
+                }
+                None
+            }
+        },
     };
     if let Some(rt) = typed {
         // One finding per mistake: what a structure error already reports is not repeated.
-        let covered: Vec<String> = out.iter().filter(|d| is_structure(d)).filter_map(|d| d.field.clone()).collect();
+        let covered: Vec<String> =
+            out.iter().filter(|d| is_structure(d) && d.rule != &SCHEMA_DUPLICATE_KEY).filter_map(|d| d.field.clone()).collect();
         for c in checks::RUNTIME_CHECKS {
             let mut found = (c.check)(rt);
             if c.restates_kubernetes {
@@ -235,6 +246,9 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
             out.extend(found);
         }
     }
+    // A repeated key the Kubernetes rules name by its item is said once, by them.
+    let named: Vec<String> = out.iter().filter(|d| d.rule.id == "k8s/duplicate-key").filter_map(|d| d.field.clone()).collect();
+    out.retain(|d| d.rule != &SCHEMA_DUPLICATE_KEY || !d.field.as_deref().is_some_and(|f| named.iter().any(|n| within(n, f))));
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
 }

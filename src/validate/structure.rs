@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::crd;
 use crate::diag::Diagnostic;
-use crate::rules::validate::SCHEMA_TYPE;
+use crate::rules::validate::ADMISSION_DECODE;
 use crate::trainer::{TrainJob, TrainingRuntime};
 
 /// The Trainer releases whose CRD schemas are embedded, oldest first, with their data.
@@ -36,6 +36,8 @@ pub fn release_file(name: &str) -> Option<&'static str> {
 
 /// A release's schemas, adapted and compiled.
 struct Compiled {
+    /// The CEL rules of the runtime kinds' schema (the engine `--crd` uses).
+    runtime_cel: crd::CelOnly,
     runtime: Value,
     runtime_validator: jsonschema::Validator,
     trainjob: Value,
@@ -53,8 +55,9 @@ fn compiled(name: &str) -> &'static Compiled {
         let data: Value = serde_json::from_str(RELEASES[i].1).unwrap_or(Value::Null);
         let adapted = |key: &str| crd::adapt(data.pointer(&format!("/schemas/{key}")).unwrap_or(&Value::Null));
         let (runtime, trainjob) = (adapted("runtime"), adapted("trainjob"));
+        let runtime_cel = crd::Version::cel_only(data.pointer("/schemas/runtime").unwrap_or(&Value::Null));
         let build = |s: &Value| crd::build(s, jsonschema::Draft::Draft4).expect("an embedded release's schema compiles (unit-tested)");
-        Compiled { runtime_validator: build(&runtime), trainjob_validator: build(&trainjob), runtime, trainjob }
+        Compiled { runtime_validator: build(&runtime), trainjob_validator: build(&trainjob), runtime, trainjob, runtime_cel }
     })
 }
 
@@ -72,13 +75,7 @@ pub fn trainjob_schema() -> &'static Value {
 /// one, see [`release`]), field paths relative to the object.
 pub fn check_trainjob(value: &Value, release: &str) -> Vec<Diagnostic> {
     let c = compiled(release);
-    let mut out = name_releases(crd::findings(&c.trainjob_validator, &c.trainjob, value, crd::Structure::Typed), "trainjob", release);
-    if out.iter().all(|d| !d.is_error()) {
-        if let Err(e) = serde_path_to_error::deserialize::<_, TrainJob>(value) {
-            out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
-        }
-    }
-    out
+    name_releases(crd::findings(&c.trainjob_validator, &c.trainjob, value, crd::Structure::Typed), "trainjob", release)
 }
 
 /// The embedded releases other than `release` whose schema `key` (`runtime`, `trainjob`) has the
@@ -132,30 +129,52 @@ fn name_releases(mut found: Vec<Diagnostic>, key: &str, release: &str) -> Vec<Di
 
 /// The TrainJob as the typed model, if it reads into it.
 pub fn typed_trainjob(value: &Value) -> Option<TrainJob> {
-    <TrainJob as serde::Deserialize>::deserialize(value).ok()
+    decoded(value).ok()
 }
 
 /// Structure findings (`schema/*`) for one runtime against the schema of `release` (an embedded
-/// one, see [`release`]), field paths relative to the object. `serialized` says the caller made
-/// `value` by serializing a typed runtime, so it reads back into the typed model by construction
-/// and is not read again.
-pub fn check(value: &Value, serialized: bool, release: &str) -> Vec<Diagnostic> {
+/// one, see [`release`]), field paths relative to the object.
+pub fn check(value: &Value, release: &str) -> Vec<Diagnostic> {
     let c = compiled(release);
-    let mut out = name_releases(crd::findings(&c.runtime_validator, &c.runtime, value, crd::Structure::Typed), "runtime", release);
-    if !serialized && out.iter().all(|d| !d.is_error()) {
-        // The later layers read the typed model; if a valid object does not read into it, say so
-        // rather than skip them silently.
-        if let Err(e) = serde_path_to_error::deserialize::<_, TrainingRuntime>(value) {
-            out.push(Diagnostic::finding(&SCHEMA_TYPE, e.path().to_string().trim_start_matches('.'), e.inner().to_string()));
-        }
-    }
-    out
+    name_releases(crd::findings(&c.runtime_validator, &c.runtime, value, crd::Structure::Typed), "runtime", release)
+}
+
+/// The CEL findings (`cel/rule`, `cel/unevaluated`) of one runtime under the rules of `release`'s
+/// own schema, evaluated as `--crd` evaluates a CRD's.
+pub fn check_cel(value: &Value, release: &str) -> Vec<Diagnostic> {
+    compiled(release).runtime_cel.check(value)
 }
 
 /// The runtime as the typed model, if it reads into it (the semantic layers work on this).
 pub fn typed(value: &Value) -> Option<TrainingRuntime> {
-    // Reads from the borrowed tree: no copy of the object.
-    <TrainingRuntime as serde::Deserialize>::deserialize(value).ok()
+    decoded(value).ok()
+}
+
+/// The object as Trainer's Go types read what the API server stored (after the schema, whichever
+/// schema judged it: the embedded one or a `--crd` file): the typed model the later layers work
+/// on, or `admission/decode` at the field that does not read. The schema bounds no `int32`
+/// (`format` is not checked on integers), so an object the server stores can still fail here.
+pub fn decoded<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, Diagnostic> {
+    let stored = crd::stored(value);
+    // Reads from the borrowed tree: no copy of the object (but one without its nulls).
+    match T::deserialize(stored.as_ref()) {
+        Ok(t) => Ok(t),
+        Err(_) => {
+            let e = match serde_path_to_error::deserialize::<_, T>(stored.as_ref()) {
+                Err(e) => e,
+                Ok(t) => return Ok(t),
+            };
+            let field = e.path().to_string().trim_start_matches('.').to_string();
+            Err(Diagnostic::finding(
+                &ADMISSION_DECODE,
+                field,
+                format!(
+                    "{}: the CRD's schema allows it, so the API server stores it, but Trainer's Go types cannot read it; Trainer's admission webhook refuses the object (\"unable to decode\")",
+                    e.inner()
+                ),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -207,7 +226,7 @@ mod tests {
             .unwrap()
         };
         let errors = |pod: &str, release: &str| -> Vec<String> {
-            check(&rt(pod), false, release).into_iter().filter(|d| d.is_error()).map(|d| format!("{} {}", d.rule.id, d.message)).collect()
+            check(&rt(pod), release).into_iter().filter(|d| d.is_error()).map(|d| format!("{} {}", d.rule.id, d.message)).collect()
         };
         let unknown = |pod: &str, release: &str| errors(pod, release).iter().any(|e| e.starts_with("schema/unknown-field"));
         for field in [r#""hostnameOverride":"h""#, r#""schedulingGroup":{"podGroupName":"g1"}"#] {

@@ -167,8 +167,15 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
         ));
     }
     let misread = out.iter().any(|d| d.is_error() && (d.rule.id.ends_with("/required") || d.rule.id.ends_with("/type")));
-    if !misread {
-        if let Some(mut tj) = structure::typed_trainjob(value) {
+    let read = if misread { None } else { Some(structure::decoded::<TrainJob>(value)) };
+    // A value the schema already refuses is said once, by the schema.
+    let structure = out.iter().any(|d| d.is_error() && (d.rule.id.starts_with("schema/") || d.rule.id.starts_with("crd/")));
+    if let Some(Err(d)) = read.as_ref().filter(|_| !structure) {
+        out.push(d.clone());
+    }
+    if let Some(Ok(mut tj)) = read {
+        {
+            out.extend(own_metadata(&tj));
             if crd.is_none() {
                 out.extend(own_quantities(&tj));
             }
@@ -185,6 +192,26 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
     }
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
+}
+
+/// The TrainJob's own labels, annotations (and their size) and finalizers, which the API server
+/// checks at apply as for any object (apimachinery `ValidateObjectMeta`; checked with a real
+/// kube-apiserver, tests/controlplane.rs).
+fn own_metadata(tj: &TrainJob) -> Vec<Diagnostic> {
+    use crate::k8s::finding::Scope;
+    use crate::k8s::meta;
+    let mut out = Vec::new();
+    let m = &tj.metadata;
+    if let Some(l) = &m.labels {
+        meta::labels(l, &"metadata.labels".into(), Scope::Object, &mut out);
+    }
+    if let Some(a) = &m.annotations {
+        meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
+    }
+    if let Some(f) = &m.finalizers {
+        meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
+    }
+    out.into_iter().map(|d| d.told_by(crate::rules::Teller::TrainJob)).collect()
 }
 
 /// The TrainJob's own quantities (`resourcesPerNode`), which its CRD's `pattern` refuses at

@@ -80,6 +80,31 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// The server's verdict on each of `files` (JSON objects) in a server-side dry run with strict
+    /// field validation, as `kubectl create --dry-run=server --validate=strict` asks it: `None`
+    /// when it would create the object, else its refusal. One request each on one connection
+    /// (tests/support/dry_run.py), for thousands of objects.
+    pub fn dry_run(&self, files: &[PathBuf]) -> Vec<Option<String>> {
+        let script = root().join("tests/support/dry_run.py");
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script).arg(&self.kubeconfig).args(files);
+        // kubectl (for the kubeconfig) as the tests find it.
+        if let Some(dir) = tool("kubectl").parent() {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let mut dirs = vec![dir.to_path_buf()];
+            dirs.extend(std::env::split_paths(&path));
+            cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        }
+        let o = cmd.output().expect("run python3 tests/support/dry_run.py");
+        assert!(o.status.success(), "dry_run.py failed:\n{}", super::show(&o));
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        assert_eq!(lines.len(), files.len(), "one verdict per file:\n{}", super::show(&o));
+        lines.iter().map(|l| l["refused"].as_str().map(str::to_string)).collect()
+    }
+}
+
 /// What `kubectl create -f DIR` (or `get`) said of each file of `files`: the line of its error,
 /// where it has one. kubectl goes on after a refused file and names each in its error.
 pub fn errors_by_file(stderr: &str, files: &[PathBuf]) -> Vec<Option<String>> {

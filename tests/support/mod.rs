@@ -69,6 +69,8 @@ pub fn render(args: &[&Path]) -> String {
 }
 
 pub mod controlplane;
+pub mod judge;
+pub mod mutations;
 pub mod reference;
 pub mod trainjob_corpus;
 pub mod validate_corpus;
