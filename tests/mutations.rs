@@ -82,3 +82,34 @@ fn ids(v: &[&str]) -> String {
         v.join(", ")
     }
 }
+
+/// Where `render` checks what it generated (a release with the JAX policy, v2.2.0 on), it uses the
+/// built-in equivalents of the release's CEL rules (`cel::builtin`) instead of kube-cel on the
+/// release's schema: on every fixture and mutant, for those releases, the two find the same rules
+/// at the same fields.
+#[test]
+fn the_builtin_cel_equivalents_are_the_engine_s_verdict_from_v2_2_0_on() {
+    use jax_runtimes::validate::{cel, structure};
+    let (fixtures, _) = corpus_fixtures();
+    let seeds = seeds(false);
+    let mutants: Vec<Fixture> = mutants(&seeds, count()).into_iter().map(Fixture::from).collect();
+    let mut compared = 0;
+    let mut rows = Vec::new();
+    for release in ["v2.2.0", "v2.2.1", "v2.3.0", "next"] {
+        for f in fixtures.iter().chain(&mutants) {
+            for o in f.objects.iter().filter(|o| o["kind"].as_str().is_some_and(|k| k.ends_with("TrainingRuntime"))) {
+                compared += 1;
+                let key = |d: &jax_runtimes::Diagnostic| (d.rule.id, d.field.clone());
+                let mut builtin: Vec<_> = cel::builtin(o, release).iter().map(key).collect();
+                let mut engine: Vec<_> = cel::judged(structure::check_cel(o, release), cel::builtin(o, release)).iter().map(key).collect();
+                builtin.sort();
+                engine.sort();
+                if builtin != engine {
+                    rows.push(format!("{release} {}: builtin {builtin:?}, engine {engine:?}", f.name));
+                }
+            }
+        }
+    }
+    assert!(rows.is_empty(), "{} difference(s):\n{}", rows.len(), rows.join("\n"));
+    assert!(compared > 4000, "{compared} runtimes compared");
+}

@@ -56,7 +56,9 @@ pub fn judged(engine: Vec<Diagnostic>, builtin: Vec<Diagnostic>) -> Vec<Diagnost
 
 /// Built-in CEL-equivalent findings for one runtime (untyped: they must work on objects the
 /// typed model rejects too); [`judged`] keeps those the release's own rules make.
-pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
+pub fn builtin(rt: &Value, release: &str) -> Vec<Diagnostic> {
+    // `envInjection` (and its rule) came in v2.3.0: found by the rule's text in the release's schema.
+    let env_injection = super::structure::release_has(release, "!self.exists(c, c == 'node')");
     let mut out = Vec::new();
     if let Some(ml) = rt.pointer("/spec/mlPolicy").and_then(Value::as_object) {
         let set: Vec<&str> = crate::trainer::facts().ml_policies.iter().map(String::as_str).filter(|p| ml.contains_key(*p)).collect();
@@ -79,7 +81,8 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
                 ));
             }
         }
-        if let Some(targets) = ml.get("torch").and_then(|t| t.pointer("/envInjection/targets")).and_then(Value::as_array) {
+        let targets = ml.get("torch").and_then(|t| t.pointer("/envInjection/targets")).and_then(Value::as_array);
+        if let Some(targets) = targets.filter(|_| env_injection) {
             for (i, t) in targets.iter().enumerate() {
                 if let Some(names) = t.get("containerNames").and_then(Value::as_array) {
                     if names.iter().any(|n| n == "node") {
@@ -105,7 +108,16 @@ pub fn builtin(rt: &Value) -> Vec<Diagnostic> {
         }
         if let Some(policies) = js.get("volumeClaimPolicies").and_then(Value::as_array) {
             for (i, p) in policies.iter().enumerate() {
-                for (j, t) in p.get("templates").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                let templates = p.get("templates").and_then(Value::as_array);
+                // cel-go reads `t.metadata` of every template: one without it fails the rule.
+                if templates.into_iter().flatten().any(|t| t.is_object() && t.get("metadata").is_none()) {
+                    out.push(Diagnostic::finding(
+                        &CEL_CLAIM_NAMESPACE,
+                        FieldPath::from("spec.template.spec").field("volumeClaimPolicies").index(i),
+                        "no such key: metadata",
+                    ));
+                }
+                for (j, t) in templates.into_iter().flatten().enumerate() {
                     if t.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
                         out.push(Diagnostic::finding(
                             &CEL_CLAIM_NAMESPACE,
@@ -148,7 +160,7 @@ pub fn builtin_trainjob(tj: &Value, release: &str) -> Vec<Diagnostic> {
     }
     // The storageUri rule is in the CRDs of v2.3.0 on (found by its message in the release's
     // embedded schema), not before: an older release's API server takes any string.
-    let uri_rule = super::structure::release_file(release).is_some_and(|t| t.contains(STORAGE_URI_RULE));
+    let uri_rule = super::structure::release_has(release, STORAGE_URI_RULE);
     for which in ["dataset", "model"].into_iter().filter(|_| uri_rule) {
         let Some(uri) = tj.pointer(&format!("/spec/initializer/{which}/storageUri")).and_then(Value::as_str) else { continue };
         if !uri.is_empty() && !is_storage_uri(uri) {

@@ -34,6 +34,16 @@ pub fn release_file(name: &str) -> Option<&'static str> {
     RELEASES.iter().find(|(r, _)| *r == name).map(|(_, data)| *data)
 }
 
+/// Whether the embedded file of release `name` holds `text` (a rule's text or message: how a
+/// check finds out that the release has the rule). Looked up once per release and text.
+pub fn release_has(name: &str, text: &'static str) -> bool {
+    type Seen = std::collections::HashMap<(&'static str, &'static str), bool>;
+    static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
+    let Some(&(release, data)) = RELEASES.iter().find(|(r, _)| *r == name) else { return false };
+    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    *seen.get_or_insert_with(Default::default).entry((release, text)).or_insert_with(|| data.contains(text))
+}
+
 /// A release's schemas, adapted and compiled.
 struct Compiled {
     /// The CEL rules of the runtime kinds' schema (the engine `--crd` uses).

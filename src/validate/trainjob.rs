@@ -231,7 +231,7 @@ fn own_quantities(tj: &TrainJob) -> Vec<Diagnostic> {
 /// The TrainJob CRD of `release` has the CEL rules on `metadata.name` (RFC 1035, at most 63
 /// characters: from v2.1.0 on), as its embedded schema says.
 fn has_name_rules(release: &str) -> bool {
-    structure::release_file(release).is_some_and(|t| t.contains("self.metadata.name.matches("))
+    structure::release_has(release, "self.metadata.name.matches(")
 }
 
 /// The API server's name rules for the TrainJob (`name` or `generateName` required, the prefix
