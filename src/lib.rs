@@ -6,7 +6,8 @@
 //! makes of a TrainJob and its runtime) -> [`validate`] -> [`write`]
 //! (YAML, files, pages) and [`report`] (findings). [`pipeline`] runs resolve, render and validate
 //! for both front doors, [`cli`] and [`krm`]; [`resource_list`] is the KRM wire format. [`fit`]
-//! takes runtimes and a cluster's node and pod lists to the verdict the scheduler would reach.
+//! takes runtimes and a cluster's node and pod lists to the verdict the scheduler would reach;
+//! [`live`] reads those lists (and the rest of a cluster's state) from a cluster instead of files.
 //!
 //! Shared by the stages: the catalog API ([`catalog`]), the rule registry ([`rules`]) and the
 //! findings built from it ([`diag`]), label and annotation keys ([`keys`]), exit codes ([`exit`]),
@@ -27,6 +28,7 @@ pub mod keys;
 pub mod kinds;
 pub mod krm;
 pub mod kueue;
+pub mod live;
 pub mod pipeline;
 pub mod queues;
 pub mod read;

@@ -851,7 +851,8 @@ const PLACEMENT_LEFT_OUT: &[&str] = &[
     "replicated jobs other than the trainer job: fit judges the trainer job's gang; initializers start first and never finish \
      without a kubelet (JobSet `dependsOn`)",
     "autoscaling: a verdict fit gives as `provisioned` (a ComputeClass or node auto-provisioning would create the nodes)",
-    "GKE's TPU webhook (TPU_WORKER_ID, TPU_WORKER_HOSTNAMES in preview's pod) and JobSet's pod webhook: not in this control plane",
+    "GKE's TPU webhook (TPU_WORKER_ID, TPU_WORKER_HOSTNAMES in preview's pod) and JobSet's pod webhook: not in this control plane \
+     (preview's `jobset.sigs.k8s.io/priority` label is compared with the `spec.priority` the server's Priority admission gave the pod)",
 ];
 
 /// A Node as `kubectl get nodes -o json` prints it (allocatable = capacity, Ready).
@@ -961,6 +962,30 @@ fn generated_family() -> Vec<Inventory> {
             out.push(Inventory { name: format!("{shape} ({state})"), nodes, pods, runtimes: common.to_vec(), trainjobs: Vec::new() });
         }
     }
+    // A CPU pool whose nodes are short of several things at once: each holds one pod (its `pods`
+    // allocatable) that takes most of its cpu and memory. kube-scheduler names every one of them
+    // per node (Too many pods, Insufficient cpu, Insufficient memory); so must fit.
+    let crowded: Vec<Value> = (0..3)
+        .map(|i| {
+            node_object(
+                &format!("crowded-{i}"),
+                &[("cloud.google.com/gke-nodepool", "cpu-pool"), ("node.kubernetes.io/instance-type", "e2-standard-8")],
+                &[],
+                &[("cpu", "7910m"), ("memory", "28000000Ki"), ("pods", "1")],
+            )
+        })
+        .collect();
+    let pods = crowded
+        .iter()
+        .map(|n| pod_in_use(n["metadata"]["name"].as_str().unwrap(), &[("cpu", "7500m"), ("memory", "27000000Ki")]))
+        .collect();
+    out.push(Inventory {
+        name: "cpu (crowded)".into(),
+        nodes: crowded,
+        pods,
+        runtimes: vec!["jax-cpu", "jax-cpu-multinode"],
+        trainjobs: Vec::new(),
+    });
     // TrainJobs that change the gang: more nodes than the pool has, and more CPU than a node has.
     let tj = |name: &str, runtime: &str, trainer: &str| {
         format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
@@ -1242,8 +1267,16 @@ fn predicted_fields(pod: &Value) -> Value {
         })
         .cloned()
         .collect();
+    // JobSet's pod webhook (not running here) labels the pod with the priority the API server's
+    // Priority admission gave it (`spec.priority`): preview's label against the server's priority.
+    let mut labels = map_without(&pod["metadata"]["labels"]);
+    if labels.get("jobset.sigs.k8s.io/priority").is_none() {
+        if let Some(p) = pod["spec"]["priority"].as_i64() {
+            labels["jobset.sigs.k8s.io/priority"] = json!(p.to_string());
+        }
+    }
     json!({
-        "labels": map_without(&pod["metadata"]["labels"]),
+        "labels": labels,
         "annotations": map_without(&pod["metadata"]["annotations"]),
         "hostname": pod["spec"]["hostname"],
         "subdomain": pod["spec"]["subdomain"],
@@ -1296,19 +1329,6 @@ fn resources_of(r: &Value) -> Value {
         }
     }
     Value::Object(out)
-}
-
-/// fit's per-node reasons against the scheduler's: equal, except that the scheduler counts a node
-/// short of several resources under each (NodeResourcesFit returns them all) where fit names the
-/// first: a scheduler `Insufficient` reason fit lacks is taken when fit counts as many nodes
-/// under another `Insufficient` reason.
-fn same_node_counts(fit: &BTreeMap<String, usize>, scheduler: &BTreeMap<String, usize>) -> bool {
-    let insufficient = |k: &String| k.starts_with("Insufficient ");
-    fit.iter().all(|(k, n)| scheduler.get(k) == Some(n))
-        && scheduler
-            .iter()
-            .filter(|(k, _)| !fit.contains_key(*k))
-            .all(|(k, n)| insufficient(k) && fit.iter().any(|(f, m)| insufficient(f) && m >= n))
 }
 
 /// One row of the table of disagreements.
@@ -1543,7 +1563,7 @@ fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
                 if s.bound == 0 {
                     counts_compared += 1;
                     let fit_nodes: BTreeMap<String, usize> = serde_json::from_value(verdict["nodes"].clone()).unwrap_or_default();
-                    if !same_node_counts(&fit_nodes, &scheduler) {
+                    if fit_nodes != scheduler {
                         disagree("node counts", format!("{fit_nodes:?}"), format!("{scheduler:?}"));
                     }
                 }
@@ -1603,4 +1623,135 @@ fn fit_and_preview_agree_with_the_job_controller_and_the_scheduler() {
     assert!(rows.is_empty(), "{} disagreement(s) between fit or preview and Kubernetes (table above)", rows.len());
     assert!(unused.is_empty(), "PLACEMENT_KNOWN lists cases that no longer differ: {unused:?}");
     assert!(agreed_yes >= 5 && agreed_no >= 5 && previewed_pods >= 10, "the comparison is not vacuous");
+}
+
+/// Live mode (issue 44): `fit` with no `--nodes` reads the nodes and pods of the cluster through
+/// kube-rs (real TLS with the control plane's self-signed serving certificate, a bearer token,
+/// the kubeconfig's context), in pages of `--chunk-size` objects; its verdicts are those of `fit`
+/// on a `snapshot` of the same cluster and on what `kubectl get -o json` prints of it. More nodes
+/// and pods than a page holds, so every list is paginated for real.
+#[test]
+fn live_fit_pages_through_the_cluster_and_agrees_with_its_snapshot_and_kubectl() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    // Only this test's nodes and pods (earlier tests leave theirs, being deleted; their Jobs
+    // would make new pods).
+    cluster.ok(&["delete", "jobs", "--all", "-A", "--cascade=orphan"]);
+    cluster.ok(&["delete", "pods", "--all", "-A", "--force", "--grace-period=0"]);
+    cluster.ok(&["delete", "nodes", "--all"]);
+    cluster.namespaces(["live-busy"]);
+    let gpu = |i: usize| {
+        node_object(
+            &format!("gke-a3-{i:02}"),
+            &[
+                ("cloud.google.com/gke-nodepool", "a3-h100"),
+                ("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"),
+                ("node.kubernetes.io/instance-type", "a3-highgpu-8g"),
+            ],
+            &[("nvidia.com/gpu", "present")],
+            &[("cpu", "207410m"), ("memory", "1887040797Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+        )
+    };
+    let nodes: Vec<Value> = (0..12).map(gpu).collect();
+    // 7 of the 12 nodes hold all their GPUs: 5 stay free, room for two 2-node jobs.
+    let pods: Vec<Value> = (0..7)
+        .map(|i| {
+            let mut p = pod_in_use(&format!("gke-a3-{i:02}"), &[("nvidia.com/gpu", "8")]);
+            p["metadata"]["namespace"] = json!("live-busy");
+            p.as_object_mut().unwrap().remove("status");
+            p
+        })
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let file = dir.join("nodes.json");
+    std::fs::write(&file, json!({"apiVersion": "v1", "kind": "List", "items": nodes}).to_string()).unwrap();
+    cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+    cluster.ok(&["replace", "-f", file.to_str().unwrap()]);
+    let file = dir.join("pods.json");
+    std::fs::write(&file, json!({"apiVersion": "v1", "kind": "List", "items": pods}).to_string()).unwrap();
+    cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+
+    let kc = cluster.kubeconfig.to_str().unwrap();
+    let catalog = [root().join("catalog/runtimes/gpu-gke.yaml"), root().join("catalog/runtimes/defaults.yaml")];
+    let catalog: Vec<&str> = catalog.iter().map(|p| p.to_str().unwrap()).collect();
+    let fit = |extra: &[&str]| {
+        let mut args = vec!["fit", "--format", "json"];
+        args.extend(extra);
+        args.extend(&catalog);
+        let r = run(&args, None);
+        assert!(r.code == 0 || r.code == 1, "jax-runtimes {}:\n{}", args.join(" "), r.all());
+        (serde_json::from_str::<Value>(&r.stdout).unwrap(), r.stderr)
+    };
+    let (live, said) = fit(&["--kubeconfig", kc, "--chunk-size", "5"]);
+    // 12 nodes and 7 pods in pages of 5: 3 + 2 list calls.
+    assert!(said.contains(": 12 Nodes, 7 Pods (5 list calls)"), "{said}");
+    let two = live.as_array().unwrap().iter().find(|v| v["runtime"] == "jax-gpu-gke-h100-2nodes").unwrap();
+    assert_eq!((&two["fits"], &two["copies"]), (&json!(true), &json!(2)), "5 free nodes take two 2-node jobs: {two}");
+
+    // The same cluster as a snapshot file, and as kubectl prints it: the same verdicts.
+    let snap = dir.join("cluster.yaml");
+    let r = run(&["snapshot", "--kubeconfig", kc, "--chunk-size", "5", "-o", snap.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let snap = snap.to_str().unwrap();
+    let (from_snapshot, _) = fit(&["--nodes", snap, "--pods", snap]);
+    assert_eq!(live, from_snapshot, "fit live and fit on the snapshot of the same cluster");
+    let kubectl_nodes = dir.join("kubectl-nodes.json");
+    let kubectl_pods = dir.join("kubectl-pods.json");
+    std::fs::write(&kubectl_nodes, cluster.ok(&["get", "nodes", "-o", "json"])).unwrap();
+    std::fs::write(&kubectl_pods, cluster.ok(&["get", "pods", "-A", "-o", "json"])).unwrap();
+    let (from_kubectl, _) = fit(&["--nodes", kubectl_nodes.to_str().unwrap(), "--pods", kubectl_pods.to_str().unwrap()]);
+    assert_eq!(live, from_kubectl, "fit live and fit on kubectl's lists");
+    // The snapshot holds what live mode reads: the nodes, the pods, and the reference CRDs' kinds
+    // (none here but the kinds' lists were made: no error).
+    let text = std::fs::read_to_string(snap).unwrap();
+    let list = documents(&text).remove(0);
+    let kinds: BTreeSet<&str> = list["items"].as_array().unwrap().iter().filter_map(|i| i["kind"].as_str()).collect();
+    assert!(kinds.contains("Node") && kinds.contains("Pod"), "{kinds:?}");
+    assert!(!text.contains("managedFields"), "kubectl's -o yaml leaves managedFields out; so does a snapshot");
+    say!(
+        "controlplane: live fit over 12 nodes and 7 pods in pages of 5 = the snapshot's = kubectl's ({} verdicts)",
+        live.as_array().unwrap().len()
+    );
+    cluster.ok(&["delete", "pods", "--all", "-n", "live-busy", "--force", "--grace-period=0"]);
+    cluster.ok(&["delete", "nodes", "--all"]);
+}
+
+/// The examples of docs/rules.md that need a real cluster (tests/rules/*.yaml `cluster: true`:
+/// RBAC refusing a list fit needs, and one a snapshot leaves out) give, against the real API
+/// server and its RBAC, the example recorded in tests/rules/recorded/ (`UPDATE_DOCS=1` records
+/// them anew).
+#[test]
+fn live_rule_examples_are_what_the_real_api_server_gives() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    let mut checked = 0;
+    for (file, case) in support::examples::cases().into_iter().filter(|(_, c)| c.cluster) {
+        // What the case's setup creates, gone first (an earlier run's).
+        cluster.kubectl(&["delete", "namespace", "ml-ops", "--ignore-not-found"]);
+        for kind in ["clusterrole", "clusterrolebinding"] {
+            let names = ["pod-lister", "cluster-reader", "ci-pod-lister", "ci-cluster-reader"];
+            let mut args = vec!["delete", kind, "--ignore-not-found"];
+            args.extend(names);
+            cluster.kubectl(&args);
+        }
+        let example =
+            support::examples::run_example_on(&case, Some(&cluster.kubeconfig)).unwrap_or_else(|e| panic!("{file}: {}: {e}", case.rule));
+        let recorded = support::examples::recorded(&case.rule);
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::create_dir_all(recorded.parent().unwrap()).unwrap();
+            std::fs::write(&recorded, &example).unwrap();
+        }
+        let have = std::fs::read_to_string(&recorded).unwrap_or_default();
+        assert!(
+            have == example,
+            "{}: the real API server now gives another example for {} (UPDATE_DOCS=1 tests/run --test controlplane records it):\n{example}",
+            recorded.display(),
+            case.rule
+        );
+        checked += 1;
+    }
+    cluster.kubectl(&["delete", "namespace", "ml-ops", "--ignore-not-found", "--wait=false"]);
+    assert!(checked >= 2, "the cluster cases of tests/rules/live.yaml");
+    say!("controlplane: {checked} rule examples of live mode given by the real API server as recorded");
 }

@@ -10,7 +10,7 @@ mod support;
 use std::fs;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::{run_in, Run};
 
 // ------------------------------------------------------------------ inventories, as kubectl prints them
@@ -717,6 +717,29 @@ fn trainjob(name: &str, runtime: &str, trainer: &str) -> String {
     format!("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}, namespace: ml}}\nspec:\n  runtimeRef: {{name: {runtime}}}\n  trainer: {trainer}\n")
 }
 
+/// A node short of several resources is counted under each, and the reason names each with its
+/// amounts, as kube-scheduler's NodeResourcesFit does (`0/2 nodes are available: 2 Insufficient
+/// cpu, 2 Insufficient memory`), not only the first.
+#[test]
+fn a_node_short_of_several_resources_is_named_under_each() {
+    let nodes = list(&gke_a3_pool(2, &[], "8"));
+    let runtimes =
+        support::render(&[&support::root().join("catalog/runtimes/gpu-gke.yaml"), &support::root().join("catalog/runtimes/defaults.yaml")]);
+    let job = trainjob(
+        "big",
+        "jax-gpu-gke-h100",
+        "{resourcesPerNode: {requests: {cpu: \"300\", memory: 4000Gi}, limits: {cpu: \"300\", memory: 4000Gi}}}",
+    );
+    let files = [("nodes.yaml", nodes.as_str()), ("runtimes.yaml", runtimes.as_str()), ("jobs.yaml", job.as_str())];
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--runtimes", "runtimes.yaml", "jobs.yaml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let all: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let big = &all[0];
+    assert_eq!(big["fits"], false, "{big}");
+    assert!(reason(big).contains("Insufficient cpu (207410m allocatable, 300 needed), Insufficient memory ("), "{}", reason(big));
+    assert_eq!((&big["nodes"]["Insufficient cpu"], &big["nodes"]["Insufficient memory"]), (&json!(2), &json!(2)), "{big}");
+}
+
 #[test]
 fn a_trainjob_that_raises_resources_per_node_past_allocatable_does_not_fit_though_its_runtime_does() {
     let nodes = list(&gke_a3_pool(2, &[], "8"));
@@ -981,11 +1004,26 @@ fn bad_inventories_are_refused_with_their_file_and_line() {
     assert!(r.stderr.contains("error[fit/not-a-node]: nodes.yaml:"), "{}", r.stderr);
     assert!(r.stderr.contains("`status.allocatable.cpu`: `lots` is not a Kubernetes quantity"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
-    // A pod list passed as the node list.
+    // A pod list passed as the node list (a snapshot's Pods are skipped there; no Node is left).
     let pods = list(&[pod("a", "p", Some("cpu-a"), "Running", "{}", &[])]);
     let r = fit(&[("pods.yaml", &pods)], &["--nodes", "pods.yaml"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("error[fit/not-a-node]: pods.yaml:4: Pod/a/p: `kind`: expected a Node, found Pod"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "error[fit/no-nodes]: pods.yaml:3: the node inventory holds no Node, only 1 object of other kinds (a pod list goes to --pods)"
+        ),
+        "{}",
+        r.stderr
+    );
+    // A kind no snapshot holds is still refused where it is.
+    let odd = list(&["- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c, namespace: a}\n".to_string()]);
+    let r = fit(&[("nodes.yaml", &odd)], &["--nodes", "nodes.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("error[fit/not-a-node]: nodes.yaml:4: ConfigMap/a/c: `kind`: expected a Node, found ConfigMap"),
+        "{}",
+        r.stderr
+    );
     // An empty list (a cluster with no nodes, or the wrong context).
     let r = fit(&[("nodes.yaml", "apiVersion: v1\nkind: List\nitems: []\n")], &["--nodes", "nodes.yaml"]);
     assert_eq!(r.code, 2);
@@ -1440,4 +1478,74 @@ fn fit_never_says_yes_where_validate_says_no() {
     for rule in ["kueue/unknown-local-queue", "trainjob/tpu-num-nodes", "trainjob/resources", "trainjob/name-length"] {
         assert!(v.stdout.contains(&format!("error[{rule}]")), "{rule}: {}", v.all());
     }
+}
+
+/// Live mode's refusals, without a cluster to read: a kubeconfig that is not there, a context it
+/// lacks, a server that does not answer. Each is one `live/no-cluster` finding and exit 2 (what
+/// cannot be read), never a crash; `--context` with `--nodes` is a usage error.
+#[test]
+fn live_mode_without_a_cluster_says_why_and_exits_2() {
+    let nodes = list(&gke_a3_pool(1, &[], "8"));
+    // Port 1 on loopback: nothing listens there.
+    let kubeconfig = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: prod\n  context: {cluster: c, user: u}\ncurrent-context: prod\n";
+    let files = [("kc.yaml", kubeconfig), ("nodes.yaml", nodes.as_str())];
+    let cases: [(&[&str], &str); 4] = [
+        (&["--kubeconfig", "missing.yaml"], "kubeconfig missing.yaml: No such file"),
+        (&["--kubeconfig", "kc.yaml", "--context", "staging"], "kubeconfig kc.yaml has no context `staging`; it has: prod"),
+        (&["--kubeconfig", "kc.yaml"], "context prod (https://127.0.0.1:1/): the API server does not answer"),
+        (&["--kubeconfig", "kc.yaml", "--format", "json"], "the API server does not answer"),
+    ];
+    for (args, says) in cases {
+        let r = fit(&files, args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.all());
+        assert!(r.all().contains("live/no-cluster") && r.all().contains(says), "{args:?}: {}", r.all());
+    }
+    let r = fit(&files, &["--nodes", "nodes.yaml", "--context", "prod"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("leave out --nodes"), "{}", r.stderr);
+    let r = fit(&files, &["--pods", "nodes.yaml"]);
+    assert_eq!(r.code, 2, "--pods needs --nodes: {}", r.all());
+}
+
+/// A snapshot (`jax-runtimes snapshot`, or `kubectl get nodes,pods -A -o yaml`) is one list of
+/// several kinds: `--nodes` takes its Nodes and `--pods` its Pods, and the verdict is that of the
+/// two lists apart. A list with no Node at all says it holds other kinds.
+#[test]
+fn a_snapshot_file_serves_as_both_the_node_and_the_pod_list() {
+    let nodes: Value = jax_runtimes::yaml::parse_stream(&list(&gke_a3_pool(2, &[], "8"))).unwrap().remove(0);
+    let busy = "apiVersion: v1\nkind: Pod\nmetadata: {name: busy, namespace: team-a}\nspec:\n  nodeName: NODE\n  containers:\n  - name: c\n    image: busy:1\n    resources: {requests: {nvidia.com/gpu: \"8\"}, limits: {nvidia.com/gpu: \"8\"}}\nstatus: {phase: Running}\n";
+    let first = nodes["items"][0]["metadata"]["name"].as_str().unwrap();
+    let pod: Value = jax_runtimes::yaml::parse_stream(&busy.replace("NODE", first)).unwrap().remove(0);
+    let queue = json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "team-a"}, "spec": {"clusterQueue": "q"}});
+    let mut items = nodes["items"].as_array().unwrap().clone();
+    items.push(pod.clone());
+    items.push(queue);
+    let snapshot = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let pods = json!({"apiVersion": "v1", "kind": "List", "items": [pod]}).to_string();
+    let node_list = nodes.to_string();
+    let files = [("snap.json", snapshot.as_str()), ("nodes.json", node_list.as_str()), ("pods.json", pods.as_str())];
+    let apart = fit(&files, &["--nodes", "nodes.json", "--pods", "pods.json", "--format", "json"]);
+    let together = fit(&files, &["--nodes", "snap.json", "--pods", "snap.json", "--format", "json"]);
+    assert_eq!(apart.code, together.code, "{}\n{}", apart.all(), together.all());
+    assert_eq!(apart.stdout, together.stdout);
+    let v = verdicts(&together);
+    assert_eq!(
+        (&v["jax-gpu-gke-h100"]["fits"], &v["jax-gpu-gke-h100-2nodes"]["fits"]),
+        (&json!(true), &json!(false)),
+        "one of two nodes is busy"
+    );
+    // The snapshot alone as --nodes: its Pods are the pods in use.
+    let alone = fit(&files, &["--nodes", "snap.json", "--format", "json"]);
+    assert_eq!(alone.stdout, together.stdout, "{}", alone.all());
+    // A node list given as --pods is refused, not read as a cluster with no pod in use.
+    let r = fit(&files, &["--nodes", "snap.json", "--pods", "nodes.json"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.all().contains("fit/not-a-pod") && r.all().contains("expected a Pod, found Node"), "{}", r.all());
+    let r = fit(&files, &["--nodes", "pods.json"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(
+        r.all().contains("fit/no-nodes") && r.all().contains("only 1 object of other kinds (a pod list goes to --pods)"),
+        "{}",
+        r.all()
+    );
 }

@@ -16,8 +16,8 @@ use jax_runtimes::diag::{Diagnostic, Severity};
 use jax_runtimes::read::{self, Document};
 use jax_runtimes::rules::{self, Layer};
 use jax_runtimes::validate::{self, Options};
-use serde::Deserialize;
 use serde_json::{json, Value};
+use support::examples::{self, finding_blocks, terminal};
 use support::validate_corpus::{apply, base, corpus, kubernetes_corpus, Case, Op};
 use support::{copy_dir, parse, path_with_bin, reference, reference_crd_files, root, tool};
 
@@ -719,166 +719,29 @@ fn describe_ops(ops: &[Op]) -> Option<String> {
     Some(parts.join(", "))
 }
 
-/// The findings of `rule` in the text output of `validate`: each from its `severity[rule]:` line
-/// to the next finding or the summary.
-fn finding_blocks(output: &str, rule: &str) -> String {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in output.lines() {
-        let starts = ["error[", "warning[", "info["].iter().any(|p| line.starts_with(p));
-        if starts || line.starts_with("jax-runtimes: ") {
-            inside = starts && line.contains(&format!("[{rule}]:"));
-        }
-        if inside {
-            out.push(line.trim_end());
-        }
-    }
-    out.join("\n")
-}
-
-/// A case of tests/rules/*.yaml: the files of a minimal input, the command that makes the binary
-/// report `rule` on them, and what runs before it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CommandExample {
-    rule: String,
-    /// `catalog.yaml`; none for a command that reads no catalog.
-    #[serde(default)]
-    catalog: String,
-    /// The command's arguments; default: `render catalog.yaml`.
-    #[serde(default)]
-    args: Vec<String>,
-    /// Instead of `args`: a command line for `sh -c`, for what arguments cannot say (a file on
-    /// standard input, standard output redirected). It runs `jax-runtimes` from the build.
-    #[serde(default)]
-    shell: Option<String>,
-    /// Other files the command reads (a node list for `fit`, a ResourceList), by name.
-    #[serde(default)]
-    files: BTreeMap<String, String>,
-    /// Command lines for `sh -c` run first, in order, each of which must succeed: a file too
-    /// large to write out, an earlier `render`, an edit after it.
-    #[serde(default)]
-    setup: Vec<String>,
-}
-
-/// `sh -c LINE` in `dir`, with the binary under test first on PATH, as on a [`terminal`].
-fn shell_in(dir: &Path, line: &str) -> std::process::Output {
-    let mut sh = Command::new("sh");
-    sh.args(["-c", line]).current_dir(dir).env("PATH", path_with_bin()).stdin(std::process::Stdio::null());
-    terminal(&mut sh).output().unwrap()
-}
-
-/// A command's environment as a terminal user's: box-drawing frames, no color.
-fn terminal(cmd: &mut Command) -> &mut Command {
-    cmd.env("TERM", "xterm-256color").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE")
-}
-
-/// The findings of `rule` in `--format json` output (a JSON array on stderr), pretty-printed:
-/// for the findings that text output prints as one `jax-runtimes:` line without the rule.
-fn json_findings(stderr: &str, rule: &str) -> String {
-    let Ok(findings) = serde_json::from_str::<Vec<Value>>(stderr) else { return String::new() };
-    let hits: Vec<&Value> = findings.iter().filter(|f| f["rule"] == rule).collect();
-    if hits.is_empty() {
-        return String::new();
-    }
-    serde_json::to_string_pretty(&hits).unwrap()
-}
-
 /// The examples of tests/rules/*.yaml: each case's files written to a fresh folder and its
 /// command run there by the binary, which must report the case's rule.
 fn command_examples() -> BTreeMap<String, String> {
-    let mut files: Vec<_> = std::fs::read_dir(root().join("tests/rules")).unwrap().map(|e| e.unwrap().path()).collect();
-    files.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
-    files.sort();
     let mut out = BTreeMap::new();
     let mut failures = Vec::new();
-    for file in files {
-        let name = format!("tests/rules/{}", file.file_name().unwrap().to_string_lossy());
-        let cases: Vec<CommandExample> =
-            serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{name} parses: {e}"));
-        for case in cases {
-            assert!(rules::by_id(&case.rule).is_some(), "{name}: no rule {}", case.rule);
-            assert!(case.shell.is_none() || case.args.is_empty(), "{name}: {} has both `args` and `shell`", case.rule);
-            match run_example(&case) {
-                Ok(example) => assert!(out.insert(case.rule.clone(), example).is_none(), "{name}: {} twice", case.rule),
-                Err(e) => failures.push(format!("{name}: {}: {e}", case.rule)),
-            }
+    for (name, case) in examples::cases() {
+        assert!(rules::by_id(&case.rule).is_some(), "{name}: no rule {}", case.rule);
+        assert!(case.shell.is_none() || case.args.is_empty(), "{name}: {} has both `args` and `shell`", case.rule);
+        // A case that needs a cluster: the example the controlplane tier checks it still gives.
+        let example = if case.cluster {
+            let file = examples::recorded(&case.rule);
+            std::fs::read_to_string(&file)
+                .map_err(|e| format!("{}: {e} (run `UPDATE_DOCS=1 tests/run --test controlplane` to record it)", file.display()))
+        } else {
+            examples::run_example(&case)
+        };
+        match example {
+            Ok(example) => assert!(out.insert(case.rule.clone(), example).is_none(), "{name}: {} twice", case.rule),
+            Err(e) => failures.push(format!("{name}: {}: {e}", case.rule)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     out
-}
-
-/// Runs one case of tests/rules/ in a fresh folder and returns its example: the files, every
-/// command line as run, and the findings of the case's rule that the last one printed.
-fn run_example(case: &CommandExample) -> Result<String, String> {
-    let dir = tempfile::tempdir().unwrap();
-    if !case.catalog.is_empty() {
-        std::fs::write(dir.path().join("catalog.yaml"), &case.catalog).unwrap();
-    }
-    for (name, text) in &case.files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let mut lines: Vec<String> = Vec::new();
-    for line in &case.setup {
-        let o = shell_in(dir.path(), line);
-        if !o.status.success() {
-            return Err(format!("`{line}` failed:\n{}", support::show(&o)));
-        }
-        lines.push(format!("$ {line}"));
-    }
-    let args: Vec<&str> =
-        if case.args.is_empty() { vec!["render", "catalog.yaml"] } else { case.args.iter().map(String::as_str).collect() };
-    let output = match &case.shell {
-        Some(line) => {
-            lines.push(format!("$ {line}"));
-            shell_in(dir.path(), line)
-        }
-        None => {
-            lines.push(format!("$ jax-runtimes {}", args.join(" ")));
-            terminal(support::cli(&args).current_dir(dir.path())).output().unwrap()
-        }
-    };
-    let all = support::text(&output);
-    let mut block = finding_blocks(&all, &case.rule);
-    if block.is_empty() {
-        // validate's report is on stdout, a generator's findings on stderr.
-        block = json_findings(&String::from_utf8_lossy(&output.stdout), &case.rule);
-    }
-    if block.is_empty() {
-        block = json_findings(&String::from_utf8_lossy(&output.stderr), &case.rule);
-    }
-    if block.is_empty() {
-        return Err(format!("not reported:\n{all}"));
-    }
-    let others: String = case.files.iter().map(|(name, text)| format!("\n\n`{name}`:\n\n```{}\n{text}```", fence(text))).collect();
-    let example = format!(
-        "Example{}{others}\n\n```text\n{}\n{block}\n```",
-        if case.catalog.is_empty() {
-            ":".to_string()
-        } else {
-            format!(", `catalog.yaml`:\n\n```{}\n{}```", fence(&case.catalog), case.catalog)
-        },
-        lines.join("\n")
-    );
-    // Deterministic: relative paths only, never the folder it ran in.
-    let tmp = dir.path().display().to_string();
-    if example.contains(&tmp) {
-        return Err(format!("the example names the folder it ran in ({tmp}); use relative paths:\n{example}"));
-    }
-    Ok(example)
-}
-
-/// The language of a block showing `text`: `yaml`, or `text` for input that is meant not to parse
-/// (docs/ YAML blocks must parse).
-fn fence(text: &str) -> &'static str {
-    if jax_runtimes::yaml::parse_stream(text).is_ok() {
-        "yaml"
-    } else {
-        "text"
-    }
 }
 
 /// Runs `jax-runtimes ARGS` in `dir` as a terminal user would see it (box-drawing frames, no

@@ -55,19 +55,23 @@ pub struct FitArgs {
     pub runtimes: Vec<PathBuf>,
     #[command(flatten)]
     pub trainer: super::shared::TrainerArgs,
-    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
+    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, a `snapshot`
+    /// file, or `-` for stdin. Without it, live mode: the nodes and pods of the cluster of the
+    /// current kubeconfig context (`--context`, `--kubeconfig`), read as kubectl reads them.
     #[arg(long, value_name = "NODES")]
-    pub nodes: PathBuf,
+    pub nodes: Option<PathBuf>,
     /// The cluster creates node pools for pending pods (GKE node auto-provisioning): a runtime no
     /// standing node takes, that selects a TPU or GPU type, is "would be provisioned". A
     /// ComputeClass in the `--nodes` list (`kubectl get nodes,computeclasses -o yaml`) says it for
     /// the pods that select it, without this flag.
     #[arg(long = "auto-provisioning")]
     pub auto_provisioning: bool,
-    /// The pods already on it: what `kubectl get pods -A -o yaml` prints. Without it every node is
-    /// taken as empty.
-    #[arg(long, value_name = "PODS")]
+    /// The pods already on it: what `kubectl get pods -A -o yaml` prints (or the same `snapshot`
+    /// file). Without it every node of `--nodes` is taken as empty.
+    #[arg(long, value_name = "PODS", requires = "nodes")]
     pub pods: Option<PathBuf>,
+    #[command(flatten)]
+    pub live: super::shared::LiveArgs,
     /// Kueue objects (repeatable): what `kubectl get resourceflavors,clusterqueues,topologies -o
     /// yaml` prints. With them (or a catalog with a JaxRuntimeQueue) fit first says whether Kueue
     /// admits each runtime's TrainJob.
@@ -93,7 +97,11 @@ pub struct FitArgs {
 
 /// Runs the subcommand.
 pub fn run(a: &FitArgs) -> Exit {
-    let stdin_uses = [Some(&a.nodes), a.pods.as_ref(), a.workloads.as_ref()]
+    if a.nodes.is_some() && a.live.given() {
+        out::error("--kubeconfig, --context and --chunk-size read the cluster (live mode): leave out --nodes, or leave them out");
+        return Exit::Usage;
+    }
+    let stdin_uses = [a.nodes.as_ref(), a.pods.as_ref(), a.workloads.as_ref()]
         .into_iter()
         .flatten()
         .chain(&a.paths)
@@ -119,7 +127,7 @@ pub fn run(a: &FitArgs) -> Exit {
 fn judge(a: &FitArgs, said: &mut Said) -> Exit {
     let Ok(release) = a.trainer.release() else { return Exit::Usage };
     let merge = release.and_then(|r| r.merge);
-    let (mut cluster, notes) = match read_cluster(a, said) {
+    let (mut cluster, notes, inventory) = match read_cluster(a, said) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -132,7 +140,7 @@ fn judge(a: &FitArgs, said: &mut Said) -> Exit {
         }
         code
     };
-    let input = match subjects(&a.paths, a.cluster.as_deref(), &a.nodes, said) {
+    let input = match subjects(&a.paths, a.cluster.as_deref(), a.nodes.as_deref(), said) {
         Ok(i) => i,
         Err(code) => return refuse(code),
     };
@@ -236,7 +244,7 @@ fn judge(a: &FitArgs, said: &mut Said) -> Exit {
         Format::Json => json(&verdicts, queued.as_deref()),
         // The findings document: a finding per runtime or TrainJob that is not placed.
         Format::Github | Format::Sarif | Format::Junit => {
-            let nodes = a.nodes.display().to_string();
+            let nodes = inventory;
             let queued = queued.iter().flat_map(|q| q.iter().map(Some)).chain(std::iter::repeat(None));
             let not_placed: Vec<Diagnostic> = verdicts
                 .iter()
@@ -296,8 +304,51 @@ fn documents(input: Inventory, said: &mut Said) -> Option<Vec<Document>> {
 /// returns the exit code. kubectl's JSON lists are read straight into the cluster
 /// ([`fit::kubectl`]); anything else, and JSON that does not read there, as documents, which
 /// place each problem at its file and line.
-fn read_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
-    let nodes = read_inventory(&a.nodes, said).ok_or(Exit::Usage)?;
+fn read_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic>, String), Exit> {
+    let Some(node_path) = &a.nodes else { return live_cluster(a, said) };
+    let inventory = node_path.display().to_string();
+    let (cluster, notes) = read_files(node_path, a.pods.as_deref(), said)?;
+    Ok((cluster, notes, inventory))
+}
+
+/// Live mode: the nodes and pods of the cluster (`crate::live`), read by the same reader as
+/// `--nodes` and `--pods` files, and the cluster's name for the findings.
+fn live_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic>, String), Exit> {
+    let read = match crate::live::read(&a.live.target(), "fit") {
+        Ok(r) => r,
+        Err(d) => return Err(said.bad(&[*d], None)),
+    };
+    if read.findings.iter().any(Diagnostic::is_error) {
+        return Err(said.bad(&read.findings, None));
+    }
+    said.say(&read.findings, None);
+    said.note(&format!("read from {}: {} ({} list calls)", read.origin, crate::live::counted(&read.counts), read.calls));
+    let source = |what: &str, kinds: &[&str]| {
+        let text = serde_json::to_string(&read.list_of(kinds)).unwrap_or_default();
+        Arc::new(Source::new(format!("{} {what}", read.origin), Some(text)))
+    };
+    let nodes = source("nodes", &["Node", "ComputeClass"]);
+    let pods = source("pods", &["Pod"]);
+    let (cluster, notes) = read_sources(Inventory::Text(nodes), |_| Ok(Some(Inventory::Text(pods))), said)?;
+    Ok((cluster, notes, read.origin))
+}
+
+/// The cluster of `--nodes` and `--pods` files.
+fn read_files(nodes: &Path, pods: Option<&Path>, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
+    let nodes = read_inventory(nodes, said).ok_or(Exit::Usage)?;
+    let pods = |said: &mut Said| match pods {
+        Some(p) => read_inventory(p, said).map(Some).ok_or(Exit::Usage),
+        None => Ok(None),
+    };
+    read_sources(nodes, pods, said)
+}
+
+/// The cluster of a node inventory and a pod list (had once the node list is read), read.
+fn read_sources(
+    nodes: Inventory,
+    pods: impl FnOnce(&mut Said) -> Result<Option<Inventory>, Exit>,
+    said: &mut Said,
+) -> Result<(Cluster, Vec<Diagnostic>), Exit> {
     // The node list is read (and its errors said) before the pod list is, as the document path does.
     let (nodes, fast_nodes) = match nodes {
         Inventory::Text(source) => match fit::kubectl::nodes(&source) {
@@ -306,10 +357,7 @@ fn read_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic
         },
         docs @ Inventory::Documents(_) => (docs, None),
     };
-    let pods = match &a.pods {
-        Some(p) => Some(read_inventory(p, said).ok_or(Exit::Usage)?),
-        None => None,
-    };
+    let pods = pods(said)?;
     if let Some(node_list) = &fast_nodes {
         let pod_source = match &pods {
             Some(Inventory::Text(s)) => Some(Some(s)),
@@ -330,6 +378,9 @@ fn read_cluster(a: &FitArgs, said: &mut Said) -> Result<(Cluster, Vec<Diagnostic
     let node_docs = documents(nodes, said).ok_or(Exit::Usage)?;
     let pod_docs = match pods {
         Some(p) => Some(documents(p, said).ok_or(Exit::Usage)?),
+        // A node list with pods in it (a snapshot, `kubectl get nodes,pods -A -o yaml`): those
+        // are the pods in use.
+        None if node_docs.iter().any(|d| d.value.get("kind").and_then(serde_json::Value::as_str) == Some("Pod")) => Some(node_docs.clone()),
         None => None,
     };
     inventory::from_documents(&node_docs, pod_docs.as_deref()).map_err(|diags| said.bad(&diags, None))
@@ -401,7 +452,7 @@ impl Subjects {
 
 /// The runtimes and TrainJobs of the paths; on any error prints it and returns the exit code:
 /// 2 for a path that cannot be read, 1 for input that was read and is not valid.
-fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: &Path, said: &mut Said) -> Result<Subjects, Exit> {
+fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: Option<&Path>, said: &mut Said) -> Result<Subjects, Exit> {
     let input = read_catalog(paths);
     let all = input.sources.clone();
     let docs = match input.into_result() {
@@ -426,7 +477,7 @@ fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: &Path, said: &mut S
         return Err(Exit::Findings);
     }
     // A fleet's cluster (`--cluster`, or the one whose inventory the node list is): what it gets.
-    let scope = match crate::fleet::scoped(&generated.clusters, cluster, Some(nodes)) {
+    let scope = match crate::fleet::scoped(&generated.clusters, cluster, nodes) {
         Ok(s) => s,
         Err(e) => {
             out::error(&e);
@@ -444,7 +495,7 @@ fn subjects(paths: &[PathBuf], cluster: Option<&str>, nodes: &Path, said: &mut S
             c.name,
             runtimes.len(),
             words::count(all, "runtime"),
-            if cluster.is_none() {
+            if let (None, Some(nodes)) = (cluster, nodes) {
                 format!(" (its inventory is {}; `--cluster NAME` picks another)", nodes.display())
             } else {
                 String::new()

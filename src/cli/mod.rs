@@ -19,6 +19,7 @@ pub mod preview;
 pub mod render;
 pub mod schema;
 mod shared;
+pub mod snapshot;
 pub mod validate;
 
 /// What `--version` prints after the name: the package version, the git commit the binary was
@@ -78,9 +79,9 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes preview job.yaml --runtimes catalog/\n  jax-runtimes preview job.yaml --runtimes runtimes/ --process 3\n  jax-runtimes preview job.yaml --runtimes runtimes/ --trainer-version v2.2\n\nExit codes: 0 printed, 1 the TrainJob has errors (printed when it can be), 2 usage or I/O problem."
     )]
     Preview(preview::PreviewArgs),
-    /// Will each runtime's (or TrainJob's) pods be placed on this cluster, or stay Pending? Checks them against `kubectl get nodes` (and pods).
+    /// Will each runtime's (or TrainJob's) pods be placed on this cluster, or stay Pending? Checks them against its nodes and pods (live, or `kubectl get nodes` and pods files).
     #[command(
-        after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the built-in catalog\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  jax-runtimes fit --nodes nodes.yaml --runtimes runtimes/ job.yaml    # a TrainJob, as Trainer merges it\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime and TrainJob fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
+        after_help = "Examples:\n  jax-runtimes fit                                                     # the built-in catalog on the current kubeconfig context\n  jax-runtimes fit --context prod my-catalog/\n  kubectl get nodes -o yaml > nodes.yaml\n  kubectl get pods -A -o yaml > pods.yaml\n  jax-runtimes fit --nodes nodes.yaml --pods pods.yaml                 # the same from files\n  jax-runtimes fit --nodes nodes.yaml my-catalog/ --format json\n  jax-runtimes fit --nodes nodes.yaml --runtimes runtimes/ job.yaml    # a TrainJob, as Trainer merges it\n  kubectl get nodes -o json | jax-runtimes fit --nodes - runtimes/\n\nExit codes: 0 every runtime and TrainJob fits now, 1 some does not, 2 bad input.\nGuide: docs/fit.md"
     )]
     Fit(fit::FitArgs),
     /// Kueue objects for the catalog's queues with quotas from a cluster's nodes (`kubectl get nodes -o yaml`).
@@ -88,6 +89,11 @@ pub enum Command {
         after_help = "Examples:\n  kubectl get nodes -o yaml > nodes.yaml\n  jax-runtimes kueue --nodes nodes.yaml my-catalog/           # its JaxRuntimeQueues, or one queue for every runtime\n  jax-runtimes kueue --nodes nodes.yaml --namespace team-a --namespace team-b\n  jax-runtimes kueue --nodes nodes.yaml my-catalog/ -o gitops/kueue --check\n\nEvery node (every whole TPU slice) of a shape the catalog uses is counted once, at its allocatable.\nExit codes: 0 written, 1 catalog errors or a stale --check, 2 bad input.\nGuide: docs/kueue.md"
     )]
     Kueue(kueue::KueueArgs),
+    /// Write what live mode reads from a cluster (nodes, pods, ComputeClasses, Kueue objects, runtimes, TrainJobs) to one file that `fit --nodes FILE --pods FILE` reads.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes snapshot -o cluster.yaml                   # the current kubeconfig context\n  jax-runtimes snapshot --context prod -o prod.yaml\n  jax-runtimes fit --nodes prod.yaml --pods prod.yaml     # what `fit --context prod` answers\n\nExit codes: 0 written, 2 no cluster to read, a refused list it needs, or an unwritable file.\nGuide: docs/fit.md"
+    )]
+    Snapshot(snapshot::SnapshotArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -132,6 +138,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Validate(a)) => validate::run(&a),
         Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::Kueue(a)) => kueue::run(&a),
+        Some(Command::Snapshot(a)) => snapshot::run(&a),
         Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::ManPages(a)) => man::run(&a, <Cli as clap::CommandFactory>::command()),

@@ -493,3 +493,29 @@ impl Said {
         }
     }
 }
+
+/// Live mode's flags, spelled as kubectl spells them: which cluster to read.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LiveArgs {
+    /// Live mode: the kubeconfig file (default: `$KUBECONFIG`, else `~/.kube/config`), as
+    /// kubectl's `--kubeconfig`.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Live mode: the kubeconfig context (default: the current one), as kubectl's `--context`.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Live mode: objects per list call (default 500, as kubectl's `--chunk-size`).
+    #[arg(long = "chunk-size", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_size: Option<u32>,
+}
+
+impl LiveArgs {
+    /// True when any of them is given.
+    pub fn given(&self) -> bool {
+        self.kubeconfig.is_some() || self.context.is_some() || self.chunk_size.is_some()
+    }
+
+    pub fn target(&self) -> crate::live::Target {
+        crate::live::Target { kubeconfig: self.kubeconfig.clone(), context: self.context.clone(), chunk_size: self.chunk_size }
+    }
+}

@@ -130,11 +130,7 @@ impl Demand {
             tolerations: spec.tolerations.clone().unwrap_or_default(),
             host_ports: requests::host_ports(spec),
             exclusive: pod_annotations.and_then(|a| a.get(keys::JOBSET_EXCLUSIVE_TOPOLOGY)).filter(|k| !k.is_empty()).cloned(),
-            priority: match (&spec.priority_class_name, spec.priority) {
-                (_, Some(p)) => Some(p),
-                (Some(c), None) if !c.is_empty() => None,
-                _ => Some(0),
-            },
+            priority: trainjob::pod::admitted_priority(spec),
             slice,
             unmodelled,
         })

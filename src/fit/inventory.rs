@@ -462,10 +462,19 @@ fn readiness(node: &Node) -> Readiness {
 /// The Nodes of the inventory documents, or every document that is not one (placed).
 pub fn read_nodes(docs: &[Document]) -> Result<Vec<Node>, Vec<Diagnostic>> {
     let (classes, docs) = split_compute_classes(docs);
-    let (nodes, mut errors) = read_kind::<Node>(&docs, "Node", &FIT_NOT_A_NODE, |_| true);
+    let (nodes, mut errors) = read_kind::<Node>(&docs, "Node", &FIT_NOT_A_NODE, true, |_| true);
     // An Autopilot cluster with nothing running lists ComputeClasses and no node.
     if errors.is_empty() && nodes.is_empty() && classes.is_empty() {
-        let mut d = Diagnostic::finding(&FIT_NO_NODES, "", "the node inventory holds no Node");
+        let others = docs.iter().filter(|d| !kind_is(d, "Node")).count();
+        let message = if others > 0 {
+            format!(
+                "the node inventory holds no Node, only {} of other kinds (a pod list goes to --pods)",
+                crate::words::count(others, "object")
+            )
+        } else {
+            "the node inventory holds no Node".to_string()
+        };
+        let mut d = Diagnostic::finding(&FIT_NO_NODES, "", message);
         if let Some(doc) = docs.first() {
             d = doc.locate(d);
         }
@@ -524,7 +533,10 @@ pub struct PodList<'a> {
 
 /// The pods of the pod list that hold resources (bound, not finished), with the number of pods
 /// left out as finished or unbound, or every document that is not a pod (placed).
-pub fn read_pods(docs: &[Document]) -> Result<PodList<'_>, Vec<Diagnostic>> {
+/// The pods in use of `docs`; with `snapshot` (the pod list is the node list's file: a cluster
+/// snapshot), the other kinds of a snapshot are skipped, else they are errors (a node list given
+/// as `--pods` must not read as a cluster with no pod in use).
+pub fn read_pods(docs: &[Document], snapshot: bool) -> Result<PodList<'_>, Vec<Diagnostic>> {
     let mut counts = PodCounts { given: true, ..PodCounts::default() };
     let holds = |v: &Value| {
         let phase = v.pointer("/status/phase").and_then(Value::as_str).unwrap_or_default();
@@ -539,7 +551,7 @@ pub fn read_pods(docs: &[Document]) -> Result<PodList<'_>, Vec<Diagnostic>> {
             counts.unbound += 1;
         }
     }
-    let (pods, errors) = read_kind::<Pod>(docs, "Pod", &FIT_NOT_A_POD, holds);
+    let (pods, errors) = read_kind::<Pod>(docs, "Pod", &FIT_NOT_A_POD, snapshot, holds);
     if errors.is_empty() {
         let (docs, pods): (Vec<&Document>, Vec<Pod>) = pods.into_iter().unzip();
         Ok(PodList { pods, docs, counts })
@@ -557,6 +569,16 @@ fn object_ref(value: &Value, kind: &str) -> ObjectRef {
     r
 }
 
+/// A kind a cluster snapshot holds (`catalog/live.yaml`), under its API group.
+fn snapshot_kind(doc: &Document) -> bool {
+    let (Some(kind), Some(api)) = (doc.value.get("kind").and_then(Value::as_str), doc.value.get("apiVersion").and_then(Value::as_str))
+    else {
+        return false;
+    };
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    crate::live::table().resources.iter().any(|r| r.kind == kind && r.group == group)
+}
+
 fn kind_is(doc: &Document, kind: &str) -> bool {
     match doc.value.get("kind").and_then(Value::as_str) {
         Some(k) => k == kind,
@@ -570,12 +592,18 @@ fn read_kind<'a, T: serde::de::DeserializeOwned>(
     docs: &'a [Document],
     kind: &str,
     rule: &'static crate::rules::Rule,
+    snapshot: bool,
     wanted: impl Fn(&Value) -> bool,
 ) -> (Vec<(&'a Document, T)>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for doc in docs {
         if !kind_is(doc, kind) {
+            // A snapshot (`jax-runtimes snapshot`, `kubectl get nodes,pods,... -o yaml`) holds
+            // the other kinds live mode reads: each list takes its own.
+            if snapshot && snapshot_kind(doc) {
+                continue;
+            }
             let found = doc.value.get("kind").and_then(Value::as_str).unwrap_or("an object without a kind");
             errors.push(doc.locate(
                 Diagnostic::finding(rule, "kind", format!("expected a {kind}, found {found}")).with_object(ObjectRef::of(&doc.value)),
@@ -609,7 +637,9 @@ pub fn from_documents(node_docs: &[Document], pod_docs: Option<&[Document]>) -> 
     let node_places: Vec<&Document> = node_docs.iter().filter(|d| kind_is(d, "Node")).collect();
     let (pods, pod_places, counts) = match pod_docs {
         Some(docs) => {
-            let list = read_pods(docs)?;
+            // The same file as the node list: a snapshot of the cluster.
+            let snapshot = docs.iter().any(|p| node_docs.iter().any(|n| p.source.name == n.source.name));
+            let list = read_pods(docs, snapshot)?;
             (Some(list.pods), list.docs, list.counts)
         }
         None => (None, Vec::new(), PodCounts::default()),

@@ -126,9 +126,20 @@ pub struct Gated {
 /// Why a node takes no pod even empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Short {
-    Resource { name: String, allocatable: i64, need: i64 },
+    /// Every requested resource the node lacks, in the order of the requests (kube-scheduler's
+    /// NodeResourcesFit names each of them).
+    Resources(Vec<Lack>),
     Ports,
     Pods,
+}
+
+/// A resource a node has too little of for one pod: what it has (allocatable, or free now) and
+/// what the pod needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lack {
+    pub name: String,
+    pub allocatable: i64,
+    pub need: i64,
 }
 
 /// The usable nodes that take no pod even empty, and why the first of them does not.
@@ -521,12 +532,9 @@ impl<'c> Plan<'c> {
                         now.k = 0;
                     }
                 } else if now.k == 0 {
-                    let why = match now.short {
-                        Some(ShortOf::Resource { name, .. }) => Why::Insufficient(name),
-                        Some(ShortOf::Ports) => Why::Ports,
-                        Some(ShortOf::Pods) | None => Why::TooManyPods,
-                    };
-                    *hist.entry(why).or_default() += 1;
+                    for why in reasons(node, &found.res, now.short) {
+                        *hist.entry(why).or_default() += 1;
+                    }
                 }
                 // kube-scheduler puts a pod there (no reason above); the slice does not form.
                 if slice_host.as_ref().is_some_and(|h| !h.is(node)) {
@@ -625,6 +633,35 @@ fn capacity<'a>(node: &NodeInfo, res: &[Request<'a>], ports: &[(String, i32)], e
         cap.k = cap.k.min(1);
     }
     cap
+}
+
+/// kube-scheduler's reasons for a node that takes no pod of the gang now: NodePorts stops at a
+/// taken port; NodeResourcesFit names `Too many pods` and then every resource short of one pod's
+/// request (kubernetes pkg/scheduler/framework/plugins/noderesources/fit.go, `fitsRequest`).
+fn reasons<'a>(node: &NodeInfo, res: &[Request<'a>], short: Option<ShortOf<'a>>) -> Vec<Why<&'a str>> {
+    if short == Some(ShortOf::Ports) {
+        return vec![Why::Ports];
+    }
+    let mut out = Vec::new();
+    if node.free_pods(false) <= 0 {
+        out.push(Why::TooManyPods);
+    }
+    out.extend(lacking(node, res, false).into_iter().map(|(name, _, _)| Why::Insufficient(name)));
+    if out.is_empty() {
+        out.push(Why::TooManyPods);
+    }
+    out
+}
+
+/// The requested resources `node` has less of than one pod needs (free now, or allocatable when
+/// `empty`): name, what it has, what the pod needs.
+fn lacking<'a>(node: &NodeInfo, res: &[Request<'a>], empty: bool) -> Vec<(&'a str, i64, i64)> {
+    res.iter()
+        .filter_map(|(r, need, name)| {
+            let free = r.map(|r| node.free(r, empty)).unwrap_or(0);
+            (*need > 0 && free < *need).then_some((*name, free, *need))
+        })
+        .collect()
 }
 
 /// The pods in use on `node` that hold what keeps it from taking as many pods of the gang now as
@@ -765,7 +802,12 @@ impl<'a> Found<'a> {
         let short: Vec<&Eval<'_>> = evals.filter(|e| e.has_ext && e.empty.k == 0).collect();
         let first = short.first()?;
         let why = match first.empty.short {
-            Some(ShortOf::Resource { name, free, need }) => Short::Resource { name: name.to_string(), allocatable: free.max(0), need },
+            Some(ShortOf::Resource { .. }) => Short::Resources(
+                lacking(first.node, &self.res, true)
+                    .into_iter()
+                    .map(|(name, free, need)| Lack { name: name.to_string(), allocatable: free.max(0), need })
+                    .collect(),
+            ),
             Some(ShortOf::Ports) => Short::Ports,
             Some(ShortOf::Pods) | None => Short::Pods,
         };

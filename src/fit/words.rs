@@ -181,9 +181,13 @@ fn gate_clauses(gates: &[Gated]) -> String {
 fn short_clause(s: Option<&ShortNodes>) -> String {
     let Some(s) = s else { return String::new() };
     let why = match &s.short {
-        Short::Resource { name, allocatable, need } => {
-            format!("Insufficient {name} ({} allocatable, {} needed)", amount(name, *allocatable), amount(name, *need))
-        }
+        Short::Resources(lacks) => lacks
+            .iter()
+            .map(|l| {
+                format!("Insufficient {} ({} allocatable, {} needed)", l.name, amount(&l.name, l.allocatable), amount(&l.name, l.need))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
         Short::Ports => "its host ports are taken".to_string(),
         Short::Pods => "Too many pods (allocatable `pods` reached)".to_string(),
     };

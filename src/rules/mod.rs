@@ -15,6 +15,7 @@ pub mod interconnect;
 pub mod krm;
 pub mod kubernetes;
 pub mod kueue;
+pub mod live;
 pub mod output;
 pub mod rule;
 pub mod trainjob;
@@ -24,8 +25,9 @@ pub use rule::{Layer, Moment, Rule, Severity, Teller};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 12] = [
+    let families: [&'static [&'static Rule]; 13] = [
         input::RULES,
+        live::RULES,
         catalog::RULES,
         output::RULES,
         krm::RULES,

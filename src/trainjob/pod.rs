@@ -11,7 +11,9 @@
 //!   (`network.subdomain`, else the JobSet's name, `GetSubdomain`); `pkg/webhooks/jobset_webhook.go`
 //!   `Default` sets `restartPolicy: OnFailure` when the pod has none, the JobSet CRD defaults a
 //!   container port's `protocol` to `TCP`; the exclusive-placement annotation is copied onto pods,
-//!   whose webhook adds (anti-)affinity at creation (not predicted here).
+//!   whose webhook adds (anti-)affinity at creation (not predicted here); that webhook
+//!   (`pkg/webhooks/pod_webhook.go` `Default`) labels every JobSet pod
+//!   `jobset.sigs.k8s.io/priority` with its priority, unless the node-selector strategy places it.
 //! - Kubernetes `pkg/controller/job` (`job_controller.go` `manageJob`, `indexed_job_utils.go`):
 //!   pod `i` of an Indexed Job has hostname `<job>-<i>`, generateName `<job>-<i>-`, the
 //!   completion-index annotation (and label), and `JOB_COMPLETION_INDEX` appended to every
@@ -26,8 +28,8 @@ use super::merge::{Effective, Policy};
 use super::version::TrainerVersion;
 use crate::keys::{
     JOBSET_EXCLUSIVE_TOPOLOGY, JOBSET_GLOBAL_REPLICAS, JOBSET_GROUP_NAME, JOBSET_GROUP_REPLICAS, JOBSET_JOB_GLOBAL_INDEX,
-    JOBSET_JOB_GROUP_INDEX, JOBSET_JOB_INDEX, JOBSET_NAME, JOBSET_REPLICATED_JOB_NAME, JOBSET_REPLICATED_JOB_REPLICAS,
-    JOBSET_RESTART_ATTEMPT, JOB_COMPLETION_INDEX, JOB_NAME, LEGACY_JOB_NAME,
+    JOBSET_JOB_GROUP_INDEX, JOBSET_JOB_INDEX, JOBSET_NAME, JOBSET_NODE_SELECTOR_STRATEGY, JOBSET_PRIORITY, JOBSET_REPLICATED_JOB_NAME,
+    JOBSET_REPLICATED_JOB_REPLICAS, JOBSET_RESTART_ATTEMPT, JOB_COMPLETION_INDEX, JOB_NAME, LEGACY_JOB_NAME,
 };
 use crate::trainer::{facts, names, TrainJob, TrainingRuntime};
 use crate::words;
@@ -114,11 +116,24 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
         labels.insert((*k).to_string(), v.clone());
         annotations.insert((*k).to_string(), v.clone());
     }
-    let exclusive = js
-        .annotation(JOBSET_EXCLUSIVE_TOPOLOGY)
-        .or_else(|| rjob.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()).and_then(|a| a.get(JOBSET_EXCLUSIVE_TOPOLOGY)));
-    if let Some(topology) = exclusive {
-        annotations.insert(JOBSET_EXCLUSIVE_TOPOLOGY.to_string(), topology.clone());
+    // Exclusive placement, and its node-selector strategy, from the JobSet and then the
+    // replicated job (the later level wins, as in `labelAndAnnotateObject`).
+    let rjob_annotations = rjob.template.metadata.as_ref().and_then(|m| m.annotations.as_ref());
+    let levels = [js.metadata.annotations.as_ref(), rjob_annotations];
+    for level in levels.into_iter().flatten() {
+        if let Some(topology) = level.get(JOBSET_EXCLUSIVE_TOPOLOGY) {
+            annotations.insert(JOBSET_EXCLUSIVE_TOPOLOGY.to_string(), topology.clone());
+            if let Some(strategy) = level.get(JOBSET_NODE_SELECTOR_STRATEGY) {
+                annotations.insert(JOBSET_NODE_SELECTOR_STRATEGY.to_string(), strategy.clone());
+            }
+        }
+    }
+    // JobSet's pod webhook (`pkg/webhooks/pod_webhook.go` `Default`): a JobSet pod not placed by
+    // the node-selector strategy is labelled with the priority admission gave it, which the
+    // anti-affinity of exclusive placement matches.
+    let priority = admitted_priority(&spec).filter(|_| !annotations.contains_key(JOBSET_NODE_SELECTOR_STRATEGY));
+    if let Some(p) = priority {
+        labels.insert(JOBSET_PRIORITY.to_string(), p.to_string());
     }
     let network = js.spec.network.as_ref();
     if network.and_then(|n| n.enable_dns_hostnames) != Some(false) {
@@ -155,6 +170,18 @@ pub fn predict(eff: &Effective, process: i64) -> Result<Predicted, PodError> {
     meta.namespace.clone_from(&js.metadata.namespace);
     let pod = Pod { metadata: meta, spec: Some(spec), status: None };
     Ok(Predicted { pod, process, job_name, resolved, gke })
+}
+
+/// The priority the Priority admission plugin gives a pod, where it is known without the
+/// cluster's PriorityClasses: the pod's own `priority`, else 0 when it names no
+/// `priorityClassName` (kubernetes `plugin/pkg/admission/priority` `getDefaultPriority`, with no
+/// `globalDefault` class); unknown when it names a class.
+pub fn admitted_priority(spec: &k8s_openapi::api::core::v1::PodSpec) -> Option<i32> {
+    match (&spec.priority_class_name, spec.priority) {
+        (_, Some(p)) => Some(p),
+        (Some(c), None) if !c.is_empty() => None,
+        _ => Some(0),
+    }
 }
 
 /// GKE's TPU webhook (`catalog/accelerators/tpu.yaml`, `webhook`): in a pod of an Indexed Job
@@ -383,6 +410,15 @@ pub fn header(eff: &Effective, tj: &TrainJob, runtime: &TrainingRuntime, p: &Pre
                 format!("runtimePatches[{i}] names replicated job `{job}`, which the runtime lacks: v2.3 appends it as a job of its own.")
             }
         });
+    }
+    if let Some(priority) = p.pod.metadata.labels.as_ref().and_then(|l| l.get(JOBSET_PRIORITY)) {
+        let spec = p.pod.spec.as_ref();
+        let from = if spec.and_then(|s| s.priority).is_some() {
+            "its `priority`"
+        } else {
+            "no priorityClassName: 0, unless the cluster has a globalDefault PriorityClass"
+        };
+        out.push(format!("Label `{JOBSET_PRIORITY}: \"{priority}\"`: JobSet's pod webhook adds the pod's priority at creation ({from})."));
     }
     let annotations = p.pod.metadata.annotations.as_ref();
     if let Some(topology) = annotations.and_then(|a| a.get(JOBSET_EXCLUSIVE_TOPOLOGY)) {

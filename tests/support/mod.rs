@@ -69,6 +69,7 @@ pub fn render(args: &[&Path]) -> String {
 }
 
 pub mod controlplane;
+pub mod examples;
 pub mod judge;
 pub mod mutations;
 pub mod reference;

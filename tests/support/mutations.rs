@@ -5,7 +5,8 @@
 //!
 //! A seed is a valid YAML stream: each base runtime of tests/validate/base/, each `clean` case of
 //! tests/trainjob/corpus.yaml (a runtime and a TrainJob on it), each runtime the built-in catalog
-//! renders, and Trainer v2.3.0's own runtimes from the reference data when it is there. A mutant is
+//! renders, each Kueue object a `JaxRuntimeQueue` writes for the built-in GKE GPU and TPU runtimes,
+//! and Trainer v2.3.0's own runtimes from the reference data when it is there. A mutant is
 //! a seed with one object changed at one place by one operator:
 //!
 //! - names: `metadata.name` too long, upper case, with dots or underscores, empty, a leading digit;
@@ -73,6 +74,33 @@ pub fn seeds(with_reference: bool) -> Vec<Seed> {
             out.push(Seed { name, objects: vec![o], version: None });
         }
     }
+    // The Kueue objects a JaxRuntimeQueue writes for the built-in GKE GPU and TPU v5e runtimes:
+    // ResourceFlavors, a ClusterQueue with a cohort and preemption, LocalQueues, a Topology and
+    // WorkloadPriorityClasses, each a seed of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let queue = dir.path().join("queue.yaml");
+    std::fs::write(&queue, KUEUE_SEED).unwrap();
+    let catalog = ["gpu-gke.yaml", "tpu-v5e.yaml", "defaults.yaml"].map(|f| root().join("catalog/runtimes").join(f));
+    let mut args: Vec<&str> = vec!["render"];
+    args.extend(catalog.iter().map(|p| p.to_str().unwrap()));
+    args.push(queue.to_str().unwrap());
+    let rendered = super::run(&args, None);
+    assert_eq!(rendered.code, 0, "render of the Kueue seed catalog:\n{}", rendered.all());
+    let kueue: Vec<Value> = jax_runtimes::yaml::parse_stream(&rendered.stdout)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o["apiVersion"].as_str().is_some_and(|a| a.starts_with("kueue.x-k8s.io/")))
+        .collect();
+    let kinds: std::collections::BTreeSet<&str> = kueue.iter().filter_map(|o| o["kind"].as_str()).collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology", "WorkloadPriorityClass"],
+        "the Kueue seeds cover every kind the tool writes"
+    );
+    for o in kueue {
+        let name = format!("Kueue {}/{}", o["kind"].as_str().unwrap_or("?"), o["metadata"]["name"].as_str().unwrap_or("?"));
+        out.push(Seed { name, objects: vec![o], version: None });
+    }
     if with_reference {
         if let Some(reference) = reference() {
             let dir = reference.join(super::reference::TRAINER).join("runtimes");
@@ -89,6 +117,21 @@ pub fn seeds(with_reference: bool) -> Vec<Seed> {
     }
     out
 }
+
+/// A queue for the Kueue seeds: every part of a JaxRuntimeQueue that reaches a Kueue object.
+const KUEUE_SEED: &str = "apiVersion: jax-runtimes.dev/v1alpha1
+kind: JaxRuntimeQueue
+metadata: {name: seeds}
+spec:
+  namespaces: [research, team-b]
+  cohort: ml
+  queueingStrategy: StrictFIFO
+  preemption: {reclaimWithinCohort: Any, withinClusterQueue: LowerPriority, borrowWithinCohort: LowerPriority}
+  priorityClasses:
+  - {name: urgent, value: 1000, description: on call}
+  - {name: batch, value: 10}
+  topologyAwareScheduling: {}
+";
 
 /// How many mutants a comparison judges: `JAX_RUNTIMES_MUTANTS`, default 2000.
 pub fn count() -> usize {
