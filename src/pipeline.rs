@@ -55,6 +55,9 @@ pub struct Generated<R = Runtime> {
     pub catalog_objects: usize,
     /// The Kueue objects of the `JaxRuntimeQueue`s, in the order `kubectl apply` needs them.
     pub queues: Vec<QueueObject>,
+    /// Objects a runtime needs beside it that Trainer cannot carry (the ResourceClaimTemplates of a
+    /// DRA fabric), in runtime order.
+    pub companions: Vec<Companion>,
     /// The catalog's `JaxCluster`s and what each serves (empty without clusters).
     pub clusters: Vec<crate::fleet::Assignment>,
     /// Findings left out because they follow from an error reported (a queue that serves no
@@ -71,6 +74,16 @@ pub struct QueueObject {
     pub object: Value,
     /// The other queues that generate the same object (a shared flavor, Topology or priority class).
     pub also: Vec<ObjectRef>,
+}
+
+/// An object written beside a runtime: its file name (`<kind>_<namespace>_<name>.yaml`), the
+/// runtime it serves (namespace, name) and its JSON form.
+#[derive(Debug, Clone)]
+pub struct Companion {
+    pub source: ObjectRef,
+    pub runtime: (Option<String>, String),
+    pub file_name: String,
+    pub object: Value,
 }
 
 /// The queues of a catalog, resolved, and the runtimes each serves: what [`queue_objects`]
@@ -161,6 +174,7 @@ fn with_queues<R>((mut out, plan): (Generated<R>, QueuePlan)) -> Generated<R> {
     if out.has_errors() {
         out.runtimes.clear();
         out.queues.clear();
+        out.companions.clear();
         out.clusters.clear();
     }
     out
@@ -218,6 +232,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
         ignored,
         catalog_objects,
         queues: Vec::new(),
+        companions: Vec::new(),
         clusters: Vec::new(),
         left_out: 0,
     };
@@ -274,6 +289,25 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             }
         }
         fleet.add(&resolved, &runtime, &mut fleet_findings);
+        for t in render::claim_templates(&resolved) {
+            let name = t.metadata.name.clone().unwrap_or_default();
+            let stem = match &t.metadata.namespace {
+                Some(ns) => format!("resourceclaimtemplate_{ns}_{name}"),
+                None => format!("resourceclaimtemplate_{name}"),
+            };
+            match serde_json::to_value(&t) {
+                Ok(object) => out.companions.push(Companion {
+                    source: resolved.origin.object.clone(),
+                    runtime: (resolved.namespace.clone(), resolved.name.clone()),
+                    file_name: fit_file_name(&stem, ".yaml"),
+                    object,
+                }),
+                Err(e) => out.diagnostics.push(resolved.origin.locate(Diagnostic::new(
+                    &catalog::CATALOG_WRONG_TYPE,
+                    format!("the generated ResourceClaimTemplate cannot be serialized: {e}"),
+                ))),
+            }
+        }
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);
         out.runtimes.push(keep(Runtime { resolved, runtime, object, file_name }));
     }
@@ -295,6 +329,7 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
     out.diagnostics.extend(fleet_findings);
     if out.has_errors() {
         out.runtimes.clear();
+        out.companions.clear();
         out.clusters.clear();
     }
     (out, plan)
@@ -360,6 +395,7 @@ pub fn queue_objects(plan: &QueuePlan, inventory: Option<&Cluster>) -> (Vec<Queu
             .map(serde_json::to_value)
             .chain(objects.topologies.iter().map(serde_json::to_value))
             .chain(objects.flavors.iter().map(serde_json::to_value))
+            .chain(objects.admission_checks.iter().map(serde_json::to_value))
             .chain(objects.cluster_queue.iter().map(serde_json::to_value))
             .chain(objects.local_queues.iter().map(serde_json::to_value))
             .filter_map(Result::ok)

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
 use k8s_openapi::api::core::v1::{
     Affinity, Capabilities, Container, EmptyDirVolumeSource, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    PodSpec, PodTemplateSpec, SecurityContext, Volume, VolumeMount,
+    PodResourceClaim, PodSpec, PodTemplateSpec, ResourceClaim, ResourceRequirements, SecurityContext, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -18,8 +18,11 @@ use crate::keys;
 use crate::resolve::{Accel, Resolved};
 use crate::trainer::*;
 
+mod claims;
 mod initializers;
 mod pod_template;
+
+pub use claims::{claim_templates, ResourceClaimTemplate};
 
 pub use pod_template::{catalog_fields, CatalogFields};
 
@@ -95,13 +98,31 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
         ..Default::default()
     });
 
+    // DRA fabric: the pod claims the devices through the runtime's ResourceClaimTemplates (written
+    // beside it, see `crate::pipeline`), and the `node` container uses every claim.
+    let claims = fabric.map(|f| f.claims.as_slice()).unwrap_or_default();
+    let mut resources = (r.resources.limits.is_some() || r.resources.requests.is_some()).then(|| r.resources.clone());
+    if !claims.is_empty() {
+        let with = resources.get_or_insert_with(ResourceRequirements::default);
+        with.claims = Some(claims.iter().map(|c| ResourceClaim { name: c.name.clone(), request: None }).collect());
+    }
+    let pod_claims = non_empty(
+        claims
+            .iter()
+            .map(|c| PodResourceClaim {
+                name: c.name.clone(),
+                resource_claim_template_name: Some(crate::accelerators::fabric::claim_template_name(&r.name, &c.name)),
+                resource_claim_name: None,
+            })
+            .collect(),
+    );
     let container = Container {
         name: trainer.node.clone(),
         image: Some(r.image.clone()),
         command: non_empty(r.command.clone()),
         args: non_empty(r.args.clone()),
         env: non_empty(r.env.clone()),
-        resources: if r.resources.limits.is_some() || r.resources.requests.is_some() { Some(r.resources.clone()) } else { None },
+        resources,
         volume_mounts: non_empty(mounts),
         security_context,
         ..Default::default()
@@ -116,6 +137,7 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
         host_network: r.host_network.then_some(true),
         dns_policy: r.host_network.then(|| "ClusterFirstWithHostNet".to_string()),
         service_account_name: r.service_account_name.clone(),
+        resource_claims: pod_claims,
         ..Default::default()
     };
     let mut template = PodTemplateSpec { metadata: pod_metadata(r, fabric.map(|f| &f.pod_annotations)), spec: Some(pod) };

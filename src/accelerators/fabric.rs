@@ -55,6 +55,14 @@ pub struct Fabric {
     /// What the `node` container gets.
     #[serde(default)]
     pub node: NodePatch,
+    /// DRA: the devices each pod claims through a ResourceClaimTemplate written beside the runtime
+    /// (DRANET). A fabric with claims is a DRA fabric: `interconnect: dra` picks it where a machine
+    /// type also has a device-plugin fabric, `auto` picks it where it is the machine's only one.
+    #[serde(default)]
+    pub claims: Vec<DraClaim>,
+    /// Node labels the pod selects (`nodeSelector`): what the node pool must carry for the fabric.
+    #[serde(default)]
+    pub node_selector: BTreeMap<String, String>,
     /// What a runtime may override under `spec.accelerator.gpu.fabric`.
     pub settings: Vec<Setting>,
     /// How `validate` recognises a pod that uses the fabric.
@@ -84,6 +92,48 @@ pub struct FabricMachine {
     /// Interfaces instead of the fabric's.
     #[serde(default)]
     pub networks: Option<Vec<NetworkInterface>>,
+}
+
+/// One device request of a DRA fabric: a pod claim (`spec.resourceClaims[]`), claimed by the `node`
+/// container (`resources.claims[]`), made from a ResourceClaimTemplate named
+/// [`claim_template_name`] with one request of `deviceClassName`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DraClaim {
+    /// The claim's name in the pod and the request's name in the template (a DNS label).
+    pub name: String,
+    /// The DeviceClass the driver installs (e.g. `mrdma.google.com`).
+    pub device_class_name: String,
+    /// `ExactCount` (with `count`) or `All` (every matching device of the node).
+    pub allocation_mode: AllocationMode,
+    #[serde(default)]
+    pub count: Option<i64>,
+    /// CEL expressions every device must satisfy (`selectors[].cel.expression`).
+    #[serde(default)]
+    pub selectors: Vec<String>,
+}
+
+/// `exactly.allocationMode` of a device request (resource.k8s.io/v1 `DeviceRequest`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AllocationMode {
+    ExactCount,
+    All,
+}
+
+/// The name of the ResourceClaimTemplate of `claim` for the runtime `runtime`: one per runtime and
+/// claim, so that a cluster gets it with the runtime. Cut, with a hash of the whole, to the 253
+/// characters of an object name.
+pub fn claim_template_name(runtime: &str, claim: &str) -> String {
+    let full = format!("{runtime}-{claim}");
+    if full.len() <= 253 {
+        return full;
+    }
+    let hash = full.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let mut cut = 253 - 17;
+    while !full.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{hash:016x}", full[..cut].trim_end_matches(['-', '.']))
 }
 
 /// One entry of GKE's `networking.gke.io/interfaces` annotation: a pod interface and the cluster's
@@ -149,6 +199,9 @@ pub struct Detect {
     /// Any extended resource with this prefix (the name is the cluster's choice).
     #[serde(default)]
     pub resource_prefix: Option<String>,
+    /// A pod resource claim (DRA): the devices are in the claim's template, not in the pod.
+    #[serde(default)]
+    pub resource_claim: bool,
 }
 
 impl Detect {
@@ -157,12 +210,16 @@ impl Detect {
         if let Some(a) = &self.annotation {
             return annotations.contains_key(a);
         }
+        if self.resource_claim {
+            return false;
+        }
         resources.any(|r| self.resource.as_deref() == Some(r) || self.resource_prefix.as_deref().is_some_and(|p| r.starts_with(p)))
     }
 
     /// What the pod lacks, in words.
     pub fn describe(&self) -> String {
         match (&self.annotation, &self.resource, &self.resource_prefix) {
+            _ if self.resource_claim => "a pod resource claim (`spec.resourceClaims`) of the fabric's devices".into(),
             (Some(a), _, _) => format!("the pod annotation `{a}`"),
             (_, Some(r), _) => format!("a `{r}` request"),
             (_, _, Some(p)) => format!("a `{p}*` request"),
@@ -201,6 +258,9 @@ pub struct FabricPatch {
     pub resources: BTreeMap<String, Quantity>,
     pub memory_request: Option<Quantity>,
     pub pod_network: bool,
+    /// DRA claims (empty for a device-plugin fabric).
+    pub claims: Vec<DraClaim>,
+    pub node_selector: BTreeMap<String, String>,
     pub description: String,
     /// The fields of `spec.accelerator.gpu.fabric` the fabric takes.
     pub settings: Vec<String>,
@@ -218,11 +278,21 @@ pub enum FabricError {
 }
 
 impl FabricData {
-    /// The fabric of a machine type on a platform, with the machine's entry.
+    /// The fabric `interconnect: auto` wires on a machine type of a platform, with the machine's
+    /// entry: its device-plugin (or multi-networking) fabric, else its DRA fabric.
     pub fn of_machine(&self, platform: &str, machine: &str) -> Option<(&Fabric, &FabricMachine)> {
+        self.find(platform, machine, false).or_else(|| self.find(platform, machine, true))
+    }
+
+    /// The DRA fabric of a machine type on a platform (`interconnect: dra`).
+    pub fn dra_of_machine(&self, platform: &str, machine: &str) -> Option<(&Fabric, &FabricMachine)> {
+        self.find(platform, machine, true)
+    }
+
+    fn find(&self, platform: &str, machine: &str, dra: bool) -> Option<(&Fabric, &FabricMachine)> {
         self.fabrics
             .iter()
-            .filter(|f| f.platform == platform)
+            .filter(|f| f.platform == platform && f.is_dra() == dra)
             .find_map(|f| f.machine_types.iter().find(|m| m.name == machine).map(|m| (f, m)))
     }
 
@@ -232,6 +302,11 @@ impl FabricData {
 }
 
 impl Fabric {
+    /// Does the pod reach the fabric through DRA claims?
+    pub fn is_dra(&self) -> bool {
+        !self.claims.is_empty()
+    }
+
     /// The pod patch for `machine` with the runtime's overrides. Overrides of values the fabric
     /// does not have (see [`Fabric::settings`]) are the caller's to refuse; here they are ignored.
     pub fn patch(&self, machine: &FabricMachine, o: &Overrides) -> Result<FabricPatch, FabricError> {
@@ -293,6 +368,8 @@ impl Fabric {
             resources,
             memory_request: machine.memory_request.clone().filter(|_| hugepages),
             pod_network: self.pod_network,
+            claims: self.claims.clone(),
+            node_selector: self.node_selector.clone(),
             description: self.description.clone(),
             settings: self.settings.iter().map(|s| s.field().to_string()).collect(),
             requires: self.requires.clone(),
@@ -315,7 +392,12 @@ mod tests {
             assert!(d.gpu.platform(&f.platform).is_some(), "{}: platform {}", f.name, f.platform);
             assert!(!f.machine_types.is_empty() && !f.requires.is_empty() && !f.sources.is_empty(), "{}", f.name);
             for m in &f.machine_types {
-                assert!(seen.insert((f.platform.clone(), m.name.clone())), "{} on {} has two fabrics", m.name, f.platform);
+                assert!(
+                    seen.insert((f.platform.clone(), m.name.clone(), f.is_dra())),
+                    "{} on {} has two fabrics of one kind",
+                    m.name,
+                    f.platform
+                );
                 let known =
                     d.gpu.models.iter().filter_map(|g| g.on(&f.platform)).flat_map(|on| &on.machine_types).any(|mt| mt.name == m.name);
                 assert!(known, "{}: machine type {} is not in gpu.yaml for {}", f.name, m.name, f.platform);

@@ -320,7 +320,8 @@ pub struct GpuSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub machine_types: Vec<String>,
     /// `auto` (default): a runtime with more than one node gets the fast interconnect (fabric) of
-    /// its machine type when each pod takes the whole machine. `none`: never.
+    /// its machine type when each pod takes the whole machine. `none`: never. `dra`: the machine
+    /// type's DRA fabric (DRANET), where it also has a device-plugin one (AKS ND-series).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interconnect: Option<Interconnect>,
     /// The fabric's cluster-specific values (network names, device counts, the daemon image), over
@@ -338,6 +339,9 @@ pub enum Interconnect {
     Auto,
     /// No fabric: NCCL uses the pod network.
     None,
+    /// The machine type's DRA fabric (DRANET): the pod claims the NICs through ResourceClaimTemplates
+    /// written beside the runtime, where the machine also has a device-plugin fabric (AKS ND-series).
+    Dra,
 }
 
 /// A fabric's cluster-specific values. Each replaces the data's default; `env` is added after the

@@ -134,7 +134,16 @@ pub fn run(a: &RenderArgs) -> Exit {
         .iter()
         .filter(|q| scope.as_ref().is_none_or(|c| c.gets_queue(std::iter::once(&q.source).chain(&q.also).map(|s| s.name.as_str()))))
         .map(|q| Text::new(q.source.clone(), q.file_name.clone(), &q.object).map_err(|e| e.to_string()));
-    let mut texts = Vec::with_capacity(generated.runtimes.len() + generated.queues.len());
+    // Objects beside runtimes (ResourceClaimTemplates): a cluster gets them with their runtime.
+    let mut companions = Vec::with_capacity(generated.companions.len());
+    for c in &generated.companions {
+        let (ns, name) = c.runtime.clone();
+        shared.push(Shared { object: ObjectRef::of(&c.object), file_name: c.file_name.clone(), from: From::Runtime(ns, name) });
+        if scope.as_ref().is_none_or(|s| s.serves(c.runtime.0.as_deref(), &c.runtime.1)) {
+            companions.push(Text::new(c.source.clone(), c.file_name.clone(), &c.object).map_err(|e| e.to_string()));
+        }
+    }
+    let mut texts = Vec::with_capacity(generated.runtimes.len() + generated.queues.len() + companions.len());
     for (t, s) in generated.runtimes {
         shared.extend(s);
         match t {
@@ -146,7 +155,8 @@ pub fn run(a: &RenderArgs) -> Exit {
             }
         }
     }
-    for t in queues {
+    let companion_count = companions.len();
+    for t in companions.into_iter().chain(queues) {
         match t {
             Ok(t) => texts.push(t),
             Err(e) => {
@@ -159,7 +169,7 @@ pub fn run(a: &RenderArgs) -> Exit {
         // The runtimes from the spool (the cluster's, with `--cluster`), then the queues' objects.
         None => {
             if let Some(c) = &scope {
-                let queues = texts.len();
+                let queues = texts.len() - companion_count;
                 let served = spooled.iter().filter(|(ns, name)| c.serves(ns.as_deref(), name)).count();
                 report.note(&format!(
                     "JaxCluster {}: {} of the catalog's {}, {}",

@@ -72,6 +72,15 @@ pub fn process(mut list: ResourceList) -> Output {
     diagnostics.extend(generated.diagnostics);
     let clusters = generated.clusters;
     let mut new = generated.runtimes;
+    // Objects beside runtimes (ResourceClaimTemplates) go where the runtimes go.
+    new.extend(generated.companions.into_iter().map(|c| NewRuntime {
+        from: Some(From::Runtime(c.runtime.0, c.runtime.1)),
+        source: c.source,
+        file_name: c.file_name,
+        object: c.object,
+        dir: OUTPUT_DIR.to_string(),
+        local: false,
+    }));
     new.extend(generated.queues.into_iter().map(|q| NewRuntime {
         from: Some(From::Queues(std::iter::once(&q.source).chain(&q.also).map(|s| s.name.clone()).collect())),
         source: q.source,

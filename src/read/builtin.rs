@@ -7,6 +7,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("catalog/runtimes/gpu-gke.yaml", include_str!("../../catalog/runtimes/gpu-gke.yaml")),
     ("catalog/runtimes/gpu-generic.yaml", include_str!("../../catalog/runtimes/gpu-generic.yaml")),
     ("catalog/runtimes/gpu-fabrics.yaml", include_str!("../../catalog/runtimes/gpu-fabrics.yaml")),
+    ("catalog/runtimes/gpu-dra.yaml", include_str!("../../catalog/runtimes/gpu-dra.yaml")),
     ("catalog/runtimes/tpu-v5e.yaml", include_str!("../../catalog/runtimes/tpu-v5e.yaml")),
     ("catalog/runtimes/tpu-v5p.yaml", include_str!("../../catalog/runtimes/tpu-v5p.yaml")),
     ("catalog/runtimes/tpu-v6e.yaml", include_str!("../../catalog/runtimes/tpu-v6e.yaml")),

@@ -98,8 +98,22 @@ pub fn wire(shape: &GpuShape, gpu: &GpuSpec, defaults: Option<&FabricSpec>, plat
     }
     let settings = merged(gpu.fabric.as_ref(), defaults);
     let fabrics = &data().fabrics;
-    let known: Vec<(&str, Option<(&Fabric, &FabricMachine)>)> =
-        shape.machine_types.iter().map(|m| (m.as_str(), fabrics.of_machine(platform, m))).collect();
+    let dra = gpu.interconnect == Some(Interconnect::Dra);
+    let known: Vec<(&str, Option<(&Fabric, &FabricMachine)>)> = shape
+        .machine_types
+        .iter()
+        .map(|m| (m.as_str(), if dra { fabrics.dra_of_machine(platform, m) } else { fabrics.of_machine(platform, m) }))
+        .collect();
+    let with_any = known.iter().any(|(_, f)| f.is_some());
+    if dra && !with_any {
+        let machines = shape.machine_types.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+        w.findings.push(not_wired(
+            format!("`interconnect` is `dra`, but no DRA fabric (DRANET) is known for {} on `{platform}`; no fabric is wired", if machines.is_empty() { format!("`{}`", shape.model) } else { machines }),
+            "set `interconnect: auto` for the machine type's own fabric, or pin a machine type that has a DRA fabric (`jax-runtimes accelerators --kind gpu`)",
+        ));
+        w.findings.extend(own.iter().map(|f| unused(f, "no fabric is wired")));
+        return w;
+    }
     let with: Vec<&str> = known.iter().filter(|(_, f)| f.is_some()).map(|(m, _)| *m).collect();
     if with.is_empty() {
         match custom(&settings, own.contains(&"env")) {
@@ -278,6 +292,8 @@ fn custom(s: &FabricSpec, own_env: bool) -> Option<FabricPatch> {
         resources,
         memory_request: None,
         pod_network: false,
+        claims: Vec::new(),
+        node_selector: BTreeMap::new(),
         description: "The extended resources, env and capabilities the runtime's `fabric` settings name.".into(),
         settings: ["resources", "env", "capabilities"].map(String::from).to_vec(),
         requires,

@@ -94,7 +94,13 @@ pub(super) fn plan(
     Ok((
         AcceleratorPlan {
             num_nodes: num_nodes.unwrap_or(1),
-            node_selector: shape.node_selector.clone(),
+            node_selector: {
+                let mut selector = shape.node_selector.clone();
+                if let Some(f) = &shape.fabric {
+                    selector.extend(f.node_selector.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                selector
+            },
             tolerations: shape.tolerations.clone(),
             env,
             jobset_annotations: BTreeMap::new(),

@@ -45,6 +45,17 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         if fabric.detect.matches(&annotations, resources.into_iter()) {
             continue;
         }
+        // A pod that claims devices (DRA) on a machine type with a DRA fabric uses that fabric; its
+        // claims are checked against their templates where the templates are given.
+        let claims = pod.resource_claims.as_ref().is_some_and(|c| !c.is_empty());
+        let dra = data()
+            .fabrics
+            .fabrics
+            .iter()
+            .any(|f| f.is_dra() && f.platform == fabric.platform && f.machine_types.iter().any(|m| machines.contains(&m.name)));
+        if claims && dra {
+            continue;
+        }
         let base = paths::pod_template(i);
         // The pod template, whose annotations lack the fabric's; or its containers, which lack its resource.
         let field = if fabric.detect.annotation.is_some() { base } else { base.field("spec").field("containers") };

@@ -1,0 +1,118 @@
+//! The ResourceClaimTemplates of a runtime with a DRA fabric (DRANET): one per claim of the fabric,
+//! named [`claim_template_name`] after the runtime, in the runtime's namespace (none for a
+//! `ClusterTrainingRuntime`: the template must be applied in every namespace that runs TrainJobs,
+//! since a pod's claim names a template of its own namespace). Typed `resource.k8s.io/v1` objects.
+//!
+//! Why `v1`: the platforms that have these fabrics serve it (Kubernetes 1.34 made DRA GA; GKE A4X
+//! Max needs GKE 1.34.3 or later, AKS managed DRANET Kubernetes 1.34 or later), and every source
+//! read writes `v1` (NVIDIA/aicr docs/integrator/gke-a4x-max-networking.md, kubernetes-sigs/dranet
+//! examples/azure_aks_examples). k8s-openapi's v1_33 types stop at `v1beta2`, hence these structs.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+use crate::accelerators::fabric::{claim_template_name, AllocationMode, DraClaim};
+use crate::keys;
+use crate::resolve::{Accel, Resolved};
+
+/// `apiVersion` of the templates.
+pub const API_VERSION: &str = "resource.k8s.io/v1";
+pub const KIND: &str = "ResourceClaimTemplate";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceClaimTemplate {
+    pub api_version: String,
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    pub spec: TemplateSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateSpec {
+    pub spec: ClaimSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimSpec {
+    pub devices: DeviceClaim,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceClaim {
+    pub requests: Vec<DeviceRequest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceRequest {
+    pub name: String,
+    pub exactly: ExactDeviceRequest,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExactDeviceRequest {
+    pub device_class_name: String,
+    pub allocation_mode: AllocationMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selectors: Vec<DeviceSelector>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceSelector {
+    pub cel: CelSelector,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CelSelector {
+    pub expression: String,
+}
+
+/// The templates the runtime's pod claims (none without a DRA fabric).
+pub fn claim_templates(r: &Resolved) -> Vec<ResourceClaimTemplate> {
+    let Accel::Gpu(g) = &r.accelerator else { return Vec::new() };
+    let Some(f) = &g.fabric else { return Vec::new() };
+    f.claims.iter().map(|c| template(r, &f.name, c)).collect()
+}
+
+fn template(r: &Resolved, fabric: &str, c: &DraClaim) -> ResourceClaimTemplate {
+    let labels = BTreeMap::from([(keys::MANAGED_BY.to_string(), keys::MANAGED_BY_VALUE.to_string())]);
+    let annotations =
+        BTreeMap::from([(keys::SOURCE.to_string(), r.origin.object.to_string()), (keys::INTERCONNECT.to_string(), fabric.to_string())]);
+    ResourceClaimTemplate {
+        api_version: API_VERSION.into(),
+        kind: KIND.into(),
+        metadata: ObjectMeta {
+            name: Some(claim_template_name(&r.name, &c.name)),
+            namespace: r.namespace.clone(),
+            labels: Some(labels),
+            annotations: Some(annotations),
+            ..Default::default()
+        },
+        spec: TemplateSpec {
+            spec: ClaimSpec {
+                devices: DeviceClaim {
+                    requests: vec![DeviceRequest {
+                        name: c.name.clone(),
+                        exactly: ExactDeviceRequest {
+                            device_class_name: c.device_class_name.clone(),
+                            allocation_mode: c.allocation_mode,
+                            count: c.count.filter(|_| c.allocation_mode == AllocationMode::ExactCount),
+                            selectors: c.selectors.iter().map(|e| DeviceSelector { cel: CelSelector { expression: e.clone() } }).collect(),
+                        },
+                    }],
+                },
+            },
+        },
+    }
+}

@@ -1,0 +1,230 @@
+//! GPUs wired by DRA (DRANET): the runtimes of catalog/runtimes/gpu-dra.yaml render their pod's
+//! `resourceClaims` and the ResourceClaimTemplates beside them with the facts of the sources
+//! (fabrics.yaml cites them), pass `validate` for every Trainer release, fit an inventory whose
+//! nodes carry the labels DRANET needs (and not one without them), and get Kueue objects.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test that cannot go on fails with the message")]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use support::{documents, node_container, node_pod, run_in};
+
+const A4X_MAX: &str = "jax-gpu-gke-a4xmax-2nodes";
+const AKS: &str = "jax-gpu-aks-ndh100v5-dranet-2nodes";
+
+fn catalog() -> [PathBuf; 2] {
+    let root = support::root();
+    [root.join("catalog/runtimes/defaults.yaml"), root.join("catalog/runtimes/gpu-dra.yaml")]
+}
+
+fn rendered() -> Vec<Value> {
+    let [d, c] = catalog();
+    documents(&support::render(&[&d, &c]))
+}
+
+fn object<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
+    docs.iter().find(|d| d["kind"] == kind && d["metadata"]["name"] == name).unwrap_or_else(|| panic!("no {kind}/{name}"))
+}
+
+#[test]
+fn a4x_max_claims_the_mrdma_nics_through_a_template_written_beside_it() {
+    let docs = rendered();
+    let rt = object(&docs, "ClusterTrainingRuntime", A4X_MAX);
+    let pod = node_pod(rt);
+    assert_eq!(pod["resourceClaims"], json!([{"name": "rdma", "resourceClaimTemplateName": "jax-gpu-gke-a4xmax-2nodes-rdma"}]));
+    assert_eq!(node_container(rt)["resources"]["claims"], json!([{"name": "rdma"}]));
+    assert_eq!(node_container(rt)["resources"]["limits"]["nvidia.com/gpu"], "4", "whole-node RDMA: all 4 GPUs");
+    // NVIDIA/aicr docs/integrator/gke-a4x-max-networking.md: the profile label the workload must
+    // select, the node-pool label that turns DRANET on, the host driver mount.
+    assert_eq!(pod["nodeSelector"]["gke.networks.io/accelerator-network-profile"], "auto");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-networking-dra-driver"], "true");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-accelerator"], "nvidia-gb300");
+    assert!(
+        pod.get("metadata").is_none() || pod["metadata"]["annotations"]["networking.gke.io/interfaces"].is_null(),
+        "no multi-networking on A4X Max"
+    );
+    let host = pod["volumes"].as_array().unwrap().iter().find(|v| v["name"] == "library-dir-host").unwrap();
+    assert_eq!(host["hostPath"]["path"], "/home/kubernetes/bin/nvidia");
+    assert_eq!(rt["metadata"]["annotations"]["jax-runtimes.dev/interconnect"], "gke-dranet-mrdma");
+
+    let t = object(&docs, "ResourceClaimTemplate", "jax-gpu-gke-a4xmax-2nodes-rdma");
+    assert_eq!(t["apiVersion"], "resource.k8s.io/v1");
+    assert!(t["metadata"].get("namespace").is_none(), "a ClusterTrainingRuntime's template is applied in each TrainJob namespace");
+    assert_eq!(
+        t["spec"]["spec"]["devices"]["requests"],
+        json!([{"name": "rdma", "exactly": {"deviceClassName": "mrdma.google.com", "allocationMode": "ExactCount", "count": 8}}])
+    );
+    assert_eq!(t["metadata"]["labels"]["app.kubernetes.io/managed-by"], "jax-runtimes");
+}
+
+#[test]
+fn aks_dranet_is_chosen_with_interconnect_dra_and_replaces_the_device_plugin_resource() {
+    let docs = rendered();
+    let rt = object(&docs, "ClusterTrainingRuntime", AKS);
+    let c = node_container(rt);
+    assert!(c["resources"]["limits"].get("rdma/ib").is_none(), "DRANET claims the NICs; no device-plugin resource: {c}");
+    assert_eq!(c["resources"]["claims"], json!([{"name": "rdma"}]));
+    assert_eq!(c["securityContext"]["capabilities"]["add"], json!(["IPC_LOCK"]));
+    assert_eq!(node_pod(rt)["resourceClaims"][0]["resourceClaimTemplateName"], "jax-gpu-aks-ndh100v5-dranet-2nodes-rdma");
+    let t = object(&docs, "ResourceClaimTemplate", "jax-gpu-aks-ndh100v5-dranet-2nodes-rdma");
+    // kubernetes-sigs/dranet examples/azure_aks_examples/mi300x/resource-claim-template.yaml (8nic-all).
+    assert_eq!(
+        t["spec"]["spec"]["devices"]["requests"][0]["exactly"],
+        json!({"deviceClassName": "dranet.net", "allocationMode": "ExactCount", "count": 8,
+               "selectors": [{"cel": {"expression": "device.attributes[\"dra.net\"][\"rdma\"] == true"}}]})
+    );
+    // `auto` on the same machine keeps the device-plugin fabric.
+    let root = support::root();
+    let dir = support::dir_with(&[(
+        "c.yaml",
+        "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: ib}\nspec:\n  platform: aks\n  numNodes: 2\n  accelerator: {gpu: {model: h100-80gb}}\n",
+    )]);
+    let auto = documents(&support::render(&[&root.join("catalog/runtimes/defaults.yaml"), &dir.path().join("c.yaml")]));
+    let rt = object(&auto, "ClusterTrainingRuntime", "ib");
+    assert_eq!(node_container(rt)["resources"]["limits"]["rdma/ib"], "8");
+    assert!(node_pod(rt).get("resourceClaims").is_none());
+    assert!(!auto.iter().any(|d| d["kind"] == "ResourceClaimTemplate"));
+}
+
+#[test]
+fn dra_on_a_machine_without_a_dra_fabric_is_not_wired_and_says_so() {
+    let text = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: x}\nspec:\n  platform: gke\n  numNodes: 2\n  accelerator: {gpu: {model: h100-mega-80gb, interconnect: dra}}\n";
+    let out = jax_runtimes::generate(&support::parse("c.yaml", text));
+    let found: Vec<String> = out.diagnostics.iter().map(|d| format!("{} {}", d.rule.id, d.message)).collect();
+    assert!(found.iter().any(|d| d.starts_with("interconnect/not-wired") && d.contains("no DRA fabric")), "{found:?}");
+    let rt = &out.runtimes[0].object;
+    assert!(node_pod(rt).get("resourceClaims").is_none(), "{rt}");
+    assert_eq!(rt["metadata"]["annotations"]["jax-runtimes.dev/interconnect"], "none");
+    assert!(out.companions.is_empty());
+}
+
+#[test]
+fn every_trainer_release_accepts_the_claims_and_its_schema_does_check_them() {
+    let [d, c] = catalog();
+    let dir = tempfile::tempdir().unwrap();
+    let text = support::render(&[&d, &c]);
+    std::fs::write(dir.path().join("out.yaml"), &text).unwrap();
+    for release in ["v2.2.0", "v2.2.1", "v2.3.0", "next"] {
+        let r = run_in(dir.path(), &["validate", "out.yaml", "--trainer-version", release, "--color", "never"], None);
+        assert_eq!(r.code, 0, "{release}: {}", r.all());
+    }
+    // A template name that is not a string is refused by the schema: the field is checked.
+    let broken = text.replace("resourceClaimTemplateName: jax-gpu-gke-a4xmax-2nodes-rdma", "resourceClaimTemplateName: [1]");
+    assert_ne!(broken, text);
+    std::fs::write(dir.path().join("broken.yaml"), broken).unwrap();
+    let r = run_in(dir.path(), &["validate", "broken.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("resourceClaimTemplateName"), "{}", r.all());
+}
+
+/// One A4X Max node as `kubectl get nodes -o yaml` prints it, with or without the DRANET label.
+fn a4x_max_node(i: usize, dranet: bool) -> String {
+    let mut labels = vec![
+        ("kubernetes.io/hostname".to_string(), format!("gke-a4xmax-{i}")),
+        ("kubernetes.io/arch".into(), "arm64".into()),
+        ("kubernetes.io/os".into(), "linux".into()),
+        ("node.kubernetes.io/instance-type".into(), "a4x-maxgpu-4g-metal".into()),
+        ("cloud.google.com/gke-accelerator".into(), "nvidia-gb300".into()),
+        ("cloud.google.com/gke-nodepool".into(), "a4xmax".into()),
+        ("gke.networks.io/accelerator-network-profile".into(), "auto".into()),
+    ];
+    if dranet {
+        labels.push(("cloud.google.com/gke-networking-dra-driver".into(), "true".into()));
+    }
+    let labels: String = labels.iter().map(|(k, v)| format!("      {k}: \"{v}\"\n")).collect();
+    format!(
+        "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: gke-a4xmax-{i}\n    labels:\n{labels}  spec:\n    taints:\n    - {{key: nvidia.com/gpu, value: present, effect: NoSchedule}}\n    - {{key: kubernetes.io/arch, value: arm64, effect: NoSchedule}}\n  status:\n    allocatable: {{cpu: \"140\", memory: 900Gi, nvidia.com/gpu: \"4\", pods: \"110\"}}\n    capacity: {{cpu: \"144\", memory: 960Gi, nvidia.com/gpu: \"4\", pods: \"110\"}}\n    conditions:\n    - {{type: Ready, status: \"True\", reason: KubeletReady}}\n"
+    )
+}
+
+fn nodes(items: &[String]) -> String {
+    format!("apiVersion: v1\nkind: List\nitems:\n{}", items.concat())
+}
+
+fn fit_json(dir: &Path, nodes_file: &str) -> (i32, Value) {
+    let [d, c] = catalog();
+    let r = run_in(dir, &["fit", "--nodes", nodes_file, d.to_str().unwrap(), c.to_str().unwrap(), "--format", "json"], None);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.all()));
+    (r.code, v)
+}
+
+fn verdict<'a>(v: &'a Value, runtime: &str) -> &'a Value {
+    v.as_array().unwrap().iter().find(|o| o["runtime"] == runtime).unwrap_or_else(|| panic!("no verdict for {runtime}: {v}"))
+}
+
+#[test]
+fn a4x_max_fits_a_pool_with_the_dranet_labels_and_not_one_without() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("with.yaml"), nodes(&[a4x_max_node(0, true), a4x_max_node(1, true)])).unwrap();
+    std::fs::write(dir.path().join("without.yaml"), nodes(&[a4x_max_node(0, false), a4x_max_node(1, false)])).unwrap();
+    let (_, v) = fit_json(dir.path(), "with.yaml");
+    let a = verdict(&v, A4X_MAX);
+    assert_eq!(a["fits"], true, "{a}");
+    assert_eq!(a["copies"], 1, "{a}");
+    let (code, v) = fit_json(dir.path(), "without.yaml");
+    assert_eq!(code, 1);
+    let a = verdict(&v, A4X_MAX);
+    assert_eq!(a["fits"], false, "{a}");
+    assert!(a.to_string().contains("cloud.google.com/gke-networking-dra-driver"), "the reason names the missing label: {a}");
+}
+
+#[test]
+fn the_aks_dranet_runtime_fits_nd_nodes_that_advertise_no_rdma_resource() {
+    let node = |i: usize| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: aks-gpunp-{i}\n    labels:\n      kubernetes.io/hostname: aks-gpunp-{i}\n      kubernetes.io/os: linux\n      node.kubernetes.io/instance-type: Standard_ND96isr_H100_v5\n      kubernetes.azure.com/agentpool: gpunp\n      agentpool: gpunp\n  spec:\n    taints:\n    - {{key: sku, value: gpu, effect: NoSchedule}}\n  status:\n    allocatable: {{cpu: 95500m, memory: 1858215876Ki, nvidia.com/gpu: \"8\", pods: \"110\"}}\n    capacity: {{cpu: \"96\", memory: 1900000000Ki, nvidia.com/gpu: \"8\", pods: \"110\"}}\n    conditions:\n    - {{type: Ready, status: \"True\", reason: KubeletReady}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nd.yaml"), nodes(&[node(0), node(1)])).unwrap();
+    let (_, v) = fit_json(dir.path(), "nd.yaml");
+    assert_eq!(verdict(&v, AKS)["fits"], true, "{}", verdict(&v, AKS));
+}
+
+#[test]
+fn queues_serving_the_dra_runtimes_get_kueue_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodes.yaml"), nodes(&[a4x_max_node(0, true), a4x_max_node(1, true)])).unwrap();
+    let [d, c] = catalog();
+    let queue = format!(
+        "{}---\n{}---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {{name: gb300}}\nspec:\n  runtimes: {{names: [{A4X_MAX}]}}\n  namespaces: [research]\n  quotas: [{{runtime: {A4X_MAX}, nodes: 2}}]\n",
+        std::fs::read_to_string(d).unwrap(),
+        std::fs::read_to_string(c).unwrap()
+    );
+    std::fs::write(dir.path().join("catalog.yaml"), queue).unwrap();
+    let r = run_in(dir.path(), &["kueue", "--nodes", "nodes.yaml", "catalog.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let objects = documents(&r.stdout);
+    let cq = objects.iter().find(|o| o["kind"] == "ClusterQueue").unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(cq.to_string().contains("nvidia.com/gpu"), "{cq}");
+    assert!(objects.iter().any(|o| o["kind"] == "LocalQueue" && o["metadata"]["namespace"] == "research"), "{}", r.stdout);
+    // `render` of the same catalog writes the runtimes, their templates and the Kueue objects.
+    let all = documents(&support::render(&[&dir.path().join("catalog.yaml")]));
+    for kind in ["ClusterTrainingRuntime", "ResourceClaimTemplate", "ClusterQueue", "LocalQueue"] {
+        assert!(all.iter().any(|o| o["kind"] == kind), "no {kind}");
+    }
+}
+
+#[test]
+fn render_to_a_folder_writes_each_template_in_its_own_file() {
+    let [d, c] = catalog();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let r = run_in(dir.path(), &["render", d.to_str().unwrap(), c.to_str().unwrap(), "-o", "out"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let files = support::text_tree(&out);
+    let t = &files["resourceclaimtemplate_jax-gpu-gke-a4xmax-2nodes-rdma.yaml"];
+    assert!(t.contains("deviceClassName: mrdma.google.com"), "{t}");
+    assert!(
+        files["kustomization.yaml"].contains("resourceclaimtemplate_jax-gpu-aks-ndh100v5-dranet-2nodes-rdma.yaml"),
+        "{}",
+        files["kustomization.yaml"]
+    );
+    // Idempotent: `--check` finds it up to date.
+    let r = run_in(dir.path(), &["render", d.to_str().unwrap(), c.to_str().unwrap(), "-o", "out", "--check"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
