@@ -228,3 +228,47 @@ fn render_to_a_folder_writes_each_template_in_its_own_file() {
     assert_eq!(r.code, 0, "{}", r.all());
 }
 
+#[test]
+fn validate_checks_the_claims_against_the_templates_given_with_the_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = rendered();
+    let runtimes: Vec<&Value> = docs.iter().filter(|o| o["kind"] == "ClusterTrainingRuntime").collect();
+    let templates: Vec<&Value> = docs.iter().filter(|o| o["kind"] == "ResourceClaimTemplate").collect();
+    assert_eq!((runtimes.len(), templates.len()), (2, 2));
+    let write = |name: &str, objects: &[&Value]| {
+        let owned: Vec<Value> = objects.iter().map(|v| (*v).clone()).collect();
+        support::write_stream(&dir.path().join(name), &owned);
+    };
+    write("runtimes.yaml", &runtimes);
+    write("templates.yaml", &templates);
+    // With their templates: nothing to say about the claims, and the templates are not "skipped".
+    let r = run_in(dir.path(), &["validate", "runtimes.yaml", "templates.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(!r.all().contains("dra/") && !r.all().contains("input/not-a-runtime"), "{}", r.all());
+    // Without them: a warning per claim (the templates may exist in the cluster), exit 0.
+    let r = run_in(dir.path(), &["validate", "runtimes.yaml", "--color", "never", "--format", "json"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let found: Value = serde_json::from_str(&r.stdout).unwrap();
+    let ids: Vec<&str> = found.as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).filter(|id| id.starts_with("dra/")).collect();
+    assert_eq!(ids, ["dra/template-not-given", "dra/template-not-given"], "{found}");
+    // A template of another DeviceClass than the fabric's: a warning at the template.
+    let mut wrong = templates[1].clone();
+    assert_eq!(wrong["metadata"]["name"], "jax-gpu-gke-a4xmax-2nodes-rdma");
+    wrong["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = json!("netdev.google.com");
+    write("wrong.yaml", &[templates[0], &wrong]);
+    let r = run_in(dir.path(), &["validate", "runtimes.yaml", "wrong.yaml", "--color", "never"], None);
+    assert!(
+        r.stderr.contains("warning[dra/device-class]: wrong.yaml") || r.stdout.contains("warning[dra/device-class]: wrong.yaml"),
+        "{}",
+        r.all()
+    );
+    assert!(r.all().contains("`netdev.google.com`") && r.all().contains("`mrdma.google.com`"), "{}", r.all());
+    // A container claim the pod does not declare: an error (the API server refuses the pods).
+    let mut broken = runtimes[1].clone();
+    broken["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["resources"]
+        ["claims"] = json!([{"name": "rdma"}, {"name": "imex"}]);
+    write("broken.yaml", &[&broken]);
+    let r = run_in(dir.path(), &["validate", "broken.yaml", "templates.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("error[dra/claim-not-in-pod]") && r.all().contains("`imex`"), "{}", r.all());
+}

@@ -17,4 +17,13 @@ define_rules! {
     INTERCONNECT_UNUSED = "interconnect/unused", Warning, Accelerators,
         "A multi-node GPU runtime whose pods take whole machines of a type with a fast fabric (GPUDirect-TCPX/TCPXO, GPUDirect RDMA, EFA, InfiniBand) but do not use it: NCCL runs over one ordinary NIC per node, a small fraction of the bandwidth.",
         "Generate the runtime with jax-runtimes (`interconnect: auto` wires the fabric), add what the message names, or annotate the runtime `jax-runtimes.dev/interconnect: none` if the plain network is intended.";
+    DRA_CLAIM_NOT_IN_POD = "dra/claim-not-in-pod", Error, Accelerators,
+        "A container of a runtime's pod uses a DRA resource claim (`resources.claims[].name`) that the pod does not declare in `spec.resourceClaims`. The CRD does not check it; the API server refuses every pod the Job makes from the template, so the TrainJob never starts.",
+        "Declare the claim in the pod's `spec.resourceClaims` (with the `resourceClaimTemplateName` it is made from), or remove it from the container.";
+    DRA_TEMPLATE_NOT_GIVEN = "dra/template-not-given", Warning, Accelerators,
+        "A pod claim of a runtime names a ResourceClaimTemplate (`resourceClaimTemplateName`) that is not among the objects checked. It may exist in the cluster; a pod's claim names a template of the pod's own namespace, so where it does not exist the TrainJob's pods stay Pending.",
+        "Check the templates with the runtime (`jax-runtimes render` writes them beside it: validate both files), or make sure the template exists in every namespace that runs TrainJobs of the runtime.";
+    DRA_DEVICE_CLASS = "dra/device-class", Warning, Accelerators,
+        "A ResourceClaimTemplate that a runtime's pod claim is made from does not request the DeviceClass the runtime's DRA fabric (its `jax-runtimes.dev/interconnect` annotation) claims, e.g. `mrdma.google.com` for GKE A4X Max: the pods get other devices than the fabric's NICs, or stay Pending.",
+        "Request the fabric's DeviceClass in the template (`exactly.deviceClassName`), as `jax-runtimes render` writes it, or annotate the runtime with the fabric it does use.";
 }

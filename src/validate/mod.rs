@@ -40,6 +40,7 @@ pub mod admission;
 pub mod autopilot;
 pub mod cel;
 pub mod checks;
+pub mod claims;
 pub mod consistency;
 pub mod crd;
 pub mod crd_cel;
@@ -280,6 +281,7 @@ pub fn objects(docs: &[Document], opts: &Options) -> Vec<Diagnostic> {
         out.extend(kueue::check(&doc.value, crd, !opts.crds.is_empty()).into_iter().map(|d| doc.locate(d)));
     }
     out.extend(queues::check(docs, &opts.kueue, &opts.runtimes, opts.trainer_version));
+    out.extend(claims::check(docs));
     out.extend(duplicates(docs));
     out
 }
