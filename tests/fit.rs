@@ -1276,6 +1276,10 @@ fn data_pool(r: &jax_runtimes::resolve::Resolved, machine: Option<&str>) -> Vec<
             for (k, q) in s.fabric.iter().flat_map(|f| &f.resources) {
                 alloc.insert(k.clone(), q.0.clone().into());
             }
+            // A DRA fabric's node labels (GKE A4X Max: the DRANET and network-profile labels).
+            for (k, v) in s.fabric.iter().flat_map(|f| &f.node_selector) {
+                labels.insert(k.clone(), v.clone().into());
+            }
             (Some(s.resource.as_str()), r.num_nodes as u32)
         }
     };

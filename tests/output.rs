@@ -339,7 +339,8 @@ fn built_in_images_are_pinned_and_cpu_runtimes_do_not_get_the_cuda_image() {
         assert!(!image.ends_with(":latest") && image.rsplit('/').next().unwrap().contains(':'), "{image} is not pinned");
     }
     let docs = jax_runtimes::yaml::parse_stream(&r.stdout).unwrap();
-    for d in &docs {
+    // The runtimes (the DRA runtimes' ResourceClaimTemplates have no image).
+    for d in docs.iter().filter(|d| d["kind"] == "ClusterTrainingRuntime") {
         let name = d["metadata"]["name"].as_str().unwrap();
         let image = d.pointer("/spec/template/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image").unwrap();
         if name.starts_with("jax-cpu") {
