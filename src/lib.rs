@@ -19,6 +19,7 @@ pub mod capacity;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
+pub mod doctor;
 pub mod exit;
 pub mod fit;
 pub mod fleet;

@@ -8,6 +8,7 @@ use crate::exit::Exit;
 
 pub mod accelerators;
 pub mod docs;
+pub mod doctor;
 pub mod fit;
 mod fit_queues;
 pub mod install;
@@ -94,6 +95,11 @@ pub enum Command {
         after_help = "Examples:\n  jax-runtimes snapshot -o cluster.yaml                   # the current kubeconfig context\n  jax-runtimes snapshot --context prod -o prod.yaml\n  jax-runtimes fit --nodes prod.yaml --pods prod.yaml     # what `fit --context prod` answers\n\nExit codes: 0 written, 2 no cluster to read, a refused list it needs, or an unwritable file.\nGuide: docs/fit.md"
     )]
     Snapshot(snapshot::SnapshotArgs),
+    /// Why a TrainJob is not running, and what to change: follows it to its runtime and pods, in the cluster or a `snapshot` file.
+    #[command(
+        after_help = "Examples:\n  jax-runtimes doctor ml/llama                             # the current kubeconfig context\n  jax-runtimes snapshot -o cluster.yaml && jax-runtimes doctor --snapshot cluster.yaml ml/llama\n\nExit codes: 0 no cause found (running, or finished fine), 1 a cause found, 2 the input cannot be read.\nGuide: docs/troubleshooting.md"
+    )]
+    Doctor(doctor::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  jax-runtimes completions bash > ~/.local/share/bash-completion/completions/jax-runtimes\n  jax-runtimes completions zsh > \"${fpath[1]}/_jax-runtimes\"\n  jax-runtimes completions fish > ~/.config/fish/completions/jax-runtimes.fish"
@@ -139,6 +145,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> Exit {
         Some(Command::Fit(a)) => fit::run(&a),
         Some(Command::Kueue(a)) => kueue::run(&a),
         Some(Command::Snapshot(a)) => snapshot::run(&a),
+        Some(Command::Doctor(a)) => doctor::run(&a),
         Some(Command::InstallBinary(a)) => install::run(&a),
         Some(Command::Preview(a)) => preview::run(&a),
         Some(Command::ManPages(a)) => man::run(&a, <Cli as clap::CommandFactory>::command()),

@@ -9,6 +9,7 @@
 pub mod autopilot;
 pub mod catalog;
 pub mod consistency;
+pub mod doctor;
 pub mod fit;
 pub mod input;
 pub mod interconnect;
@@ -25,9 +26,10 @@ pub use rule::{Layer, Moment, Rule, Severity, Teller};
 
 /// Every registered rule, in docs order (layer by layer).
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    let families: [&'static [&'static Rule]; 13] = [
+    let families: [&'static [&'static Rule]; 14] = [
         input::RULES,
         live::RULES,
+        doctor::RULES,
         catalog::RULES,
         output::RULES,
         krm::RULES,
