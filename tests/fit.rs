@@ -1253,6 +1253,18 @@ fn data_pool(r: &jax_runtimes::resolve::Resolved, machine: Option<&str>) -> Vec<
             labels.insert(d.tpu.topology_label.clone(), s.topology.clone().into());
             labels.insert(d.tpu.machine_type_label.clone(), machine.into());
             alloc.insert(d.tpu.resource.clone(), chips.to_string().into());
+            // A dynamic slice's hosts: one block, one partition, in the state it selects, of its pool.
+            if let Some(dy) = &s.dynamic {
+                let ds = &d.tpu.dynamic_slicing;
+                labels.insert(ds.block_label.clone(), format!("{}-block", r.name).into());
+                labels.insert(dy.partition_label.clone(), format!("{}-partition", r.name).into());
+                if let Some(state) = &dy.state_label {
+                    labels.insert(state.clone(), ds.select_state.clone().into());
+                }
+                if let Some(pool) = &dy.pool {
+                    labels.insert(d.tpu.topology_label.clone(), pool.clone().into());
+                }
+            }
             (Some(d.tpu.resource.as_str()), s.chips / chips)
         }
         Accel::Gpu(s) => {
@@ -1329,7 +1341,8 @@ fn every_built_in_runtime_fits_the_node_pool_its_accelerator_data_describes() {
         // runtime's, and fit says so.
         if let jax_runtimes::resolve::Accel::Tpu(s) = &r.accelerator {
             let generation = jax_runtimes::accelerators::data().tpu.generation(&s.generation).unwrap();
-            for other in generation.shapes_for(&s.topology).iter().filter(|o| o.machine_type != s.machine_type) {
+            // (A dynamic slice selects its pool's partitions, not a topology two pools share.)
+            for other in generation.shapes_for(&s.topology).iter().filter(|o| o.machine_type != s.machine_type && s.dynamic.is_none()) {
                 twins += 1;
                 let cluster = jax_runtimes::fit::Cluster::new(&data_pool(r, Some(&other.machine_type)), None).unwrap();
                 let v = &jax_runtimes::fit::fit(&cluster, &[&rendered.runtime])[0];

@@ -25,7 +25,7 @@ pub use error::AcceleratorError;
 pub use fabric::{Fabric, FabricData, FabricError, FabricMachine, FabricPatch, NetworkInterface, Overrides};
 pub use gpu::{GpuData, GpuError, GpuMachineType, GpuModel, GpuOnPlatform, GpuPlatform, GpuShape, GpuVendor, MachineAffinity};
 pub use sdk::SdkData;
-pub use tpu::{parse_topology, TpuData, TpuGeneration, TpuShape};
+pub use tpu::{parse_topology, DynamicGeneration, DynamicSlice, DynamicSlicing, SliceKind, TpuData, TpuGeneration, TpuShape};
 
 const PLATFORMS_YAML: &str = include_str!("../../catalog/accelerators/platforms.yaml");
 const TPU_YAML: &str = include_str!("../../catalog/accelerators/tpu.yaml");

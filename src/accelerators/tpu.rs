@@ -27,6 +27,8 @@ pub struct TpuData {
     pub env: Vec<EnvVar>,
     /// The env GKE's TPU webhook injects into multi-host TPU pods.
     pub webhook: TpuWebhook,
+    /// Slices formed at admission from the partitions of provisioned node pools.
+    pub dynamic_slicing: DynamicSlicing,
     /// From `images.yaml` (key `tpu`).
     #[serde(default, skip_deserializing)]
     pub default_image: String,
@@ -97,6 +99,109 @@ pub struct LargeTopologyRule {
     pub machine_type: String,
 }
 
+/// Dynamic slicing (`dynamicSlicing` in `tpu.yaml`): the labels, annotation and Kueue pieces of
+/// slices formed at admission, and per generation which slices can be formed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DynamicSlicing {
+    /// Pod template annotation holding the slice topology.
+    pub slice_topology_annotation: String,
+    /// JobSet exclusive-topology value for slices formed by the slice controller.
+    pub exclusive_topology: String,
+    /// Node label of the block a slice stays in (first level of the Kueue Topology).
+    pub block_label: String,
+    /// `controllerName` of the AdmissionCheck that forms the slices.
+    pub admission_check_controller: String,
+    /// The name `jax-runtimes` gives that AdmissionCheck.
+    pub admission_check_name: String,
+    /// Every value a partition state label can have.
+    pub states: Vec<String>,
+    /// The states a slice can be formed from.
+    pub usable_states: Vec<String>,
+    /// The state a rendered runtime selects.
+    pub select_state: String,
+    pub generations: Vec<DynamicGeneration>,
+}
+
+/// One generation's dynamic slices.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DynamicGeneration {
+    pub generation: String,
+    /// Formed by GKE's slice controller (an AdmissionCheck), not by Kueue TAS alone.
+    pub controller: bool,
+    /// The machine type of the node pools slices are formed from.
+    pub machine_type: String,
+    /// Node label of a partition of a topology, `{topology}` standing for it.
+    pub partition_label: String,
+    /// Node label of a partition's state, `{topology}` standing for it.
+    #[serde(default)]
+    pub state_label: Option<String>,
+    #[serde(default)]
+    pub super_slice: Option<SuperSliceRule>,
+    pub sub_slices: SubSliceRule,
+}
+
+/// Superslices: several partitions of this topology (the large-topology rule of the generation
+/// says which shapes).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuperSliceRule {
+    pub partition: String,
+    pub min_gke: String,
+}
+
+/// Subslices: one partition of one of these topologies.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubSliceRule {
+    pub topologies: Vec<String>,
+    #[serde(default)]
+    pub min_gke: Option<String>,
+    /// Carved from a larger node pool whose topology the pod selects (v6e).
+    #[serde(default)]
+    pub of_pool: bool,
+}
+
+/// Super- or subslice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SliceKind {
+    Super,
+    Sub,
+}
+
+impl std::fmt::Display for SliceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SliceKind::Super => "superslice",
+            SliceKind::Sub => "subslice",
+        })
+    }
+}
+
+/// How a dynamic slice is formed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DynamicSlice {
+    pub kind: SliceKind,
+    /// Formed by the slice controller (AdmissionCheck), else by Kueue TAS alone.
+    pub controller: bool,
+    /// The node pool's topology a subslice is carved from (v6e).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// The node label whose domains are the slice's partitions.
+    pub partition_label: String,
+    /// The partition state label, where partitions have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_label: Option<String>,
+    pub partitions: u32,
+    pub pods_per_partition: u32,
+    /// The oldest GKE version that forms this kind of slice, where one is published.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_gke: Option<String>,
+}
+
 /// One valid slice shape: a topology formed by one machine type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -110,6 +215,9 @@ pub struct TpuShape {
     pub machine_type: String,
     /// Cloud TPU accelerator type name, e.g. `v5litepod-16`, `v5p-8`.
     pub accelerator_type: String,
+    /// Set for a slice formed at admission (`slicing: dynamic`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dynamic: Option<DynamicSlice>,
 }
 
 impl TpuShape {
@@ -162,6 +270,205 @@ impl TpuData {
     }
 }
 
+impl DynamicSlicing {
+    /// The dynamic slicing data of a generation (by its name).
+    pub fn generation(&self, name: &str) -> Option<&DynamicGeneration> {
+        self.generations.iter().find(|g| g.generation == name)
+    }
+
+    /// The generation whose partition label (or slice level label) this node label key is, and
+    /// the topology in it, e.g. `cloud.google.com/gke-tpu-partition-4x4x4-id` -> (tpu7x, 4x4x4).
+    pub fn partition_label_topology(&self, key: &str) -> Option<(&DynamicGeneration, String)> {
+        self.generations.iter().find_map(|g| template_match(&g.partition_label, key).map(|t| (g, t)))
+    }
+
+    /// As [`Self::partition_label_topology`], for a partition state label.
+    pub fn state_label_topology(&self, key: &str) -> Option<(&DynamicGeneration, String)> {
+        self.generations.iter().find_map(|g| g.state_label.as_deref().and_then(|l| template_match(l, key)).map(|t| (g, t)))
+    }
+}
+
+/// The `{topology}` of `template` that makes it `key`, if it is a topology.
+fn template_match(template: &str, key: &str) -> Option<String> {
+    let (before, after) = template.split_once("{topology}")?;
+    let t = key.strip_prefix(before)?.strip_suffix(after)?;
+    parse_topology(t).map(|d| format_topology(&d))
+}
+
+impl DynamicGeneration {
+    /// The partition label of a topology.
+    pub fn partition_label_of(&self, topology: &str) -> String {
+        self.partition_label.replace("{topology}", topology)
+    }
+
+    /// The state label of a topology, where partitions have one.
+    pub fn state_label_of(&self, topology: &str) -> Option<String> {
+        self.state_label.as_ref().map(|l| l.replace("{topology}", topology))
+    }
+
+    /// Every topology a subslice of this generation can have inside a pool of `pool` (every
+    /// listed one without a pool), largest first: the slice levels of a Kueue Topology.
+    pub fn sub_slices_within(&self, pool: Option<&str>) -> Vec<String> {
+        let pool_dims = pool.and_then(parse_topology);
+        let mut out: Vec<(u32, String)> = self
+            .sub_slices
+            .topologies
+            .iter()
+            .filter_map(|t| parse_topology(t).map(|d| (d, t)))
+            .filter(|(d, _)| pool_dims.as_ref().is_none_or(|p| contained(d, p)))
+            .map(|(d, t)| (d.iter().product(), t.clone()))
+            .collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        out.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// What `slicing: dynamic` can form, for a message.
+    pub fn describe(&self) -> String {
+        let subs = self.sub_slices.topologies.join(", ");
+        match (&self.super_slice, self.sub_slices.of_pool) {
+            (Some(s), _) => format!("superslices of {} partitions (AxBxC, multiples of 4, A <= B <= C) or subslices {subs}", s.partition),
+            (None, true) => format!("subslices {subs} of a larger pool of these topologies"),
+            (None, false) => format!("subslices {subs}"),
+        }
+    }
+}
+
+/// Every dimension of `inner` at most that of `outer` (xpk utils/topology.py is_topology_contained).
+fn contained(inner: &[u32], outer: &[u32]) -> bool {
+    inner.len() == outer.len() && inner.iter().zip(outer).all(|(i, o)| i <= o)
+}
+
+impl TpuData {
+    /// The dynamic slice of `topology` in `generation` (carved from a pool of `pool` where the
+    /// generation's subslices are), or why there is none.
+    pub fn dynamic_shape(&self, generation: &TpuGeneration, topology: &str, pool: Option<&str>) -> Result<TpuShape, String> {
+        let ds = &self.dynamic_slicing;
+        let Some(dg) = ds.generation(&generation.name) else {
+            let have: Vec<&str> = ds.generations.iter().map(|g| g.generation.as_str()).collect();
+            return Err(format!(
+                "TPU {} has no dynamic slicing; {} {} it",
+                generation.name,
+                have.join(" and "),
+                if have.len() == 1 { "has" } else { "have" }
+            ));
+        };
+        let dims = parse_topology(topology)
+            .filter(|d| d.len() == generation.dimensions)
+            .ok_or_else(|| format!("`{topology}` is not a TPU {} topology ({}D)", generation.name, generation.dimensions))?;
+        let canonical = format_topology(&dims);
+        let machine = generation
+            .machine_type(&dg.machine_type)
+            .ok_or_else(|| format!("machine type `{}` is not a TPU {} machine type", dg.machine_type, generation.name))?;
+        let chips: u32 = dims.iter().product();
+        let hosts = chips / machine.chips_per_host.max(1);
+        let listed = dg.sub_slices.topologies.contains(&canonical);
+        let dynamic = if dg.sub_slices.of_pool {
+            let Some(pool) = pool else {
+                return Err(format!(
+                    "a TPU {} subslice is carved from a larger node pool: set `pool` to the pool's topology (one of {})",
+                    generation.name,
+                    dg.sub_slices.topologies.join(", ")
+                ));
+            };
+            let pool_dims = parse_topology(pool).map(|d| format_topology(&d));
+            if !pool_dims.as_ref().is_some_and(|p| dg.sub_slices.topologies.contains(p)) {
+                return Err(format!(
+                    "pool `{pool}` is not a TPU {} sub-slicing pool ({})",
+                    generation.name,
+                    dg.sub_slices.topologies.join(", ")
+                ));
+            }
+            let pool = pool_dims.unwrap_or_default();
+            let within = dg.sub_slices_within(Some(&pool));
+            if !within.contains(&canonical) {
+                return Err(format!(
+                    "`{canonical}` is not a TPU {} subslice of a {pool} pool; it can be one of {}",
+                    generation.name,
+                    within.join(", ")
+                ));
+            }
+            DynamicSlice {
+                kind: SliceKind::Sub,
+                controller: dg.controller,
+                pool: Some(pool),
+                partition_label: dg.partition_label_of(&canonical),
+                state_label: dg.state_label_of(&canonical),
+                partitions: 1,
+                pods_per_partition: hosts,
+                min_gke: dg.sub_slices.min_gke.clone(),
+            }
+        } else if pool.is_some() {
+            return Err(format!(
+                "`pool` is for subslices of a larger node pool; TPU {} slices are formed from partitions ({})",
+                generation.name,
+                dg.describe()
+            ));
+        } else if listed {
+            DynamicSlice {
+                kind: SliceKind::Sub,
+                controller: dg.controller,
+                pool: None,
+                partition_label: dg.partition_label_of(&canonical),
+                state_label: dg.state_label_of(&canonical),
+                partitions: 1,
+                pods_per_partition: hosts,
+                min_gke: dg.sub_slices.min_gke.clone(),
+            }
+        } else {
+            let rule = dg
+                .super_slice
+                .as_ref()
+                .ok_or_else(|| format!("`{canonical}` is not a TPU {} dynamic slice: {}", generation.name, dg.describe()))?;
+            let part_dims = parse_topology(&rule.partition).unwrap_or_default();
+            let part_chips: u32 = part_dims.iter().product();
+            let fits = part_dims.len() == dims.len() && dims.iter().zip(&part_dims).all(|(d, p)| d.is_multiple_of(*p));
+            if !fits || !generation.large_rule_accepts(&dims) {
+                return Err(format!("`{canonical}` is not a TPU {} dynamic slice: {}", generation.name, dg.describe()));
+            }
+            DynamicSlice {
+                kind: SliceKind::Super,
+                controller: dg.controller,
+                pool: None,
+                partition_label: dg.partition_label_of(&rule.partition),
+                state_label: dg.state_label_of(&rule.partition),
+                partitions: chips / part_chips.max(1),
+                pods_per_partition: part_chips / machine.chips_per_host.max(1),
+                min_gke: Some(rule.min_gke.clone()),
+            }
+        };
+        let mut shape = generation.shape(&canonical, &dims, machine);
+        shape.dynamic = Some(dynamic);
+        Ok(shape)
+    }
+}
+
+impl TpuData {
+    /// The Kueue Topology a dynamic slice is admitted over: its name and levels (highest first,
+    /// `hostname` last). Slice controller (S1 dynamic-slice-topology.yaml, S2 e2e): the block, the
+    /// superslice partitions, and for subslices every subslice partition, largest first. Kueue
+    /// alone (v6e, S3 kueue_manager.py): the slice level of every subslice the pool contains,
+    /// largest first.
+    pub fn dynamic_topology(&self, shape: &TpuShape, hostname: &str) -> Option<(String, Vec<String>)> {
+        let d = shape.dynamic.as_ref()?;
+        let ds = &self.dynamic_slicing;
+        let dg = ds.generation(&shape.generation)?;
+        let subs = || dg.sub_slices_within(d.pool.as_deref()).into_iter().map(|t| dg.partition_label_of(&t));
+        let (name, mut levels): (String, Vec<String>) = match (dg.controller, d.kind) {
+            (true, kind) => {
+                let mut levels = vec![ds.block_label.clone()];
+                levels.extend(dg.super_slice.as_ref().map(|s| dg.partition_label_of(&s.partition)));
+                if kind == SliceKind::Sub {
+                    levels.extend(subs());
+                }
+                (format!("{}-{}s", shape.generation, kind), levels)
+            }
+            (false, _) => (format!("{}-subslices-{}", shape.generation, d.pool.as_deref().unwrap_or("any")), subs().collect()),
+        };
+        levels.push(hostname.to_string());
+        Some((name, levels))
+    }
+}
+
 impl TpuGeneration {
     fn machine_type(&self, name: &str) -> Option<&TpuMachineType> {
         self.machine_types.iter().find(|m| m.name == name)
@@ -178,6 +485,7 @@ impl TpuGeneration {
             hosts: chips / machine_type.chips_per_host,
             machine_type: machine_type.name.clone(),
             accelerator_type: format!("{}-{}", self.accelerator_type_prefix, chips * self.tensor_cores_per_chip),
+            dynamic: None,
         }
     }
 

@@ -394,6 +394,27 @@ pub struct TpuSpec {
     /// Number of slices. Only 1 works with Trainer v2.3 (kubeflow/trainer#3408).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slices: Option<u32>,
+    /// `static` (default): one node pool per slice, selected by its topology label. `dynamic`:
+    /// a slice formed at admission from partitions of provisioned node pools (TPU7x super- and
+    /// subslices by GKE's slice controller; v6e subslices of a larger pool by Kueue), see
+    /// `dynamicSlicing` in the TPU data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slicing: Option<TpuSlicing>,
+    /// With `slicing: dynamic`, where subslices are carved from a larger node pool (v6e): that
+    /// pool's topology, e.g. `4x4` for `2x4` subslices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+}
+
+/// How a TPU slice is provisioned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TpuSlicing {
+    /// One node pool per slice.
+    #[default]
+    Static,
+    /// Formed at admission from partitions of provisioned node pools.
+    Dynamic,
 }
 
 /// Defaults for every `JaxRuntime` in the same input.

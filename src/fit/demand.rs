@@ -129,7 +129,8 @@ impl Demand {
             affinity: required_affinity(spec).cloned(),
             tolerations: spec.tolerations.clone().unwrap_or_default(),
             host_ports: requests::host_ports(spec),
-            exclusive: pod_annotations.and_then(|a| a.get(keys::JOBSET_EXCLUSIVE_TOPOLOGY)).filter(|k| !k.is_empty()).cloned(),
+            exclusive: dynamic_domain(pod_annotations, eff.num_nodes())
+                .or_else(|| pod_annotations.and_then(|a| a.get(keys::JOBSET_EXCLUSIVE_TOPOLOGY)).filter(|k| !k.is_empty()).cloned()),
             priority: trainjob::pod::admitted_priority(spec),
             slice,
             unmodelled,
@@ -144,6 +145,24 @@ impl Demand {
     /// The requested extended resources (what a node must have for the pod to go there).
     pub fn extended(&self) -> impl Iterator<Item = &str> {
         self.requests.keys().map(String::as_str).filter(|r| is_extended(r))
+    }
+}
+
+/// A dynamic TPU slice (the pod's `cloud.google.com/gke-tpu-slice-topology`, `dynamicSlicing` in
+/// `tpu.yaml`) is formed at admission from partitions, not from a node pool or a formed slice: the
+/// gang needs one domain of the level Kueue places it in, where its pods all fit. That level is the
+/// slice level when one slice holds every pod (a subslice: its partition label), else the
+/// required level (a superslice: its block; v6e: its slice level). The partition state it selects
+/// is a node label like any other. Derived from the podset annotations `render` writes
+/// (`resolve::tpu::pod_annotations`, after xpk slice/internal/webhooks/defaults.go).
+fn dynamic_domain(annotations: Option<&BTreeMap<String, String>>, pods: i32) -> Option<String> {
+    let a = annotations?;
+    a.get(&crate::accelerators::data().tpu.dynamic_slicing.slice_topology_annotation)?;
+    let k = &crate::kueue::facts().annotations;
+    let slice_holds_all = a.get(&k.podset_slice_size).and_then(|s| s.parse::<i32>().ok()).is_some_and(|s| s >= pods);
+    match a.get(&k.podset_slice_required_topology) {
+        Some(level) if slice_holds_all => Some(level.clone()),
+        _ => a.get(&k.podset_required_topology).cloned(),
     }
 }
 

@@ -21,11 +21,13 @@ pub const KIND_LOCAL_QUEUE: &str = "LocalQueue";
 pub const KIND_TOPOLOGY: &str = "Topology";
 pub const KIND_PRIORITY_CLASS: &str = "WorkloadPriorityClass";
 pub const KIND_WORKLOAD: &str = "Workload";
+pub const KIND_ADMISSION_CHECK: &str = "AdmissionCheck";
 
 /// The kinds `validate` checks, in the order the generated objects are written.
-pub const KINDS: [&str; 5] = [KIND_PRIORITY_CLASS, KIND_TOPOLOGY, KIND_RESOURCE_FLAVOR, KIND_CLUSTER_QUEUE, KIND_LOCAL_QUEUE];
+pub const KINDS: [&str; 6] =
+    [KIND_PRIORITY_CLASS, KIND_TOPOLOGY, KIND_RESOURCE_FLAVOR, KIND_ADMISSION_CHECK, KIND_CLUSTER_QUEUE, KIND_LOCAL_QUEUE];
 
-/// True for a ResourceFlavor, ClusterQueue, LocalQueue, Topology or WorkloadPriorityClass.
+/// True for a ResourceFlavor, AdmissionCheck, ClusterQueue, LocalQueue, Topology or WorkloadPriorityClass.
 pub fn is_kueue(value: &Value) -> bool {
     let gvk = crate::gvk::Gvk::of(value);
     gvk.group == facts().group && KINDS.contains(&gvk.kind)
@@ -257,6 +259,25 @@ pub struct TopologySpec {
 pub struct TopologyLevel {
     #[serde(default)]
     pub node_label: String,
+}
+
+/// `AdmissionCheck`: a controller that must also admit the workloads of the flavors a
+/// ClusterQueue's `admissionChecksStrategy` names (GKE's slice controller forms TPU slices).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheck {
+    pub api_version: String,
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: AdmissionCheckSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheckSpec {
+    #[serde(default)]
+    pub controller_name: String,
 }
 
 /// `WorkloadPriorityClass`: a priority TrainJobs name with `kueue.x-k8s.io/priority-class`.

@@ -30,6 +30,8 @@ pub struct Objects {
     pub priority_classes: Vec<kueue::WorkloadPriorityClass>,
     pub topologies: Vec<kueue::Topology>,
     pub flavors: Vec<kueue::ResourceFlavor>,
+    /// GKE's slice controller, where the queue serves dynamic TPU slices it forms.
+    pub admission_checks: Vec<kueue::AdmissionCheck>,
     pub cluster_queue: Option<kueue::ClusterQueue>,
     pub local_queues: Vec<kueue::LocalQueue>,
 }
@@ -196,6 +198,27 @@ pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster
     if !errors.is_empty() {
         return Err(errors);
     }
+    // The flavors of dynamic TPU slices the slice controller forms: admitted through its
+    // AdmissionCheck too (kubernetes-engine-samples ai-ml/gke-tpu-dynamic-slicing/dynamic-slice-topology.yaml).
+    let ds = &crate::accelerators::data().tpu.dynamic_slicing;
+    let sliced: Vec<String> = shapes
+        .iter()
+        .filter(|s| s.uses.iter().any(|(u, _)| served[*u].tas.as_ref().is_some_and(|t| t.slice_controller)))
+        .map(|s| s.name.clone())
+        .collect();
+    let admission_checks: Vec<kueue::AdmissionCheck> = if sliced.is_empty() {
+        Vec::new()
+    } else {
+        vec![kueue::AdmissionCheck {
+            api_version: q.api_version.clone(),
+            kind: kueue::KIND_ADMISSION_CHECK.into(),
+            metadata: meta(q, &ds.admission_check_name, None),
+            spec: kueue::AdmissionCheckSpec { controller_name: ds.admission_check_controller.clone() },
+        }]
+    };
+    let admission_checks_strategy = (!sliced.is_empty()).then(|| kueue::AdmissionChecksStrategy {
+        admission_checks: vec![kueue::AdmissionCheckStrategyRule { name: ds.admission_check_name.clone(), on_flavors: sliced.clone() }],
+    });
     let v1beta1 = f.api_versions.cohort_field.get(&q.api_version).is_some_and(|c| c == "cohort");
     let cluster_queue = kueue::ClusterQueue {
         api_version: q.api_version.clone(),
@@ -208,6 +231,7 @@ pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster
             queueing_strategy: q.queueing_strategy.clone(),
             preemption: q.preemption.clone(),
             resource_groups: vec![kueue::ResourceGroup { covered_resources: covered.clone(), flavors: flavor_quotas }],
+            admission_checks_strategy,
             ..Default::default()
         },
     };
@@ -242,7 +266,7 @@ pub fn generate(q: &ResolvedQueue, served: &[Served], inventory: Option<&Cluster
             spec: kueue::TopologySpec { levels: t.levels.iter().map(|l| kueue::TopologyLevel { node_label: l.clone() }).collect() },
         })
         .collect();
-    Ok(Objects { priority_classes, topologies, flavors, cluster_queue: Some(cluster_queue), local_queues })
+    Ok(Objects { priority_classes, topologies, flavors, admission_checks, cluster_queue: Some(cluster_queue), local_queues })
 }
 
 /// An object's metadata, with the marks of a generated object: the `managed-by` label and the

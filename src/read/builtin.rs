@@ -11,6 +11,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("catalog/runtimes/tpu-v5e.yaml", include_str!("../../catalog/runtimes/tpu-v5e.yaml")),
     ("catalog/runtimes/tpu-v5p.yaml", include_str!("../../catalog/runtimes/tpu-v5p.yaml")),
     ("catalog/runtimes/tpu-v6e.yaml", include_str!("../../catalog/runtimes/tpu-v6e.yaml")),
+    ("catalog/runtimes/tpu-dynamic.yaml", include_str!("../../catalog/runtimes/tpu-dynamic.yaml")),
     ("catalog/runtimes/capacity.yaml", include_str!("../../catalog/runtimes/capacity.yaml")),
     ("catalog/runtimes/production.yaml", include_str!("../../catalog/runtimes/production.yaml")),
 ];

@@ -100,6 +100,9 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
     if !f.errors.is_empty() {
         return Err(f.errors);
     }
+    // A dynamic TPU slice's annotations, then `spec.topology`'s (which win).
+    let mut pod_annotations = super::tpu::pod_annotations(&plan.accel);
+    pod_annotations.extend(spec.topology.as_ref().map(topology_annotations).unwrap_or_default());
     Ok((
         Resolved {
             origin,
@@ -125,7 +128,7 @@ pub fn resolve_entry(entry: &JaxRuntime, defaults: &DefaultsSpec, origin: Origin
             host_network: spec.host_network.unwrap_or(false),
             service_account_name: spec.service_account_name.clone(),
             jobset_annotations: plan.jobset_annotations,
-            pod_annotations: spec.topology.as_ref().map(topology_annotations).unwrap_or_default(),
+            pod_annotations,
             capacity,
             pod_template: super::pod_template::resolve(defaults.pod_template.as_ref(), spec.pod_template.as_ref()),
             initializers,

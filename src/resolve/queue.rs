@@ -42,6 +42,8 @@ pub struct ResolvedQueue {
 pub struct TasTopology {
     pub name: String,
     pub levels: Vec<String>,
+    /// Admitted through GKE's slice controller too (a dynamic TPU slice it forms).
+    pub slice_controller: bool,
 }
 
 /// How a queue serves one runtime.
@@ -192,8 +194,13 @@ impl<'q> Serve<'q> {
                 (false, _) => Some(TasTopology {
                     name: name.clone().unwrap_or_else(|| format!("{}-topology", q.cluster_queue)),
                     levels: levels.clone(),
+                    slice_controller: false,
                 }),
-                (true, Some(p)) => Some(TasTopology { name: name.clone().unwrap_or_else(|| p.name.clone()), levels: p.levels.clone() }),
+                (true, Some(p)) => Some(TasTopology {
+                    name: name.clone().unwrap_or_else(|| p.name.clone()),
+                    levels: p.levels.clone(),
+                    slice_controller: false,
+                }),
                 (true, None) => {
                     errors.push(
                         q.origin.locate(
@@ -228,6 +235,14 @@ impl<'q> Serve<'q> {
                 }
             }
             tas = topology;
+        }
+        // A dynamic TPU slice is admitted over the Topology of its partitions (its podset
+        // annotations are the runtime's already, `resolve::tpu::pod_annotations`).
+        if let Accel::Tpu(shape) = &r.accelerator {
+            if let Some((name, levels)) = crate::accelerators::data().tpu.dynamic_topology(shape, &f.hostname_label) {
+                let slice_controller = shape.dynamic.as_ref().is_some_and(|d| d.controller);
+                tas = Some(TasTopology { name, levels, slice_controller });
+            }
         }
         Some(Serving { queue: qi, tas })
     }

@@ -11,8 +11,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::resolved::{Accel, AcceleratorPlan};
 use crate::accelerators::nodes::nodes;
-use crate::accelerators::{data, parse_topology, TpuShape};
-use crate::catalog::{Platform, TpuSpec};
+use crate::accelerators::{data, parse_topology, DynamicSlice, TpuGeneration, TpuShape};
+use crate::catalog::{Platform, TpuSlicing, TpuSpec};
 use crate::diag::Diagnostic;
 use crate::rules::catalog::*;
 
@@ -71,13 +71,16 @@ pub(super) fn plan(
     // The accelerator and topology labels alone would also match the topology's other machine
     // type: a 2-host slice's pods would share one 8-chip host, a 1-host slice wait for one forever.
     let ambiguous = data.generation(&shape.generation).is_ok_and(|g| g.shapes_for(&shape.topology).len() > 1);
-    if ambiguous {
+    if ambiguous && shape.dynamic.is_none() {
         node_selector.insert(data.machine_type_label.clone(), shape.machine_type.clone());
+    }
+    let mut jobset_annotations = if shape.multi_host() { data.multi_host_annotations.clone() } else { BTreeMap::new() };
+    if let Some(d) = &shape.dynamic {
+        dynamic_selection(d, &mut node_selector, &mut jobset_annotations);
     }
     let mut tolerations = data.tolerations.clone();
     tolerations.extend(nodes().pool_tolerations(platform.as_str(), &data.resource, &tolerations));
     let limits = BTreeMap::from([(data.resource.clone(), Quantity(shape.chips_per_host.to_string()))]);
-    let jobset_annotations = if shape.multi_host() { data.multi_host_annotations.clone() } else { BTreeMap::new() };
     Ok((
         AcceleratorPlan {
             num_nodes: shape.hosts as i32,
@@ -93,6 +96,52 @@ pub(super) fn plan(
         },
         errors,
     ))
+}
+
+/// A dynamic slice's node selection (S1/S3 in `tpu.yaml`): the accelerator, and the partition
+/// state the data selects (tpu7x: no topology label, the slice is formed across node pools) or the
+/// pool's topology (v6e subslices); slices formed by the slice controller are exclusive per
+/// `cloud.google.com/gke-tpu-slice` (the data's value for the multi-host annotation's key) instead
+/// of per node pool.
+fn dynamic_selection(d: &DynamicSlice, node_selector: &mut BTreeMap<String, String>, jobset_annotations: &mut BTreeMap<String, String>) {
+    let data = &data().tpu;
+    let ds = &data.dynamic_slicing;
+    match &d.pool {
+        Some(pool) => {
+            node_selector.insert(data.topology_label.clone(), pool.clone());
+        }
+        None => {
+            node_selector.remove(&data.topology_label);
+        }
+    }
+    if let Some(state) = &d.state_label {
+        node_selector.insert(state.clone(), ds.select_state.clone());
+    }
+    jobset_annotations.clear();
+    if d.controller {
+        jobset_annotations.extend(data.multi_host_annotations.keys().map(|k| (k.clone(), ds.exclusive_topology.clone())));
+    }
+}
+
+/// The pod template annotations of a dynamic slice: its topology, and Kueue's podset topology
+/// annotations. Where the slice controller forms it, those are what its webhook writes on a Job or
+/// JobSet (S2 webhooks/defaults.go: the block, the partition level, the pods per partition); Kueue
+/// builds a TrainJob's workload from the runtime (before any JobSet exists), so the runtime carries
+/// them (derived). A v6e subslice requires its slice level (S3 scheduling.py).
+pub fn pod_annotations(accel: &Accel) -> BTreeMap<String, String> {
+    let Accel::Tpu(shape) = accel else { return BTreeMap::new() };
+    let Some(d) = &shape.dynamic else { return BTreeMap::new() };
+    let ds = &data().tpu.dynamic_slicing;
+    let k = &crate::kueue::facts().annotations;
+    let mut out = BTreeMap::from([(ds.slice_topology_annotation.clone(), shape.topology.clone())]);
+    if d.controller {
+        out.insert(k.podset_required_topology.clone(), ds.block_label.clone());
+        out.insert(k.podset_slice_required_topology.clone(), d.partition_label.clone());
+        out.insert(k.podset_slice_size.clone(), d.pods_per_partition.to_string());
+    } else {
+        out.insert(k.podset_required_topology.clone(), d.partition_label.clone());
+    }
+    out
 }
 
 /// The slice shape a `tpu:` entry names.
@@ -167,6 +216,14 @@ pub fn shape(tpu: &TpuSpec) -> Result<TpuShape, Diagnostic> {
                 .with_help("for example `tpu: {type: v5e, topology: 4x4}` or `tpu: {acceleratorType: v5litepod-16}`"));
         }
     };
+    if tpu.slicing == Some(TpuSlicing::Dynamic) {
+        return dynamic_shape(tpu, generation, &topology);
+    }
+    if tpu.pool.is_some() {
+        return Err(Diagnostic::new(&CATALOG_TPU_TOPOLOGY, "`pool` is only for a dynamic slice carved from a larger node pool")
+            .with_field(format!("{field}.pool"))
+            .with_help("add `slicing: dynamic`, or remove `pool`"));
+    }
     let shapes = generation.shapes_for(&topology);
     if shapes.is_empty() {
         let dims_ok = parse_topology(&topology).is_some_and(|d| d.len() == generation.dimensions);
@@ -212,4 +269,28 @@ pub fn shape(tpu: &TpuSpec) -> Result<TpuShape, Diagnostic> {
             shapes.iter().map(|s| s.chips_per_host.to_string()).collect::<Vec<_>>().join(" or ")
         ))),
     }
+}
+
+/// `slicing: dynamic`: the slice the dynamic slicing data forms for this topology.
+fn dynamic_shape(tpu: &TpuSpec, generation: &TpuGeneration, topology: &str) -> Result<TpuShape, Diagnostic> {
+    let field = "spec.accelerator.tpu";
+    let data = &data().tpu;
+    let shape = data.dynamic_shape(generation, topology, tpu.pool.as_deref()).map_err(|why| {
+        let field = if why.starts_with("`pool`") || why.starts_with("pool ") || why.contains("set `pool`") { "pool" } else { "topology" };
+        Diagnostic::new(&CATALOG_TPU_TOPOLOGY, why).with_field(format!("spec.accelerator.tpu.{field}")).with_help(
+            "`jax-runtimes accelerators --kind tpu` lists the topologies; dynamic slices are in `dynamicSlicing` of the TPU data",
+        )
+    })?;
+    if let Some(c) = tpu.chips_per_host.filter(|c| *c != shape.chips_per_host) {
+        return Err(Diagnostic::new(
+            &CATALOG_TPU_CHIPS_PER_HOST,
+            format!(
+                "TPU {} dynamic slices are formed on {} hosts of {} chips, not {c}",
+                generation.name, shape.machine_type, shape.chips_per_host
+            ),
+        )
+        .with_field(format!("{field}.chipsPerHost"))
+        .with_help("remove `chipsPerHost`"));
+    }
+    Ok(shape)
 }

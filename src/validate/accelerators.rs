@@ -26,7 +26,8 @@ use crate::accelerators::{data, TpuGeneration, TpuShape};
 use crate::diag::{Diagnostic, FieldPath};
 use crate::rules::validate::{
     ACCELERATOR_MISSING_SELECTOR, ACCELERATOR_MISSING_TOLERATION, GPU_COUNT, TPU_CHIPS_PER_HOST, TPU_HOSTS, TPU_MISSING_SELECTOR,
-    TPU_POOL_SHAPE, TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR, TPU_WEBHOOK_ENV, TPU_WEBHOOK_SINGLE_HOST,
+    TPU_POOL_SHAPE, TPU_SLICE_GKE_VERSION, TPU_SLICE_HEALTH, TPU_TOPOLOGY, TPU_UNKNOWN_ACCELERATOR, TPU_WEBHOOK_ENV,
+    TPU_WEBHOOK_SINGLE_HOST,
 };
 use crate::trainer::paths::{self, PodPaths};
 use crate::trainer::TrainingRuntime;
@@ -46,8 +47,11 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
             if platform.is_none() {
                 missing_toleration(&pod_path, pod, &tpu.resource, &tpu.tolerations, "TPU", &mut out);
             }
-            tpu_checks(&pod_path, &request, &labels, &choices, is_trainer.then_some(num_nodes), &mut out);
             let pods = if is_trainer { num_nodes } else { job.template.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1) };
+            match slice_topology(job) {
+                Some(t) => dynamic_checks(i, t, &request, &labels, &choices, pods, &mut out),
+                None => tpu_checks(&pod_path, &request, &labels, &choices, is_trainer.then_some(num_nodes), &mut out),
+            }
             webhook_env(&pod_path, pod, pods, &mut out);
         }
         for vendor in &data().gpu.vendors {
@@ -222,6 +226,137 @@ fn untolerated(tolerations: Option<&[Toleration]>, wanted: &[Toleration]) -> Vec
         .filter(|w| !tolerations.unwrap_or_default().iter().any(|t| tolerates_pattern(t, w) || unknown_operator(t, w)))
         .map(|w| w.key.clone().unwrap_or_default())
         .collect()
+}
+
+/// The dynamic slice topology a job's pod template asks for (`dynamicSlicing.sliceTopologyAnnotation`).
+pub(crate) fn slice_topology(job: &crate::trainer::ReplicatedJob) -> Option<&str> {
+    let key = &data().tpu.dynamic_slicing.slice_topology_annotation;
+    job.template.spec.as_ref()?.template.metadata.as_ref()?.annotations.as_ref()?.get(key).map(String::as_str)
+}
+
+/// A pod with the slice topology annotation asks for a dynamic slice (`dynamicSlicing` in
+/// `tpu.yaml`): it selects the accelerator (and, for a v6e subslice, its pool's topology) but no
+/// slice topology; the annotation must be a super- or subslice of the generation, the pods' chips
+/// must fill it exactly (the slice controller's webhook refuses anything else, xpk slice/internal/
+/// webhooks/defaults.go), and a partition state the pod does not select is left to the webhook,
+/// which sees a JobSet but not the Kueue workload of a TrainJob (`tpu/slice-health`). The GKE
+/// version the slice needs is said once per pod (`tpu/slice-gke-version`).
+fn dynamic_checks(
+    job: usize,
+    topology: &str,
+    request: &PodRequest,
+    labels: &BTreeMap<String, String>,
+    choices: &BTreeMap<String, Vec<String>>,
+    pods: i32,
+    out: &mut Vec<Diagnostic>,
+) {
+    let tpu = &data().tpu;
+    let ds = &tpu.dynamic_slicing;
+    let pod_path = paths::pod_spec(job);
+    let annotation = paths::pod_template(job).field("metadata").field("annotations").key(&ds.slice_topology_annotation);
+    let selector = pod_path.field("nodeSelector");
+    let Some(accel) = labels.get(&tpu.accelerator_label) else {
+        out.push(Diagnostic::finding(
+            &TPU_MISSING_SELECTOR,
+            selector,
+            format!(
+                "the pod asks for a dynamic `{topology}` slice and requests `{}` but does not select `{}`",
+                tpu.resource, tpu.accelerator_label
+            ),
+        ));
+        return;
+    };
+    let Some(generation) = tpu.by_accelerator_label(accel) else {
+        out.push(Diagnostic::finding(
+            &TPU_UNKNOWN_ACCELERATOR,
+            selector.key(&tpu.accelerator_label),
+            format!("`{accel}` is not a TPU accelerator jax-runtimes knows; the dynamic slice is not checked"),
+        ));
+        return;
+    };
+    let of_pool = ds.generation(&generation.name).is_some_and(|g| g.sub_slices.of_pool);
+    let pool = labels.get(&tpu.topology_label).filter(|_| of_pool);
+    if of_pool && pool.is_none() {
+        out.push(Diagnostic::finding(
+            &TPU_MISSING_SELECTOR,
+            selector,
+            format!(
+                "a TPU {} `{topology}` subslice is carved from a larger node pool, but the pod does not select the pool's `{}`",
+                generation.name, tpu.topology_label
+            ),
+        ));
+        return;
+    }
+    let shape = match tpu.dynamic_shape(generation, topology, pool.map(String::as_str)) {
+        Ok(s) => s,
+        Err(why) => {
+            out.push(Diagnostic::finding(&TPU_TOPOLOGY, annotation, why));
+            return;
+        }
+    };
+    let Some(d) = &shape.dynamic else { return };
+    if let Some(chips) = request.total {
+        if chips != shape.chips_per_host {
+            out.push(Diagnostic::finding(
+                &TPU_CHIPS_PER_HOST,
+                request.field.clone(),
+                format!(
+                    "a TPU {} {topology} {} is formed on {} hosts of {} chips, but the pod asks for {}; the slice controller refuses pods that do not fill the slice exactly",
+                    generation.name,
+                    d.kind,
+                    shape.machine_type,
+                    shape.chips_per_host,
+                    request.describe()
+                ),
+            ));
+        } else if u32::try_from(pods).ok() != Some(shape.hosts) {
+            out.push(Diagnostic::finding(
+                &TPU_HOSTS,
+                paths::num_nodes(),
+                format!(
+                    "{pods} pods of {chips} chips do not fill a TPU {} {topology} {} of {} chips: it has {} hosts",
+                    generation.name, d.kind, shape.chips, shape.hosts
+                ),
+            ));
+        }
+    }
+    if let Some(state) = &d.state_label {
+        match choices.get(state) {
+            None => out.push(Diagnostic::finding(
+                &TPU_SLICE_HEALTH,
+                selector.clone(),
+                format!(
+                    "the pod does not select the partition state `{state}`; the slice controller's webhook adds `In [{}]` to a Job or JobSet it sees, but Kueue admits a TrainJob from the runtime's pod template, so it can place the slice on partitions in any state",
+                    ds.usable_states.join(", ")
+                ),
+            )),
+            Some(values) => {
+                let bad: Vec<&String> = values.iter().filter(|v| !ds.usable_states.contains(v)).collect();
+                if !bad.is_empty() {
+                    out.push(Diagnostic::finding(
+                        &TPU_SLICE_HEALTH,
+                        selector.key(state),
+                        format!(
+                            "the pod selects partition state {}; slices are formed from {} partitions (states: {})",
+                            bad.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+                            ds.usable_states.join(" or "),
+                            ds.states.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(v) = &d.min_gke {
+        out.push(Diagnostic::finding(
+            &TPU_SLICE_GKE_VERSION,
+            annotation,
+            format!(
+                "a TPU {} dynamic {} needs GKE {v} or later (Rapid channel) with the slice controller enabled",
+                generation.name, d.kind
+            ),
+        ));
+    }
 }
 
 fn tpu_checks(

@@ -22,7 +22,7 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let jobset_annotations = rt.spec.template.metadata.as_ref().map(|m| &m.annotations);
     let mut exclusive_reported = false;
-    for (i, _, pod) in rt.pods() {
+    for (i, job, pod) in rt.pods() {
         let Some(pod) = pod else { continue };
         let pod_path = paths::pod_spec(i);
         let labels = pinned_values(pod);
@@ -31,8 +31,10 @@ pub fn check(rt: &TrainingRuntime) -> Vec<Diagnostic> {
         let gpu_requested = data().gpu.vendors.iter().any(|v| pod_request(pod, &pod_path, &v.resource).is_some());
         selectors(&pod_path, pod, &labels, tpu_request.is_some(), gpu_requested, &mut out);
         containers(pod, &pod_path, &mut out);
-        // Multi-host TPU slice: the generator's JobSet annotations must be there.
-        if let (Some(req), false) = (&tpu_request, exclusive_reported) {
+        // Multi-host TPU slice: the generator's JobSet annotations must be there. A dynamic slice
+        // is not a node pool: its exclusivity is the slice label's, or Kueue's (v6e sub-slices).
+        let dynamic = super::accelerators::slice_topology(job).is_some();
+        if let (Some(req), false, false) = (&tpu_request, exclusive_reported, dynamic) {
             let hosts = multi_host(&labels, req.total);
             let missing: Vec<&String> =
                 tpu.multi_host_annotations.keys().filter(|k| !jobset_annotations.is_some_and(|a| a.contains_key(*k))).collect();

@@ -254,6 +254,11 @@ fn object_with(value: &Value, known: Option<&TrainingRuntime>, opts: &Options) -
             out.extend(found);
         }
     }
+    // The GKE version a dynamic TPU slice needs (info) is the catalog data's: `render` does not
+    // repeat it for each runtime it generates.
+    if known.is_some() {
+        out.retain(|d| d.rule != &crate::rules::validate::TPU_SLICE_GKE_VERSION);
+    }
     // A repeated key the Kubernetes rules name by its item is said once, by them.
     let named: Vec<String> = out.iter().filter(|d| d.rule.id == "k8s/duplicate-key").filter_map(|d| d.field.clone()).collect();
     out.retain(|d| d.rule != &SCHEMA_DUPLICATE_KEY || !d.field.as_deref().is_some_and(|f| named.iter().any(|n| within(n, f))));
