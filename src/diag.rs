@@ -214,6 +214,30 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
+    /// Whether it says the API server refuses the object at apply: an error of the structure and
+    /// CEL layers (the CRD's schema and rules, which the server enforces), or of a rule that says
+    /// it fails at apply (for a rule that fails at apply or start, only at the object's own
+    /// `metadata`). `validate --server` and the tests against the real API server judge by it.
+    pub fn refused_at_apply(&self) -> bool {
+        use crate::rules::{Layer, Moment};
+        if self.severity != Severity::Error {
+            return false;
+        }
+        if matches!(self.rule.layer, Layer::Schema | Layer::Crd | Layer::Cel) {
+            return true;
+        }
+        // A Kueue rule's finding that restates the CRD's schema or CEL (its own moment, where the
+        // rule also restates Kueue's webhook).
+        if self.fails.is_some_and(|f| f.moment == Moment::KueueApply) {
+            return true;
+        }
+        match self.fails.map(|f| f.moment).or(self.rule.fails) {
+            Some(Moment::Apply) => true,
+            Some(Moment::ApplyOrStart) => self.field.as_deref().is_some_and(|f| f == "metadata" || f.starts_with("metadata.")),
+            _ => false,
+        }
+    }
+
     /// Ends the message with the clause that says when Kubernetes refuses it (`; <clause>`), and
     /// records the moment.
     pub fn failing(mut self, moment: Moment, teller: Teller) -> Self {

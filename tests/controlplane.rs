@@ -1709,6 +1709,18 @@ fn live_fit_pages_through_the_cluster_and_agrees_with_its_snapshot_and_kubectl()
     let kinds: BTreeSet<&str> = list["items"].as_array().unwrap().iter().filter_map(|i| i["kind"].as_str()).collect();
     assert!(kinds.contains("Node") && kinds.contains("Pod"), "{kinds:?}");
     assert!(!text.contains("managedFields"), "kubectl's -o yaml leaves managedFields out; so does a snapshot");
+    // kueue: quotas from the live nodes are those from the snapshot's.
+    let kueue = |extra: &[&str]| {
+        let mut args = vec!["kueue"];
+        args.extend(extra);
+        args.extend(&catalog);
+        let r = run(&args, None);
+        assert_eq!(r.code, 0, "jax-runtimes {}:\n{}", args.join(" "), r.all());
+        r.stdout
+    };
+    let from_cluster = kueue(&["--kubeconfig", kc]);
+    assert!(from_cluster.contains("nominalQuota: 96"), "12 nodes of 8 GPUs: {from_cluster}");
+    assert_eq!(from_cluster, kueue(&["--nodes", snap]), "kueue live and on the snapshot");
     say!(
         "controlplane: live fit over 12 nodes and 7 pods in pages of 5 = the snapshot's = kubectl's ({} verdicts)",
         live.as_array().unwrap().len()
@@ -1754,4 +1766,59 @@ fn live_rule_examples_are_what_the_real_api_server_gives() {
     cluster.kubectl(&["delete", "namespace", "ml-ops", "--ignore-not-found", "--wait=false"]);
     assert!(checked >= 2, "the cluster cases of tests/rules/live.yaml");
     say!("controlplane: {checked} rule examples of live mode given by the real API server as recorded");
+}
+
+/// `validate --server` (issue 44): every runtime, TrainJob and Kueue object goes to the real API
+/// server as a strict server-side dry run, beside the offline findings. A clean object gets no
+/// word; one the server refuses for a reason the files cannot show (its namespace does not exist)
+/// is `live/server-refused` saying the offline checks passed; one the offline checks refuse for an
+/// older release (`--trainer-version v2.0.0`: no `mlPolicy.jax`) that the cluster's v2.3.0 CRD
+/// accepts is `live/server-accepted`; a kind at a version the cluster does not serve is
+/// `live/not-served`. Nothing is created.
+#[test]
+fn validate_server_asks_the_real_api_server_and_says_where_it_differs() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    cluster.namespaces(["team-a"]);
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(root().join("tests/validate/base/cpu.yaml")).unwrap();
+    let queue = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, namespace: team-a}\nspec: {clusterQueue: cq}\n";
+    let lost = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: lost, namespace: no-such-namespace}\nspec:\n  runtimeRef: {name: jax-cpu, kind: TrainingRuntime}\n";
+    let unserved = "apiVersion: trainer.kubeflow.org/v1\nkind: TrainJob\nmetadata: {name: later, namespace: team-a}\nspec:\n  runtimeRef: {name: jax-cpu}\n";
+    std::fs::write(dir.path().join("all.yaml"), [base.as_str(), queue, lost, unserved].join("---\n")).unwrap();
+    let kc = cluster.kubeconfig.to_str().unwrap();
+    let file = dir.path().join("all.yaml");
+    let findings = |extra: &[&str]| {
+        let mut args = vec!["validate", "--server", "--kubeconfig", kc, "--format", "json"];
+        args.extend(extra);
+        args.push(file.to_str().unwrap());
+        let r = run(&args, None);
+        assert_eq!(r.code, 1, "{}", r.all());
+        let v: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+        v.into_iter()
+            .filter(|f| f["rule"].as_str().is_some_and(|r| r.starts_with("live/")))
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["object"]["name"].as_str().unwrap_or_default().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let found = findings(&[]);
+    let rules: Vec<(&str, &str)> = found.iter().map(|(r, n, _)| (r.as_str(), n.as_str())).collect();
+    assert_eq!(rules, [("live/server-refused", "lost"), ("live/not-served", "later")], "{found:#?}");
+    assert!(
+        found[0].2.contains("namespaces \"no-such-namespace\" not found") && found[0].2.contains("the offline checks found no error"),
+        "{found:#?}"
+    );
+    assert!(found[1].2.contains("the cluster serves no `trainer.kubeflow.org/v1`"), "{found:#?}");
+    // Judged for Trainer v2.0.0, whose CRD has no `mlPolicy.jax`: the cluster's v2.3.0 accepts it.
+    let found = findings(&["--trainer-version", "v2.0.0"]);
+    assert!(found.iter().any(|(r, n, m)| r == "live/server-accepted" && n == "jax-cpu" && m.contains("schema/")), "{found:#?}");
+    // Nothing was created.
+    let o = cluster.kubectl(&["get", "trainingruntimes,localqueues", "-n", "team-a", "-o", "name"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "", "a dry run stores nothing");
+    say!("controlplane: validate --server: refused, accepted against an older release, and an unserved version, each said");
 }

@@ -55,7 +55,11 @@ fn builtin_catalog_renders_deterministically_and_covers_every_kind() {
     assert!(stderr.is_empty(), "the built-in catalog must render without findings:\n{stderr}");
     let (_, second, _) = render(&["render"]);
     assert_eq!(first, second);
-    let docs: Vec<serde_json::Value> = jax_runtimes::yaml::parse_stream(&first).unwrap();
+    let all: Vec<serde_json::Value> = jax_runtimes::yaml::parse_stream(&first).unwrap();
+    // Beside the runtimes, only what a DRA fabric's runtime needs: its ResourceClaimTemplates.
+    let (docs, beside): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
+        all.into_iter().partition(|d| d["kind"] == "ClusterTrainingRuntime");
+    assert!(!beside.is_empty() && beside.iter().all(|d| d["kind"] == "ResourceClaimTemplate"), "{beside:?}");
     let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
     let summary = |n: &str| -> String {
         docs.iter().find(|d| d["metadata"]["name"] == n).unwrap()["metadata"]["annotations"]["jax-runtimes.dev/accelerator"]

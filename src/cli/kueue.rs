@@ -15,7 +15,7 @@ use crate::diag::Diagnostic;
 use crate::exit::Exit;
 use crate::fit::inventory;
 use crate::pipeline;
-use crate::read::{Document, Source};
+use crate::read::{Document, Source, Sources};
 use crate::rules::fit::KUEUE_RUNTIMES_LEFT_OUT;
 use crate::words;
 use crate::write::{self, Text};
@@ -24,9 +24,13 @@ use crate::write::{self, Text};
 pub struct KueueArgs {
     /// Catalog files or folders, or `-` for stdin. None: the built-in catalog.
     pub paths: Vec<PathBuf>,
-    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, or `-` for stdin.
+    /// The cluster's nodes: what `kubectl get nodes -o yaml` (or `-o json`) prints, a `snapshot`
+    /// file, or `-` for stdin. Without it, live mode: the nodes of the cluster of the current
+    /// kubeconfig context (`--context`, `--kubeconfig`).
     #[arg(long, value_name = "NODES")]
-    pub nodes: PathBuf,
+    pub nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub live: super::shared::LiveArgs,
     /// A namespace that gets a LocalQueue (repeatable), instead of the queues' `spec.namespaces`.
     #[arg(long = "namespace", value_name = "NS")]
     pub namespaces: Vec<String>,
@@ -53,7 +57,11 @@ pub struct KueueArgs {
 pub const DEFAULT_QUEUE: &str = "jax-runtimes";
 
 pub fn run(a: &KueueArgs) -> Exit {
-    if a.paths.iter().any(|p| p.as_os_str() == "-") && a.nodes.as_os_str() == "-" {
+    if a.nodes.is_some() && a.live.given() {
+        out::error("--kubeconfig, --context and --chunk-size read the cluster (live mode): leave out --nodes, or leave them out");
+        return Exit::Usage;
+    }
+    if a.paths.iter().any(|p| p.as_os_str() == "-") && a.nodes.as_ref().is_some_and(|n| n.as_os_str() == "-") {
         out::error("only one of --nodes and the catalog paths can be `-` (stdin)");
         return Exit::Usage;
     }
@@ -63,11 +71,34 @@ pub fn run(a: &KueueArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    let nodes = crate::read::paths(std::slice::from_ref(&a.nodes));
+    // The node list: the file, or live mode's read of the cluster (one reader for both).
+    let (nodes, inventory, live) = match &a.nodes {
+        Some(path) => (crate::read::paths(std::slice::from_ref(path)), path.display().to_string(), None),
+        None => match crate::live::read(&a.live.target(), "kueue") {
+            Ok(read) => {
+                let text = serde_json::to_string(&read.list_of(&["Node", "ComputeClass"])).unwrap_or_default();
+                let source = std::sync::Arc::new(Source::new(format!("{} nodes", read.origin), Some(text)));
+                let note = format!("read from {}: {} ({} list calls)", read.origin, crate::live::counted(&read.counts), read.calls);
+                (crate::read::parsed(source), read.origin.clone(), Some((read.findings, note)))
+            }
+            Err(d) => {
+                let mut report = Reporter::gated(a.format, a.gate.clone(), "kueue", Sources::default());
+                report.findings(&[*d]);
+                return report.finish(Exit::Usage);
+            }
+        },
+    };
     let input = read_catalog(&a.paths);
     let mut sources = nodes.sources.clone();
     sources.extend(&input.sources);
     let mut report = Reporter::gated(a.format, a.gate.clone(), "kueue", sources);
+    if let Some((findings, note)) = live {
+        report.findings(&findings);
+        if crate::diag::has_errors(&findings) {
+            return report.finish(Exit::Usage);
+        }
+        report.note(&note);
+    }
     // A node list that cannot be used is a context file the command cannot use: exit 2.
     let node_docs = match nodes.into_result() {
         Ok(docs) => docs,
@@ -114,7 +145,7 @@ pub fn run(a: &KueueArgs) -> Exit {
     let mut implicit = !has_queue;
     // A fleet: the cluster the node list is of (`--cluster`, or the JaxCluster whose inventory it
     // is) gets its own queues, or the implicit one serving its runtimes.
-    let scope = match crate::fleet::scoped(&generated.clusters, a.cluster.as_deref(), Some(&a.nodes)) {
+    let scope = match crate::fleet::scoped(&generated.clusters, a.cluster.as_deref(), a.nodes.as_deref()) {
         Ok(s) => s.cloned(),
         Err(e) => {
             out::error(&e);
@@ -150,7 +181,7 @@ pub fn run(a: &KueueArgs) -> Exit {
         report.note(&format!(
             "the catalog's JaxClusters ({}) do not list {} as their inventory: every queue is generated; `--cluster NAME` picks one",
             names.join(", "),
-            a.nodes.display()
+            inventory
         ));
     }
     if generated.catalog_objects <= usize::from(!has_queue) {
@@ -205,7 +236,10 @@ pub fn run(a: &KueueArgs) -> Exit {
                     .and_then(|f| write::fleet::refuse_inside_fleet(dir).and_then(|()| write::owned::plan(dir, &f, &identity)))
                 {
                     Ok(p) => {
-                        let command = format!("kueue --nodes {}", a.nodes.display());
+                        let command = match &a.nodes {
+                            Some(n) => format!("kueue --nodes {}", n.display()),
+                            None => "kueue".to_string(),
+                        };
                         sync_dir(dir, &p, a.check, &command, &a.paths, texts.len(), &mut report)
                     }
                     Err(e) => report.unwritable(dir, &e),

@@ -73,6 +73,13 @@ pub struct ValidateArgs {
     /// `markdown` for tools and docs.
     #[arg(long)]
     pub list_rules: bool,
+    /// Also send every runtime, TrainJob and Kueue object to the cluster of the kubeconfig context
+    /// (`--context`, `--kubeconfig`) as a server-side dry run with strict field validation: its
+    /// own CRDs, CEL rules and admission webhooks judge them too. Nothing is stored.
+    #[arg(long)]
+    pub server: bool,
+    #[command(flatten)]
+    pub live: super::shared::LiveArgs,
 }
 
 /// Runs the subcommand.
@@ -140,6 +147,18 @@ pub fn run(a: &ValidateArgs) -> Exit {
     let docs: Vec<Document> = theirs.into_iter().chain(generated.ignored).collect();
     diags.extend(check_documents_with(&docs, &opts, generated.catalog_objects > 0 || said));
     crate::validate::ecosystem::require(&mut diags, &a.require);
+    if a.server {
+        match server_findings(&docs, &diags, &a.live.target()) {
+            Ok(found) => diags.extend(found),
+            Err(d) => {
+                diags.push(*d);
+                return print(&diags, a, &sources, Exit::Usage);
+            }
+        }
+    } else if a.live.given() {
+        out::error("--kubeconfig, --context and --chunk-size name the cluster `--server` asks; add --server");
+        return Exit::Usage;
+    }
     let code = print(&diags, a, &sources, Exit::from_findings(&diags));
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let runtimes = docs.iter().filter(|d| is_runtime(&d.value)).count();
@@ -168,6 +187,50 @@ pub fn run(a: &ValidateArgs) -> Exit {
         ));
     }
     code
+}
+
+/// `--server`: the cluster's dry-run answer on every runtime, TrainJob and Kueue object of
+/// `docs`, beside the offline findings `offline`: a refusal, with a word where the offline checks
+/// found no error the server gives at apply; an acceptance where they did; a kind the cluster does
+/// not serve. `Err`: no cluster to ask.
+fn server_findings(docs: &[Document], offline: &[Diagnostic], target: &crate::live::Target) -> Result<Vec<Diagnostic>, Box<Diagnostic>> {
+    use crate::live::server::{dry_run, Answer};
+    use crate::rules::live::{LIVE_NOT_SERVED, LIVE_SERVER_ACCEPTED, LIVE_SERVER_REFUSED};
+    let judged: Vec<&Document> = docs.iter().filter(|d| is_runtime(&d.value) || is_trainjob(&d.value) || is_kueue(&d.value)).collect();
+    let values: Vec<&serde_json::Value> = judged.iter().map(|d| &d.value).collect();
+    let (origin, answers) = dry_run(target, &values)?;
+    let mut out = Vec::new();
+    for (doc, answer) in judged.iter().zip(answers) {
+        let object = ObjectRef::of(&doc.value);
+        let at_apply: Vec<&str> = offline
+            .iter()
+            .filter(|d| {
+                d.refused_at_apply()
+                    && d.file.as_deref() == Some(doc.source.name.as_str())
+                    && d.index == Some(doc.index)
+                    && d.object.as_ref().is_none_or(|o| o.kind == object.kind && o.name == object.name)
+            })
+            .map(|d| d.rule.id)
+            .collect();
+        let finding = match answer {
+            Answer::Accepted if at_apply.is_empty() => continue,
+            Answer::Accepted => Diagnostic::finding(
+                &LIVE_SERVER_ACCEPTED,
+                "",
+                format!(
+                    "the API server of {origin} accepts it (dry run), which the offline checks say it refuses at apply ({})",
+                    at_apply.join(", ")
+                ),
+            ),
+            Answer::Refused(message) => {
+                let also = if at_apply.is_empty() { "; the offline checks found no error the API server gives at apply" } else { "" };
+                Diagnostic::finding(&LIVE_SERVER_REFUSED, "", format!("the API server of {origin} refused it (dry run): {message}{also}"))
+            }
+            Answer::NotServed(why) => Diagnostic::finding(&LIVE_NOT_SERVED, "", format!("{origin}: {why}")),
+        };
+        out.push(doc.locate(finding.with_object(object)));
+    }
+    Ok(out)
 }
 
 fn list_rules(format: Format) -> Exit {

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use crate::diag::Diagnostic;
 use crate::rules::live::{LIVE_FORBIDDEN, LIVE_LEFT_OUT, LIVE_NO_CLUSTER};
 
+pub mod server;
 mod tls;
 
 const LIVE_YAML: &str = include_str!("../../catalog/live.yaml");

@@ -41,10 +41,11 @@ pub enum Layer {
     TrainJob,
     Kueue,
     Fit,
+    Cluster,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 14] = [
+    pub const ALL: [Layer; 15] = [
         Layer::Input,
         Layer::Catalog,
         Layer::Output,
@@ -59,6 +60,7 @@ impl Layer {
         Layer::TrainJob,
         Layer::Kueue,
         Layer::Fit,
+        Layer::Cluster,
     ];
 
     /// The section title on the docs page.
@@ -78,6 +80,7 @@ impl Layer {
             Layer::TrainJob => "TrainJobs against the runtimes they use (Kubeflow Trainer v2.2 and v2.3)",
             Layer::Kueue => "Kueue: queues, flavors, quotas and Topology Aware Scheduling (Kueue v0.19.2)",
             Layer::Fit => "Scheduling on a cluster (`fit`, and the KRM validator with `spec.nodes`)",
+            Layer::Cluster => "The cluster itself (live mode: `fit` without `--nodes`, `snapshot`, `validate --server`)",
         }
     }
 }
@@ -113,6 +116,8 @@ pub enum Moment {
 pub enum Teller {
     Runtime,
     TrainJob,
+    /// Any other object the API server judges (a Kueue object).
+    Object,
 }
 
 impl Moment {
@@ -142,7 +147,8 @@ impl Moment {
             // Said of a TrainJob, a value refused at apply came from the TrainJob, whose CRD has
             // the same schema for it (the quantity pattern, the list keys).
             (Moment::Apply | Moment::ApplyOrStart, Teller::TrainJob) => "the API server rejects the TrainJob at apply",
-            (Moment::Start | Moment::PodStart, Teller::Runtime) => "Kubernetes rejects it when a TrainJob starts",
+            (Moment::Apply | Moment::ApplyOrStart, Teller::Object) => "the API server rejects the object at apply",
+            (Moment::Start | Moment::PodStart, Teller::Runtime | Teller::Object) => "Kubernetes rejects it when a TrainJob starts",
             (Moment::Start | Moment::PodStart, Teller::TrainJob) => "Kubernetes rejects it when this TrainJob starts",
             (Moment::Run, _) => "Kubernetes accepts it, but the pods do not run as meant",
             (Moment::KueueApply, _) => "Kueue rejects the object at apply",

@@ -137,12 +137,21 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool) -> Vec
                     t.rule.id == d.rule.id
                         && crate::diag::within(t.field.as_deref().unwrap_or_default(), d.field.as_deref().unwrap_or_default())
                 });
-            if !said {
+            if said {
+                // The webhook's finding says it, and the CRD enforces it too.
+                for t in typed_out.iter_mut().filter(|t| {
+                    t.rule.id == d.rule.id
+                        && crate::diag::within(t.field.as_deref().unwrap_or_default(), d.field.as_deref().unwrap_or_default())
+                }) {
+                    *t = from_crd(t.clone());
+                }
+            } else {
                 out.push(d);
             }
         }
     }
     out.extend(typed_out);
+    out.extend(own_metadata(value, gvk.kind == kueue::KIND_LOCAL_QUEUE));
     let object = ObjectRef::of(value);
     out.into_iter().map(|d| d.with_object(object.clone())).collect()
 }
@@ -200,7 +209,7 @@ fn relabeled(kind: &str, d: Diagnostic) -> Diagnostic {
             Some((value, _)) => format!("{value} is not a Kubernetes quantity (such as `8`, `500m`, `64Gi`)"),
             None => d.message.clone(),
         };
-        return finding(rule, field, message);
+        return from_crd(finding(rule, field, message));
     }
     if !structural {
         return d;
@@ -215,6 +224,54 @@ fn relabeled(kind: &str, d: Diagnostic) -> Diagnostic {
         _ => &SCHEMA_TYPE,
     };
     Diagnostic { rule, severity: rule.severity, ..d }.with_help(rule.fix)
+}
+
+/// `d`, a Kueue rule's finding, marked as the CRD's (its schema or CEL, which the API server
+/// enforces), not only Kueue's webhook's: [`Diagnostic::refused_at_apply`] reads the mark.
+fn from_crd(mut d: Diagnostic) -> Diagnostic {
+    let clause = format!("; {}", Moment::KueueApply.clause());
+    let at = d.message.rfind(&clause).unwrap_or(d.message.len());
+    d.fails = Some(crate::diag::Fails { moment: Moment::KueueApply, teller: crate::rules::Teller::Object, at });
+    d
+}
+
+/// The object's own metadata as the API server checks it for any custom resource (apimachinery
+/// `ValidateObjectMetaAccessor` with `NameIsDNSSubdomain`, `ValidateLabels`,
+/// `ValidateAnnotations`, `ValidateFinalizers`; checked with a real kube-apiserver,
+/// tests/controlplane.rs). A `metadata` that does not read is the schema's finding.
+fn own_metadata(value: &Value, namespaced: bool) -> Vec<Diagnostic> {
+    use crate::diag::FieldPath;
+    use crate::k8s::finding::Scope;
+    use crate::k8s::meta;
+    let Some(m) = value
+        .get("metadata")
+        .and_then(|m| serde_json::from_value::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(m.clone()).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    meta::object_name(m.name.as_deref(), m.generate_name.as_deref(), &FieldPath::from("metadata.name"), &mut out);
+    if namespaced {
+        if let Some(ns) = m.namespace.as_deref().filter(|n| !n.is_empty()) {
+            meta::namespace(ns, &"metadata.namespace".into(), &mut out);
+        }
+    }
+    if let Some(l) = &m.labels {
+        meta::labels(l, &"metadata.labels".into(), Scope::Object, &mut out);
+    }
+    if let Some(a) = &m.annotations {
+        meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
+    }
+    if let Some(f) = &m.finalizers {
+        meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
+    }
+    out.into_iter()
+        .map(|d| {
+            let mut d = d.told_by(crate::rules::Teller::Object);
+            d.message = d.message.replacen("the runtime has neither", "the object has neither", 1);
+            d
+        })
+        .collect()
 }
 
 /// The Kueue rule that restates a finding (`family`: `enum`, `constraint`, `rule` for CEL, ...)

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use jax_runtimes::diag::{Diagnostic, Severity};
-use jax_runtimes::rules::{Layer, Moment};
 use jax_runtimes::trainjob::TrainerVersion;
 use jax_runtimes::validate::{self, Options};
 use serde_json::Value;
@@ -54,22 +53,10 @@ pub fn corpus_fixtures() -> (Vec<Fixture>, Vec<String>) {
     (out, left_out)
 }
 
-/// Whether a finding says the API server refuses the object: an error of the structure and CEL
-/// layers (the CRD's schema and rules, which the server enforces), or of a rule that says it
-/// fails at apply (metadata rules at the object's own metadata).
+/// Whether a finding says the API server refuses the object ([`Diagnostic::refused_at_apply`],
+/// the judgement `validate --server` makes too).
 pub fn api_server_layer(d: &Diagnostic) -> bool {
-    if d.severity != Severity::Error {
-        return false;
-    }
-    if matches!(d.rule.layer, Layer::Schema | Layer::Crd | Layer::Cel) {
-        return true;
-    }
-    let moment = d.fails.map(|f| f.moment).or(d.rule.fails);
-    match moment {
-        Some(Moment::Apply) => true,
-        Some(Moment::ApplyOrStart) => d.field.as_deref().is_some_and(|f| f == "metadata" || f.starts_with("metadata.")),
-        _ => false,
-    }
+    d.refused_at_apply()
 }
 
 pub struct Verdict {
