@@ -36,6 +36,20 @@ pub fn object_name(name: Option<&str>, generate_name: Option<&str>, field: &Fiel
     }
 }
 
+/// An object's own labels, annotations (and their size) and finalizers, at `metadata.*`: what
+/// the API server checks of every object's metadata besides its name.
+pub fn own_maps(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, out: &mut Vec<Diagnostic>) {
+    if let Some(l) = &m.labels {
+        labels(l, &"metadata.labels".into(), Scope::Object, out);
+    }
+    if let Some(a) = &m.annotations {
+        annotations(a, &"metadata.annotations".into(), Scope::Object, out);
+    }
+    if let Some(f) = &m.finalizers {
+        finalizers(f, &"metadata.finalizers".into(), Scope::Object, out);
+    }
+}
+
 /// A namespace name: a DNS-1123 label (`ValidateNamespaceName`).
 pub fn namespace(ns: &str, field: &FieldPath, out: &mut Vec<Diagnostic>) {
     if let Err(e) = names::dns1123_label(ns) {

@@ -241,7 +241,6 @@ fn from_crd(mut d: Diagnostic) -> Diagnostic {
 /// tests/controlplane.rs). A `metadata` that does not read is the schema's finding.
 fn own_metadata(value: &Value, namespaced: bool) -> Vec<Diagnostic> {
     use crate::diag::FieldPath;
-    use crate::k8s::finding::Scope;
     use crate::k8s::meta;
     let Some(m) = value
         .get("metadata")
@@ -256,15 +255,7 @@ fn own_metadata(value: &Value, namespaced: bool) -> Vec<Diagnostic> {
             meta::namespace(ns, &"metadata.namespace".into(), &mut out);
         }
     }
-    if let Some(l) = &m.labels {
-        meta::labels(l, &"metadata.labels".into(), Scope::Object, &mut out);
-    }
-    if let Some(a) = &m.annotations {
-        meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
-    }
-    if let Some(f) = &m.finalizers {
-        meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
-    }
+    meta::own_maps(&m, &mut out);
     out.into_iter()
         .map(|d| {
             let mut d = d.told_by(crate::rules::Teller::Object);

@@ -198,19 +198,8 @@ pub fn check(value: &Value, crd: Option<&crd::Version>, crds_given: bool, ctx: &
 /// checks at apply as for any object (apimachinery `ValidateObjectMeta`; checked with a real
 /// kube-apiserver, tests/controlplane.rs).
 fn own_metadata(tj: &TrainJob) -> Vec<Diagnostic> {
-    use crate::k8s::finding::Scope;
-    use crate::k8s::meta;
     let mut out = Vec::new();
-    let m = &tj.metadata;
-    if let Some(l) = &m.labels {
-        meta::labels(l, &"metadata.labels".into(), Scope::Object, &mut out);
-    }
-    if let Some(a) = &m.annotations {
-        meta::annotations(a, &"metadata.annotations".into(), Scope::Object, &mut out);
-    }
-    if let Some(f) = &m.finalizers {
-        meta::finalizers(f, &"metadata.finalizers".into(), Scope::Object, &mut out);
-    }
+    crate::k8s::meta::own_maps(&tj.metadata, &mut out);
     out.into_iter().map(|d| d.told_by(crate::rules::Teller::TrainJob)).collect()
 }
 
