@@ -167,7 +167,7 @@ fn a_runtime_whose_num_nodes_was_tampered_with_fails() {
 #[test]
 fn small_builtin_multi_node_runtimes_launch() {
     let py = python();
-    let yaml = render(&[]);
+    let yaml = support::runtimes_only(&render(&[]));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("builtin.yaml");
     std::fs::write(&file, &yaml).unwrap();

@@ -91,6 +91,14 @@ const BUILTIN: &[Expect] = &[
     e("jax-prod-gpu-gke-h100-2nodes", 2, "gpu", "8"),
     e("jax-prod-gpu-eks-p5-2nodes", 2, "gpu", "8"),
     e("jax-prod-gpu-aks-ndh100v5-2nodes", 2, "gpu", "8"),
+    // gpu-dra.yaml: NICs claimed through DRA change neither the nodes nor the device (A4X Max:
+    // a4x-maxgpu-4g-metal, 4 GB300 per node; ND96isr H100 v5: 8).
+    e("jax-gpu-gke-a4xmax-2nodes", 2, "gpu", "4"),
+    e("jax-gpu-aks-ndh100v5-dranet-2nodes", 2, "gpu", "8"),
+    // tpu-dynamic.yaml: 4 chips per host; tpu7x 4x8x8 = 256 chips, 2x4x4 = 32, v6e 2x4 = 8.
+    e("jax-tpu7x-4x8x8-dynamic", 64, "tpu", "4"),
+    e("jax-tpu7x-2x4x4-dynamic", 8, "tpu", "4"),
+    e("jax-tpu-v6e-2x4-of-4x4", 2, "tpu", "4"),
 ];
 
 fn expectations(table: &[Expect]) -> Value {
@@ -118,7 +126,7 @@ fn sdk_check(py: &Path, dir: &Path, runtimes: &str, expect: &Value) -> (bool, St
 #[test]
 fn sdk_reads_every_builtin_runtime_as_its_catalog_entry_says() {
     let py = python();
-    let yaml = render(&[]);
+    let yaml = support::runtimes_only(&render(&[]));
     let n = documents(&yaml).len();
     assert!(n > 0, "the built-in catalog rendered no runtime");
     let dir = tempfile::tempdir().unwrap();

@@ -205,6 +205,15 @@ pub fn documents(yaml: &str) -> Vec<serde_json::Value> {
     jax_runtimes::yaml::parse_stream(yaml).expect("the output parses as YAML")
 }
 
+/// The runtimes of a rendered stream (ClusterTrainingRuntime, TrainingRuntime), without what
+/// render writes beside them (Kueue objects, a DRA fabric's ResourceClaimTemplates), as YAML.
+pub fn runtimes_only(yaml: &str) -> String {
+    let docs: Vec<serde_json::Value> =
+        documents(yaml).into_iter().filter(|d| d["kind"].as_str().is_some_and(|k| k.ends_with("TrainingRuntime"))).collect();
+    let text: Vec<String> = docs.iter().map(|d| jax_runtimes::yaml::to_string(d).unwrap()).collect();
+    text.join("---\n")
+}
+
 /// Writes documents as a YAML stream (JSON documents are valid YAML).
 pub fn write_stream(path: &Path, docs: &[serde_json::Value]) {
     let text: Vec<String> = docs.iter().map(|d| serde_json::to_string_pretty(d).unwrap()).collect();
