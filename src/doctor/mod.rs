@@ -52,16 +52,7 @@ pub struct Diagnosis {
 
 /// The objects of `docs`, each item of a `List` document as its own document.
 pub fn objects(docs: &[Document]) -> Vec<Document> {
-    docs.iter()
-        .flat_map(|d| match read::list_items(d.value.clone()) {
-            Ok(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() })
-                .collect::<Vec<_>>(),
-            Err(_) => vec![d.clone()],
-        })
-        .collect()
+    read::unpacked(docs)
 }
 
 fn kind_of(d: &Document) -> &str {

@@ -194,17 +194,7 @@ pub fn fit_all(cluster: &Cluster, subjects: &[Subject<'_>]) -> Vec<Verdict> {
 /// The items of a package that come from file `path`, a `kind: List` item as its objects (kpt
 /// may send a List file as one item).
 pub fn documents_of(docs: &[Document], path: &str) -> Vec<Document> {
-    docs.iter()
-        .filter(|d| d.source.name == path)
-        .flat_map(|d| match read::list_items(d.value.clone()) {
-            Ok(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() })
-                .collect::<Vec<_>>(),
-            Err(_) => vec![d.clone()],
-        })
-        .collect()
+    read::unpacked(docs.iter().filter(|d| d.source.name == path))
 }
 
 /// The KRM validator's fit: the runtimes and TrainJobs among `docs` against the Nodes of the items

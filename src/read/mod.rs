@@ -504,6 +504,21 @@ fn malformed(source: &Source, e: yaml::YamlError) -> Diagnostic {
     Diagnostic { column: e.column.filter(|c| *c >= 1), width: e.column.filter(|c| *c >= 1).map(|_| 1), ..d }
 }
 
+/// The documents, each item of a `kind: List` document as a document of its own (`within`:
+/// `items[i]`); other documents as they are.
+pub fn unpacked<'a>(docs: impl IntoIterator<Item = &'a Document>) -> Vec<Document> {
+    docs.into_iter()
+        .flat_map(|d| match list_items(d.value.clone()) {
+            Ok(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| Document { within: format!("items[{i}]"), value, ..d.clone() })
+                .collect::<Vec<_>>(),
+            Err(_) => vec![d.clone()],
+        })
+        .collect()
+}
+
 /// The items of a list document: `kind: List` (what `kubectl get ... -o yaml` and `-o json`
 /// print), or a typed list (`NodeList`, `PodList`, `ClusterTrainingRuntimeList`: a kind ending in
 /// `List` with an `apiVersion`), whose `items` is a list. Anything else comes back as it was.
