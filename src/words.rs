@@ -4,7 +4,8 @@
 //! (`expected i32` -> `expected a whole number from -2147483648 to 2147483647`).
 
 /// `n` and the noun, singular for one and plural otherwise. The plural adds `s`, or `es` after
-/// `s`, `x`, `ch` and `sh` (`1 host`, `2 hosts`; `1 box`, `2 boxes`); acronyms stay as they are
+/// `s`, `x`, `ch` and `sh` (`1 host`, `2 hosts`; `1 box`, `2 boxes`), `ies` for a consonant's `y`
+/// (`2 Topologies`, `2 keys`); acronyms stay as they are
 /// before the `s` (`GPUs`).
 pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
     let word = if n == N::from(1) { noun.to_string() } else { plural(noun) };
@@ -22,6 +23,8 @@ pub fn plural(noun: &str) -> String {
     let lower = noun.to_ascii_lowercase();
     if ["s", "x", "ch", "sh"].iter().any(|end| lower.ends_with(end)) && !noun.chars().all(|c| c.is_ascii_uppercase()) {
         format!("{noun}es")
+    } else if lower.ends_with('y') && !lower.ends_with("ay") && !lower.ends_with("ey") && !lower.ends_with("oy") && !lower.ends_with("uy") {
+        format!("{}ies", &noun[..noun.len() - 1])
     } else {
         format!("{noun}s")
     }
@@ -122,6 +125,8 @@ mod tests {
         assert_eq!(count(2u32, "host"), "2 hosts");
         assert_eq!(count(3u32, "match"), "3 matches");
         assert_eq!(count(-1i32, "node"), "-1 nodes");
+        assert_eq!(count(0u32, "Topology"), "0 Topologies");
+        assert_eq!(count(2u32, "key"), "2 keys");
         assert_eq!(count_of(1u32, "warning is", "warnings are"), "1 warning is");
     }
 

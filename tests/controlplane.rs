@@ -1822,3 +1822,256 @@ fn validate_server_asks_the_real_api_server_and_says_where_it_differs() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "", "a dry run stores nothing");
     say!("controlplane: validate --server: refused, accepted against an older release, and an unserved version, each said");
 }
+
+// ---------------------------------------------------------------------------------------------
+// doctor on real cluster states
+
+/// One state of a TrainJob that does not run, made on the real control plane.
+struct Stuck {
+    /// The TrainJob's name (and the case's namespace suffix).
+    name: &'static str,
+    /// The nodes of the case (none: it never reaches the scheduler).
+    nodes: Vec<Value>,
+    /// Pods in use, each bound to a node of the case.
+    pods: Vec<Value>,
+    /// Extra labels of the TrainJob, and whether it is created suspended (as Kueue's webhook does).
+    labels: Vec<(&'static str, &'static str)>,
+    suspend: bool,
+    /// Objects of the namespace made first (a ResourceQuota, a LocalQueue).
+    before: Vec<Value>,
+    /// Whether the Jobs JobSet would make are created (a TrainJob Kueue holds back has none).
+    jobs: bool,
+    /// The rule of doctor's first finding, and what its message says.
+    rule: &'static str,
+    says: Vec<&'static str>,
+}
+
+/// doctor live (issue 44): TrainJobs that do not run, in states the real control plane makes:
+/// the Job controller makes the pods of the Jobs JobSet makes of the TrainJob's JobSet
+/// (`preview --jobset`, [`jobs_of`]) and kube-scheduler leaves them Pending on an untolerated
+/// taint, a selector no node matches, or too few GPUs; a ResourceQuota refuses the pods (the Job
+/// controller's `FailedCreate` event); a TrainJob in a LocalQueue its namespace does not have.
+/// `doctor NS/NAME` reads the cluster and names each cause; `doctor --snapshot` on a snapshot of
+/// the same cluster names the same.
+#[test]
+fn doctor_names_the_cause_of_real_cluster_states() {
+    let Some((cluster, _)) = setup() else { return };
+    let _one = lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let kc = cluster.kubeconfig.to_str().unwrap();
+    let catalog = [root().join("catalog/runtimes/gpu-gke.yaml"), root().join("catalog/runtimes/defaults.yaml")];
+    let r = run(&["render", catalog[0].to_str().unwrap(), catalog[1].to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let runtimes = dir.join("runtimes.yaml");
+    std::fs::write(&runtimes, &r.stdout).unwrap();
+    cluster.ok(&["apply", "--server-side", "--force-conflicts", "-f", runtimes.to_str().unwrap()]);
+    cluster.kubectl(&["delete", "nodes", "--all"]);
+
+    let h100 = |name: &str, taints: &[(&str, &str)], accelerator: &str| {
+        node_object(
+            name,
+            &[
+                ("cloud.google.com/gke-nodepool", "a3-h100"),
+                ("cloud.google.com/gke-accelerator", accelerator),
+                ("node.kubernetes.io/instance-type", "a3-highgpu-8g"),
+            ],
+            taints,
+            &[("cpu", "207410m"), ("memory", "1887040797Ki"), ("nvidia.com/gpu", "8"), ("pods", "110")],
+        )
+    };
+    let gpu_taint = ("nvidia.com/gpu", "present");
+    let run_id = std::process::id();
+    let cases = [
+        Stuck {
+            name: "taint",
+            nodes: (0..2).map(|i| h100(&format!("taint-{i}"), &[gpu_taint, ("dedicated", "research")], "nvidia-h100-80gb")).collect(),
+            pods: vec![],
+            labels: vec![],
+            suspend: false,
+            before: vec![],
+            jobs: true,
+            rule: "doctor/unschedulable",
+            says: vec![
+                "2 node(s) had untolerated taint {dedicated: research}",
+                "fit's model on the same nodes",
+                "dedicated=research:NoSchedule",
+            ],
+        },
+        Stuck {
+            name: "selector",
+            nodes: (0..2).map(|i| h100(&format!("selector-{i}"), &[gpu_taint], "nvidia-l4")).collect(),
+            pods: vec![],
+            labels: vec![],
+            suspend: false,
+            before: vec![],
+            jobs: true,
+            rule: "doctor/unschedulable",
+            says: vec!["2 node(s) didn't match Pod's node affinity/selector", "fit's model on the same nodes"],
+        },
+        Stuck {
+            name: "gpus",
+            nodes: (0..2).map(|i| h100(&format!("gpus-{i}"), &[gpu_taint], "nvidia-h100-80gb")).collect(),
+            pods: vec![pod_in_use("gpus-0", &[("nvidia.com/gpu", "8")])],
+            labels: vec![],
+            suspend: false,
+            before: vec![],
+            jobs: true,
+            rule: "doctor/unschedulable",
+            says: vec!["Insufficient nvidia.com/gpu", "fit's model on the same nodes"],
+        },
+        Stuck {
+            name: "quota",
+            nodes: vec![],
+            pods: vec![],
+            labels: vec![],
+            suspend: false,
+            before: vec![
+                json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods"}, "spec": {"hard": {"pods": "0"}}}),
+            ],
+            jobs: true,
+            rule: "doctor/pods-not-created",
+            says: vec!["FailedCreate: Error creating: pods", "is forbidden", "no-pods"],
+        },
+        Stuck {
+            name: "queue",
+            nodes: vec![],
+            pods: vec![],
+            labels: vec![("kueue.x-k8s.io/queue-name", "h100-queu")],
+            suspend: true,
+            before: vec![
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "h100-queue"}, "spec": {"clusterQueue": "h100"}}),
+            ],
+            jobs: false,
+            rule: "doctor/localqueue-missing",
+            says: vec!["`kueue.x-k8s.io/queue-name: h100-queu` names no LocalQueue of its namespace", "has `h100-queue`"],
+        },
+    ];
+    let names: Vec<String> = cases.iter().map(|c| format!("doctor-{run_id}-{}", c.name)).collect();
+    cluster.namespaces(names.iter().map(String::as_str));
+    let mut named = 0;
+    for (case, ns) in cases.iter().zip(&names) {
+        let mut objects: Vec<Value> = Vec::new();
+        for o in &case.before {
+            let mut o = o.clone();
+            o["metadata"]["namespace"] = json!(ns);
+            objects.push(o);
+        }
+        let file = dir.join(format!("{ns}-before.json"));
+        std::fs::write(&file, list_of(&objects).to_string()).unwrap();
+        if !objects.is_empty() {
+            cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+        }
+        if let Some(quota) = case.before.iter().find(|o| o["kind"] == "ResourceQuota") {
+            // No quota controller here: the status it would compute, so that admission judges by it.
+            let name = quota["metadata"]["name"].as_str().unwrap();
+            cluster.ok(&[
+                "patch",
+                "resourcequota",
+                name,
+                "-n",
+                ns,
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                r#"{"status":{"hard":{"pods":"0"},"used":{"pods":"0"}}}"#,
+            ]);
+        }
+        let mut nodes = case.nodes.clone();
+        for n in &mut nodes {
+            n["metadata"]["labels"]["jax-runtimes.dev/test-case"] = json!(ns);
+        }
+        if !nodes.is_empty() {
+            let file = dir.join(format!("{ns}-nodes.json"));
+            std::fs::write(&file, list_of(&nodes).to_string()).unwrap();
+            // As in fit's tier: created Ready, then the spec again without the not-ready taint.
+            cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+            cluster.ok(&["replace", "-f", file.to_str().unwrap()]);
+        }
+        let mut labels = serde_json::Map::new();
+        for (k, v) in &case.labels {
+            labels.insert((*k).to_string(), json!(v));
+        }
+        let tj = json!({
+            "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": case.name, "namespace": ns, "labels": labels},
+            "spec": {"runtimeRef": {"name": "jax-gpu-gke-h100-2nodes"}, "trainer": {}, "suspend": case.suspend}
+        });
+        let tj_file = dir.join(format!("{ns}-trainjob.json"));
+        std::fs::write(&tj_file, tj.to_string()).unwrap();
+        let mut objects: Vec<Value> = case
+            .pods
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                p["metadata"]["namespace"] = json!(ns);
+                p.as_object_mut().unwrap().remove("status");
+                p
+            })
+            .collect();
+        objects.push(tj.clone());
+        let mut expected = 0;
+        if case.jobs {
+            let r = run(&["preview", tj_file.to_str().unwrap(), "--runtimes", runtimes.to_str().unwrap(), "--jobset"], None);
+            assert!(r.code == 0 || r.code == 1, "preview --jobset {}:\n{}", case.name, r.all());
+            let mut js = documents(&r.stdout).remove(0);
+            js["metadata"]["namespace"] = json!(ns);
+            let jobs = jobs_of(&js, ns);
+            expected = jobs.iter().map(|j| usize::try_from(j["spec"]["parallelism"].as_i64().unwrap_or(1)).unwrap()).sum();
+            objects.push(js);
+            objects.extend(jobs);
+        }
+        let file = dir.join(format!("{ns}-objects.json"));
+        std::fs::write(&file, list_of(&objects).to_string()).unwrap();
+        cluster.ok(&["create", "-f", file.to_str().unwrap()]);
+        if !case.nodes.is_empty() {
+            schedule(&cluster, ns, expected);
+        }
+        // What doctor says, read live; the Job controller's events come when it has tried.
+        let target = format!("{ns}/{}", case.name);
+        let start = std::time::Instant::now();
+        let findings = loop {
+            let r = run(&["doctor", "--kubeconfig", kc, &target, "--format", "json"], None);
+            assert!(r.code == 0 || r.code == 1, "doctor {target}:\n{}", r.all());
+            let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+            let first = findings.first().cloned().unwrap_or_default();
+            let done = first["rule"] == case.rule && case.says.iter().all(|s| first["message"].as_str().unwrap_or_default().contains(s));
+            if done || start.elapsed() > std::time::Duration::from_secs(60) {
+                break findings;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        };
+        let first = findings.first().unwrap_or_else(|| panic!("{target}: doctor found no cause"));
+        assert_eq!(first["rule"], case.rule, "{target}: {findings:#?}");
+        for s in &case.says {
+            assert!(first["message"].as_str().unwrap().contains(s), "{target}: doctor's message says `{s}`: {first:#}");
+        }
+        if named == 0 {
+            // NAME alone: the namespace of the kubeconfig context, as kubectl takes it.
+            let with_ns = dir.join("namespaced.kubeconfig");
+            std::fs::copy(kc, &with_ns).unwrap();
+            let o = std::process::Command::new(support::tool("kubectl"))
+                .args(["--kubeconfig", with_ns.to_str().unwrap(), "config", "set-context", "--current", "--namespace", ns])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{o:?}");
+            let r = run(&["doctor", "--kubeconfig", with_ns.to_str().unwrap(), case.name, "--format", "json"], None);
+            let bare: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+            assert_eq!(bare.first().map(|f| &f["rule"]), Some(&json!(case.rule)), "doctor NAME in the context's namespace: {}", r.all());
+        }
+        // A snapshot of the same cluster: the same causes.
+        let snap = dir.join(format!("{ns}-snapshot.yaml"));
+        let r = run(&["snapshot", "--kubeconfig", kc, "-o", snap.to_str().unwrap()], None);
+        assert_eq!(r.code, 0, "{}", r.all());
+        let r = run(&["doctor", "--snapshot", snap.to_str().unwrap(), &target, "--format", "json"], None);
+        let from_snapshot: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        let said = |f: &[Value]| f.iter().map(|d| (d["rule"].clone(), d["message"].clone(), d["object"].clone())).collect::<Vec<_>>();
+        assert_eq!(said(&findings), said(&from_snapshot), "{target}: doctor live and on the snapshot");
+        named += 1;
+        clean_up(&cluster, ns);
+    }
+    let mut delete = vec!["delete", "namespace", "--wait=false", "--ignore-not-found"];
+    delete.extend(names.iter().map(String::as_str));
+    cluster.kubectl(&delete);
+    say!("controlplane: doctor named the cause of {named} TrainJobs in real cluster states (taint, selector, GPUs, quota, LocalQueue), live and from a snapshot");
+}

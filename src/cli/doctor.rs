@@ -30,9 +30,13 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
-    /// The TrainJob: NAMESPACE/NAME (NAME alone: namespace `default`).
+    /// The TrainJob: NAMESPACE/NAME, or NAME in the namespace of `--namespace` (else, live, the
+    /// kubeconfig context's, else `default`, as kubectl takes it).
     #[arg(value_name = "TRAINJOB")]
     pub trainjob: String,
+    /// The TrainJob's namespace, as kubectl's `--namespace`.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// Read the cluster from this file (what `jax-runtimes snapshot -o FILE` writes, or
     /// `kubectl get ... -o yaml` Lists) instead of the cluster of the kubeconfig.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context", "chunk_size"])]
@@ -60,10 +64,21 @@ pub fn run(a: &DoctorArgs) -> Exit {
 fn examine(a: &DoctorArgs, said: &mut Said) -> Exit {
     let (namespace, name) = match a.trainjob.split_once('/') {
         Some((ns, n)) => (ns.to_string(), n.to_string()),
-        None => ("default".to_string(), a.trainjob.clone()),
+        None => {
+            let from_context = || a.snapshot.is_none().then(|| crate::live::context_namespace(&a.live.target())).flatten();
+            (a.namespace.clone().or_else(from_context).unwrap_or_else(|| "default".to_string()), a.trainjob.clone())
+        }
     };
     if namespace.is_empty() || name.is_empty() || name.contains('/') {
         super::out::error(&format!("`{}`: name the TrainJob as NAMESPACE/NAME", a.trainjob));
+        return Exit::Usage;
+    }
+    if a.trainjob.contains('/') && a.namespace.as_deref().is_some_and(|n| n != namespace) {
+        super::out::error(&format!(
+            "`{}` is in namespace `{namespace}`, but --namespace says `{}`",
+            a.trainjob,
+            a.namespace.as_deref().unwrap_or_default()
+        ));
         return Exit::Usage;
     }
     let docs = match &a.snapshot {
@@ -81,7 +96,8 @@ fn examine(a: &DoctorArgs, said: &mut Said) -> Exit {
             }
             said.say(&read.findings, None);
             said.note(&format!("read from {}: {} ({} list calls)", read.origin, crate::live::counted(&read.counts), read.calls));
-            let text = serde_json::to_string(&read.list()).unwrap_or_default();
+            // Pretty: a finding's snippet shows its lines, not one line of the whole cluster.
+            let text = serde_json::to_string_pretty(&read.list()).unwrap_or_default();
             let source = Arc::new(read::Source::new(read.origin.clone(), Some(text)));
             match read::parsed(source).into_result() {
                 Ok(d) => d,

@@ -18,20 +18,24 @@ use crate::diag::{Diagnostic, ObjectRef};
 use crate::fit::{self, inventory, Subject};
 use crate::read::{self, Document};
 use crate::rules::doctor::{
-    DOCTOR_CRASH_LOOP, DOCTOR_FAILED, DOCTOR_IMAGE_PULL, DOCTOR_NOT_FOUND, DOCTOR_RUNTIME_MISSING, DOCTOR_UNSCHEDULABLE,
+    DOCTOR_COORDINATOR, DOCTOR_CRASH_LOOP, DOCTOR_FAILED, DOCTOR_IMAGE_PULL, DOCTOR_NOT_FOUND, DOCTOR_PODS_NOT_CREATED,
+    DOCTOR_RUNTIME_MISSING, DOCTOR_SUSPENDED, DOCTOR_UNSCHEDULABLE,
 };
 use crate::spelling;
 use crate::trainer::{TrainJob, TrainingRuntime};
 use crate::trainjob::{self, RefError, TrainerVersion};
+
+mod drift;
+mod kueue;
+mod objects;
 
 /// The label JobSet puts on every pod of a JobSet, its value the JobSet's name, which Trainer makes
 /// the TrainJob's (kubernetes-sigs/jobset v0.12.0 api/jobset/v1alpha2/jobset_types.go
 /// `JobSetNameKey`).
 pub const JOBSET_NAME_LABEL: &str = "jobset.sigs.k8s.io/jobset-name";
 
-/// The trainer container Trainer's JAX runtimes run (kubeflow/trainer v2.3.0
-/// pkg/constants/constants.go `Node`).
-pub const NODE_CONTAINER: &str = "node";
+pub use objects::NODE_CONTAINER;
+use objects::{kind_of, str_at};
 
 /// The kubelet's waiting reasons of a container whose image does not pull (kubernetes v1.33
 /// pkg/kubelet/images/types.go `ErrImagePullBackOff`, `ErrImagePull`, `ErrInvalidImageName`).
@@ -53,14 +57,6 @@ pub struct Diagnosis {
 /// The objects of `docs`, each item of a `List` document as its own document.
 pub fn objects(docs: &[Document]) -> Vec<Document> {
     read::unpacked(docs)
-}
-
-fn kind_of(d: &Document) -> &str {
-    d.value.get("kind").and_then(Value::as_str).unwrap_or_default()
-}
-
-fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// Why the TrainJob `namespace`/`name` among `objects` (see [`objects`]) is not running.
@@ -126,6 +122,25 @@ pub fn diagnose(objects: &[Document], namespace: &str, name: &str) -> Diagnosis 
     if condition("Complete").is_some() {
         return Diagnosis { findings, state: "complete".into() };
     }
+    // What `validate` refuses in the TrainJob and its runtime (a hang in `initialize` from an
+    // overwritten JAX variable, a subdomain or a name too long for the pods' DNS names): the same
+    // checks, said after what the cluster shows.
+    let checked = validated(objects, doc, rt_name(runtime));
+    let suspended = tj.spec.suspend == Some(true);
+    if let Some(held) = kueue::held(objects, doc, suspended) {
+        let mut findings = held.findings;
+        findings.extend(checked);
+        return Diagnosis { findings, state: held.state };
+    }
+    if suspended {
+        findings.push(at(Diagnostic::finding(
+            &DOCTOR_SUSPENDED,
+            "spec.suspend",
+            "suspended (`spec.suspend: true`) and in no queue: Trainer keeps its JobSet suspended, no pod starts until it is resumed",
+        )));
+        findings.extend(checked);
+        return Diagnosis { findings, state: "suspended".into() };
+    }
     // Pods: the scheduler's verdict, then the node container's state.
     let mut unschedulable: Vec<(&Document, String)> = Vec::new();
     for (pod_doc, pod) in &typed {
@@ -172,6 +187,14 @@ pub fn diagnose(objects: &[Document], namespace: &str, name: &str) -> Diagnosis 
             "status.conditions",
             format!("Pending{others}: the scheduler says \"{}\"", message.trim_end_matches('.')),
         );
+        let up = typed.iter().filter(|(_, p)| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")).count();
+        if up > 0 {
+            d.message.push_str(&format!(
+                "; the {} that run wait in `jax.distributed.initialize()` until all {} processes start",
+                crate::words::count_of(up, "process", "processes"),
+                typed.len()
+            ));
+        }
         if let Some(rt) = runtime {
             if let Some((why, help)) = refit(objects, &tj, rt) {
                 d.message.push_str(&format!("; fit's model on the same nodes: {why}"));
@@ -182,9 +205,20 @@ pub fn diagnose(objects: &[Document], namespace: &str, name: &str) -> Diagnosis 
         }
         findings.insert(0, first.locate(d.with_object(ObjectRef::of(&first.value))));
     }
+    if let Some(d) = runtime.and_then(|rt| drift::changed(objects, &tj, rt)) {
+        findings.push(d);
+    }
+    if typed.is_empty() {
+        findings.push(at(not_created(objects, namespace, name)));
+    } else if let Some(d) = coordinator(&typed) {
+        findings.push(d);
+    }
+    findings.extend(checked);
     let running = typed.iter().filter(|(_, p)| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")).count();
     let state = if findings.is_empty() && !typed.is_empty() && running == typed.len() {
         format!("running: {running} of {} pods Running", typed.len())
+    } else if !typed.is_empty() && running == typed.len() {
+        format!("{running} of {} pods Running, held back by the causes above", typed.len())
     } else if typed.is_empty() {
         "no pods yet".to_string()
     } else {
@@ -242,4 +276,136 @@ fn not_found(trainjobs: &[&Document], namespace: &str, name: &str) -> Diagnosis 
         d = d.with_help(format!("did you mean `{near}`?"));
     }
     Diagnosis { findings: vec![d], state: "not found".into() }
+}
+
+/// The runtime's kind, namespace and name, to find its document.
+fn rt_name(rt: Option<&TrainingRuntime>) -> Option<(String, Option<String>, String)> {
+    let rt = rt?;
+    Some((rt.kind.clone(), rt.metadata.namespace.clone(), rt.metadata.name.clone().unwrap_or_default()))
+}
+
+/// `validate`'s errors on the TrainJob `doc` and its runtime (the document of `runtime` among
+/// `objects`), each placed in its document.
+fn validated(objects: &[Document], doc: &Document, runtime: Option<(String, Option<String>, String)>) -> Vec<Diagnostic> {
+    let mut docs = Vec::new();
+    if let Some((kind, namespace, name)) = runtime {
+        let rt = objects.iter().find(|d| {
+            kind_of(d) == kind
+                && str_at(&d.value, "/metadata/name") == name
+                && (kind != "TrainingRuntime" || Some(str_at(&d.value, "/metadata/namespace")) == namespace.as_deref())
+        });
+        docs.extend(rt.cloned());
+    }
+    docs.push(doc.clone());
+    crate::validate::objects(&docs, &crate::validate::Options::default()).into_iter().filter(Diagnostic::is_error).collect()
+}
+
+/// `doctor/pods-not-created`: a TrainJob that is not suspended and has no pods, with the newest
+/// warning events of the TrainJob, its JobSet (Trainer names it after the TrainJob) and its Jobs
+/// (JobSet names them `<jobset>-<replicatedJob>-<index>`, kubernetes-sigs/jobset v0.12.0
+/// pkg/controllers/jobset_controller.go `placeholderJobName`).
+fn not_created(objects: &[Document], namespace: &str, name: &str) -> Diagnostic {
+    let ours = |e: &Value| {
+        let kind = str_at(e, "/involvedObject/kind");
+        let object = str_at(e, "/involvedObject/name");
+        str_at(e, "/involvedObject/namespace") == namespace
+            && match kind {
+                "TrainJob" | "JobSet" => object == name,
+                "Job" => object.strip_prefix(name).is_some_and(|rest| rest.starts_with('-')),
+                _ => false,
+            }
+    };
+    let mut warnings: Vec<&Value> =
+        objects.iter().filter(|d| kind_of(d) == "Event").map(|d| &d.value).filter(|e| str_at(e, "/type") == "Warning" && ours(e)).collect();
+    let when = |e: &Value| {
+        [str_at(e, "/lastTimestamp"), str_at(e, "/eventTime"), str_at(e, "/firstTimestamp")]
+            .into_iter()
+            .find(|t| !t.is_empty())
+            .unwrap_or_default()
+            .to_string()
+    };
+    warnings.sort_by_key(|e| std::cmp::Reverse(when(e)));
+    let mut said: Vec<String> = Vec::new();
+    for e in &warnings {
+        let line = format!(
+            "{} `{}`: {}: {}",
+            str_at(e, "/involvedObject/kind"),
+            str_at(e, "/involvedObject/name"),
+            str_at(e, "/reason"),
+            str_at(e, "/message").trim_end_matches('.')
+        );
+        if !said.contains(&line) {
+            said.push(line);
+        }
+    }
+    let jobset = objects.iter().any(|d| {
+        kind_of(d) == "JobSet" && str_at(&d.value, "/metadata/name") == name && str_at(&d.value, "/metadata/namespace") == namespace
+    });
+    let jobs_read = objects.iter().any(|d| matches!(kind_of(d), "JobSet" | "Job" | "Event"));
+    let message = match (said.is_empty(), jobset) {
+        (false, _) => {
+            let more = if said.len() > 3 { format!(" (and {} more)", said.len() - 3) } else { String::new() };
+            format!("no pods: {}{more}", said.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
+        }
+        (true, true) => "no pods: its JobSet exists, but no pod and no warning event of it or its Jobs".to_string(),
+        (true, false) if jobs_read => "no pods and no JobSet: Trainer made none, and no warning event says why".to_string(),
+        (true, false) => "no pods, and the input has no JobSets, Jobs or Events to say why".to_string(),
+    };
+    Diagnostic::finding(&DOCTOR_PODS_NOT_CREATED, "metadata.name", message)
+}
+
+/// `doctor/coordinator`: the pods' `JAX_COORDINATOR_ADDRESS` against process 0's pod (completion
+/// index 0 of the first Job): its hostname and subdomain are its DNS name.
+fn coordinator(pods: &[(&Document, Pod)]) -> Option<Diagnostic> {
+    let jax = &crate::trainer::facts().jax;
+    let address_of = |p: &Pod| {
+        p.spec
+            .as_ref()?
+            .containers
+            .iter()
+            .find(|c| c.name == NODE_CONTAINER)?
+            .env
+            .as_ref()?
+            .iter()
+            .find(|e| e.name == jax.coordinator_address)?
+            .value
+            .clone()
+    };
+    let index = |p: &Pod, key: &str| {
+        p.metadata.annotations.as_ref().and_then(|a| a.get(key)).or_else(|| p.metadata.labels.as_ref().and_then(|l| l.get(key))).cloned()
+    };
+    let (doc, first) = pods.iter().find(|(_, p)| {
+        index(p, crate::keys::JOB_COMPLETION_INDEX).as_deref() == Some("0")
+            && index(p, "jobset.sigs.k8s.io/job-index").as_deref() != Some("1")
+    })?;
+    let address = address_of(first)?;
+    let spec = first.spec.as_ref()?;
+    let host = spec.hostname.as_deref().unwrap_or_default();
+    let subdomain = spec.subdomain.as_deref().unwrap_or_default();
+    let (target, _port) = address.rsplit_once(':').unwrap_or((address.as_str(), ""));
+    let mut labels = target.split('.');
+    let (want_host, want_sub) = (labels.next().unwrap_or_default(), labels.next().unwrap_or_default());
+    let problem = if subdomain.is_empty() {
+        format!(
+            "the pods have no subdomain (JobSet's `network.enableDNSHostnames` is off, or the runtime clears it): process 0's pod `{}` has no DNS name, and `JAX_COORDINATOR_ADDRESS` `{address}` does not resolve",
+            name_of(first)
+        )
+    } else if want_host != host || want_sub != subdomain {
+        format!(
+            "the pods' `JAX_COORDINATOR_ADDRESS` is `{address}`, but process 0's pod `{}` answers at `{host}.{subdomain}`",
+            name_of(first)
+        )
+    } else {
+        return None;
+    };
+    Some(
+        doc.locate(
+            Diagnostic::finding(
+                &DOCTOR_COORDINATOR,
+                "spec.containers",
+                format!("{problem}: `jax.distributed.initialize()` waits for a coordinator it never reaches"),
+            )
+            .with_object(ObjectRef::of(&doc.value)),
+        ),
+    )
 }

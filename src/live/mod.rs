@@ -168,6 +168,15 @@ fn current_context(target: &Target) -> Option<String> {
     kubeconfig_file(target)?.current_context
 }
 
+/// The namespace of the context `target` names (or of the current one), as kubectl takes it when
+/// no `--namespace` is given; `None` when the kubeconfig does not load or the context sets none.
+pub fn context_namespace(target: &Target) -> Option<String> {
+    let file = kubeconfig_file(target)?;
+    let name = target.context.clone().or_else(|| file.current_context.clone())?;
+    let context = file.contexts.iter().find(|c| c.name == name)?.context.as_ref()?;
+    context.namespace.clone().filter(|n| !n.is_empty())
+}
+
 /// The kubeconfig as kube-rs reads it (merged from `$KUBECONFIG` when no file is named).
 fn kubeconfig_file(target: &Target) -> Option<kube::config::Kubeconfig> {
     match &target.kubeconfig {
