@@ -256,3 +256,21 @@ fn a_bare_name_takes_the_namespace_of_dash_n() {
     let r = doctor("running.yaml", "ml/llama", &["--namespace", "prod"]);
     assert_eq!(r.code, 2, "NAMESPACE/NAME and another --namespace: {}", r.all());
 }
+
+#[test]
+fn a_name_too_long_for_the_pods_dns_names_is_validate_s_finding_beside_the_missing_pods() {
+    // ml/llama of no-pods.yaml renamed to 58 characters, without the JobSet, Job and events.
+    let long = "llama-with-a-very-long-descriptive-name-for-the-sweep-0001";
+    let text = std::fs::read_to_string("tests/doctor/no-pods.yaml").unwrap();
+    let text =
+        text[..text.find("- apiVersion: jobset.x-k8s.io/v1alpha2").unwrap()].replace("    name: llama\n", &format!("    name: {long}\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cluster.yaml");
+    std::fs::write(&file, text).unwrap();
+    let r = run(&["doctor", "--snapshot", file.to_str().unwrap(), &format!("ml/{long}"), "--format", "json"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let rules: Vec<&str> = findings.iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["doctor/pods-not-created", "trainjob/name-length"], "{}", r.all());
+    assert!(findings[1]["message"].as_str().unwrap().contains("is 58 characters"), "{}", r.all());
+}
