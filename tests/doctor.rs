@@ -274,3 +274,24 @@ fn a_name_too_long_for_the_pods_dns_names_is_validate_s_finding_beside_the_missi
     assert_eq!(rules, ["doctor/pods-not-created", "trainjob/name-length"], "{}", r.all());
     assert!(findings[1]["message"].as_str().unwrap().contains("is 58 characters"), "{}", r.all());
 }
+
+#[test]
+fn pods_that_disagree_on_the_coordinator_or_give_it_no_port_are_named() {
+    let text = std::fs::read_to_string("tests/doctor/coordinator.yaml").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        // The second pod's address is another (a per-pod patch); the subdomain as JobSet gives it.
+        (text.replacen("value: llama-node-0-0.llama:29500", "value: llama-node-0-0.workers:29500", 1).replace("value: llama-node-0-0.llama:29500", "value: llama-node-0-0.workers:1234"),
+         "the pods disagree on `JAX_COORDINATOR_ADDRESS`: process 0's pod `llama-node-0-0-abcde` has `llama-node-0-0.workers:29500`, pod `llama-node-0-1-abcde` has `llama-node-0-0.workers:1234`"),
+        (text.replace("value: llama-node-0-0.llama:29500", "value: llama-node-0-0.workers"),
+         "`JAX_COORDINATOR_ADDRESS` `llama-node-0-0.workers` has no port from 1 to 65535"),
+    ];
+    for (i, (snapshot, says)) in cases.iter().enumerate() {
+        let file = dir.path().join(format!("cluster-{i}.yaml"));
+        std::fs::write(&file, snapshot).unwrap();
+        let r = run(&["doctor", "--snapshot", file.to_str().unwrap(), "ml/llama", "--format", "json"], None);
+        let findings: Vec<Value> = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        let f = findings.iter().find(|f| f["rule"] == "doctor/coordinator").unwrap_or_else(|| panic!("case {i}: {}", r.all()));
+        assert!(f["message"].as_str().unwrap().contains(says), "case {i}: {f}");
+    }
+}

@@ -374,18 +374,28 @@ fn coordinator(pods: &[(&Document, Pod)]) -> Option<Diagnostic> {
     let index = |p: &Pod, key: &str| {
         p.metadata.annotations.as_ref().and_then(|a| a.get(key)).or_else(|| p.metadata.labels.as_ref().and_then(|l| l.get(key))).cloned()
     };
+    // Process 0: completion index 0 of the first Job of the `node` replicated job.
     let (doc, first) = pods.iter().find(|(_, p)| {
         index(p, crate::keys::JOB_COMPLETION_INDEX).as_deref() == Some("0")
-            && index(p, "jobset.sigs.k8s.io/job-index").as_deref() != Some("1")
+            && index(p, "jobset.sigs.k8s.io/job-index").is_none_or(|i| i == "0")
+            && index(p, "jobset.sigs.k8s.io/replicatedjob-name").is_none_or(|r| r == NODE_CONTAINER)
     })?;
     let address = address_of(first)?;
     let spec = first.spec.as_ref()?;
     let host = spec.hostname.as_deref().unwrap_or_default();
     let subdomain = spec.subdomain.as_deref().unwrap_or_default();
-    let (target, _port) = address.rsplit_once(':').unwrap_or((address.as_str(), ""));
+    let (target, port) = address.rsplit_once(':').unwrap_or((address.as_str(), ""));
     let mut labels = target.split('.');
     let (want_host, want_sub) = (labels.next().unwrap_or_default(), labels.next().unwrap_or_default());
-    let problem = if subdomain.is_empty() {
+    let other = pods.iter().find_map(|(_, p)| address_of(p).filter(|a| *a != address).map(|a| (name_of(p).to_string(), a)));
+    let problem = if let Some((pod, theirs)) = other {
+        format!(
+            "the pods disagree on `JAX_COORDINATOR_ADDRESS`: process 0's pod `{}` has `{address}`, pod `{pod}` has `{theirs}`",
+            name_of(first)
+        )
+    } else if port.parse::<u16>().map_or(true, |p| p == 0) {
+        format!("the pods' `JAX_COORDINATOR_ADDRESS` `{address}` has no port from 1 to 65535 (`HOST:PORT`)")
+    } else if subdomain.is_empty() {
         format!(
             "the pods have no subdomain (JobSet's `network.enableDNSHostnames` is off, or the runtime clears it): process 0's pod `{}` has no DNS name, and `JAX_COORDINATOR_ADDRESS` `{address}` does not resolve",
             name_of(first)
