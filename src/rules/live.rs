@@ -5,8 +5,8 @@ use super::rule::define_rules;
 
 define_rules! {
     LIVE_NO_CLUSTER = "live/no-cluster", Error, Cluster,
-        "Live mode (`fit` without `--nodes`, `snapshot`) has no cluster to read: the kubeconfig (`--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`) does not load, its context (`--context`, else the current one) is missing, or the API server does not answer. The command exits 2.",
-        "Check `kubectl --context CONTEXT get nodes` with the same kubeconfig; or pass the lists as files (`--nodes nodes.yaml --pods pods.yaml`, or a `snapshot` file).";
+        "Live mode (`fit` and `kueue` without `--nodes`, `doctor` without `--snapshot`, `snapshot`) has no cluster to read: the kubeconfig (`--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`) does not load, its context (`--context`, else the current one) is missing, or the API server does not answer. The command exits 2.",
+        "Check `kubectl --context CONTEXT get nodes` with the same kubeconfig; or pass the cluster as files: `fit --nodes nodes.yaml --pods pods.yaml`, `doctor --snapshot cluster.yaml` (a `jax-runtimes snapshot` file, taken where the cluster answers).";
     LIVE_FORBIDDEN = "live/forbidden", Error, Cluster,
         "RBAC refused a list the command cannot answer without (`fit`: nodes, and pods in every namespace). The message names the verb and the resource. The command exits 2.",
         "Ask for the verb on the resource (a ClusterRole bound to you), or pass the lists as files.";
