@@ -445,6 +445,96 @@ fn a_tpu7_slice_renders_for_tpu7_pools_not_tpu7x_ones() {
     assert!(err.contains("4x8x8"), "{err}");
 }
 
+/// A GKE node list of `n` TPU hosts of 4 chips in node pool `pool`, labelled as GKE labels slice
+/// nodes: accelerator, topology, machine type (tpu7: xpk 7b93a313, `tpu7` / `tpu7-standard-4t`).
+fn tpu_pool(pool: &str, accelerator: &str, machine: &str, topology: &str, n: usize) -> String {
+    let nodes: String = (0..n)
+        .map(|i| {
+            format!(
+                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: gke-{pool}-{i:02}\n    labels:\n      kubernetes.io/hostname: gke-{pool}-{i:02}\n      kubernetes.io/os: linux\n      kubernetes.io/arch: amd64\n      cloud.google.com/gke-nodepool: {pool}\n      {TPU_ACCEL_LABEL}: {accelerator}\n      {TPU_TOPOLOGY_LABEL}: {topology}\n      node.kubernetes.io/instance-type: {machine}\n  spec:\n    taints:\n    - {{effect: NoSchedule, key: google.com/tpu, value: present}}\n  status:\n    allocatable: {{cpu: \"200\", memory: 900Gi, google.com/tpu: \"4\", pods: \"110\"}}\n    capacity: {{cpu: \"200\", memory: 900Gi, google.com/tpu: \"4\", pods: \"110\"}}\n    conditions:\n    - {{type: Ready, status: \"True\", reason: KubeletReady}}\n"
+            )
+        })
+        .collect();
+    format!("apiVersion: v1\nkind: List\nitems:\n{nodes}")
+}
+
+/// Issue 53: the built-in tpu7 runtime (catalog/runtimes/tpu7.yaml) is in the built-in render,
+/// validates clean, fits a tpu7 pool of its 16 hosts and no tpu7x pool of the same topology nor
+/// a pool short of one host, and a queue serving it gets its ResourceFlavor and quota (no slice
+/// controller's AdmissionCheck: tpu7 has no dynamic slicing).
+#[test]
+fn the_built_in_tpu7_slice_renders_validates_fits_its_pool_and_gets_kueue_objects() {
+    let builtin = support::documents(&support::render(&[]));
+    let rt = builtin.iter().find(|d| d["metadata"]["name"] == "jax-tpu7-4x4x4").expect("jax-tpu7-4x4x4 is a built-in runtime");
+    // 4x4x4 = 64 chips on tpu7-standard-4t (4 chips per VM): 16 pods of 4 chips, one slice per pool.
+    assert_eq!(rt["spec"]["mlPolicy"]["numNodes"], 16);
+    assert_eq!(node_container(rt)["resources"]["limits"]["google.com/tpu"], "4");
+    assert_eq!(
+        string_map(&pod(rt)["nodeSelector"]),
+        BTreeMap::from([(TPU_ACCEL_LABEL.to_string(), "tpu7".to_string()), (TPU_TOPOLOGY_LABEL.to_string(), "4x4x4".to_string())])
+    );
+    assert_eq!(jobset_annotations(rt)[EXCLUSIVE], "cloud.google.com/gke-nodepool");
+    assert_eq!(toleration_keys(rt), BTreeSet::from(["google.com/tpu".to_string()]));
+
+    let root = support::root();
+    let catalog = [root.join("catalog/runtimes/defaults.yaml"), root.join("catalog/runtimes/tpu7.yaml")];
+    let catalog: Vec<&str> = catalog.iter().map(|p| p.to_str().unwrap()).collect();
+    let queue = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: tpu7}\nspec:\n  namespaces: [research]\n";
+    let dir = support::dir_with(&[
+        ("tpu7.yaml", &tpu_pool("tpu7-a", "tpu7", "tpu7-standard-4t", "4x4x4", 16)),
+        ("short.yaml", &tpu_pool("tpu7-a", "tpu7", "tpu7-standard-4t", "4x4x4", 15)),
+        ("tpu7x.yaml", &tpu_pool("tpu7x-a", "tpu7x", "tpu7x-standard-4t", "4x4x4", 16)),
+        ("queue.yaml", queue),
+    ]);
+    let cmd = |args: &[&str]| support::run_in(dir.path(), &[args, &catalog].concat(), None);
+
+    // Rendered with a queue and validated: no warning, no error; the Kueue objects pass their CRDs.
+    let r = cmd(&["render", "queue.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.is_empty(), "{}", r.all());
+    std::fs::write(dir.path().join("out.yaml"), &r.stdout).unwrap();
+    let v = support::run_in(dir.path(), &["validate", "out.yaml", "--format", "json"], None);
+    assert_eq!(v.code, 0, "{}", v.all());
+    let report: Value = serde_json::from_str(&v.stdout).unwrap_or_else(|e| panic!("{e}: {}", v.all()));
+    let problems: Vec<&Value> = report.as_array().unwrap().iter().filter(|f| f["severity"] != "info").collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    let docs = support::documents(&r.stdout);
+    let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["ClusterTrainingRuntime", "ResourceFlavor", "ClusterQueue", "LocalQueue"]);
+    assert_eq!(
+        string_map(&docs[1]["spec"]["nodeLabels"]),
+        string_map(&pod(&docs[0])["nodeSelector"]),
+        "the flavor selects the runtime's pool"
+    );
+
+    // fit: one copy on a tpu7 pool of 16 hosts; none on a tpu7x pool or on 15 hosts.
+    let fit = |nodes: &str| -> (i32, Value) {
+        let r = cmd(&["fit", "--nodes", nodes, "--format", "json"]);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.all()));
+        (r.code, v[0].clone())
+    };
+    let (code, v) = fit("tpu7.yaml");
+    assert_eq!((code, v["copies"].as_u64(), v["where"].clone()), (0, Some(1), serde_json::json!(["tpu7-a"])), "{v}");
+    let (code, v) = fit("tpu7x.yaml");
+    assert_eq!((code, v["fits"].as_bool()), (1, Some(false)), "{v}");
+    assert!(v["reason"].as_str().unwrap().starts_with("no node pool for TPU tpu7 4x4x4"), "{v}");
+    let (code, v) = fit("short.yaml");
+    assert_eq!((code, v["fits"].as_bool()), (1, Some(false)), "{v}");
+    assert!(v["reason"].as_str().unwrap().starts_with("needs 16 pods"), "{v}");
+
+    // kueue from the inventory: the pool's 64 chips are the quota; a tpu7x pool gives none.
+    let r = cmd(&["kueue", "--nodes", "tpu7.yaml", "queue.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let objects = support::documents(&r.stdout);
+    let cq = objects.iter().find(|o| o["kind"] == "ClusterQueue").unwrap_or_else(|| panic!("{}", r.stdout));
+    let quota = &cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0];
+    assert_eq!((quota["name"].as_str(), quota["nominalQuota"].as_u64()), (Some("google.com/tpu"), Some(64)), "{cq}");
+    assert!(!objects.iter().any(|o| o["kind"] == "AdmissionCheck"), "{}", r.stdout);
+    let r = cmd(&["kueue", "--nodes", "tpu7x.yaml", "queue.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("kueue/no-matching-flavor"), "{}", r.all());
+}
+
 /// `tpu/pool-shape` (issue 53 item 4): a hand-written runtime whose accelerator and topology two
 /// machine types share (v5e and v6e 2x4) and that selects nothing telling their pools apart is
 /// warned, once, in both directions (the two-host `-4t` shape and the one-host `-8t` one); a

@@ -99,6 +99,8 @@ const BUILTIN: &[Expect] = &[
     e("jax-tpu7x-4x8x8-dynamic", 64, "tpu", "4"),
     e("jax-tpu7x-2x4x4-dynamic", 8, "tpu", "4"),
     e("jax-tpu-v6e-2x4-of-4x4", 2, "tpu", "4"),
+    // tpu7.yaml: 4x4x4 = 64 chips on tpu7-standard-4t hosts of 4.
+    e("jax-tpu7-4x4x4", 16, "tpu", "4"),
 ];
 
 fn expectations(table: &[Expect]) -> Value {

@@ -12,6 +12,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("catalog/runtimes/tpu-v5p.yaml", include_str!("../../catalog/runtimes/tpu-v5p.yaml")),
     ("catalog/runtimes/tpu-v6e.yaml", include_str!("../../catalog/runtimes/tpu-v6e.yaml")),
     ("catalog/runtimes/tpu-dynamic.yaml", include_str!("../../catalog/runtimes/tpu-dynamic.yaml")),
+    ("catalog/runtimes/tpu7.yaml", include_str!("../../catalog/runtimes/tpu7.yaml")),
     ("catalog/runtimes/capacity.yaml", include_str!("../../catalog/runtimes/capacity.yaml")),
     ("catalog/runtimes/production.yaml", include_str!("../../catalog/runtimes/production.yaml")),
 ];
