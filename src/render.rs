@@ -47,7 +47,14 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
         Accel::Gpu(g) => Some(g),
         _ => None,
     };
-    let fabric = gpu.and_then(|g| g.fabric.as_ref());
+    let fabric = match &r.accelerator {
+        Accel::Gpu(g) => g.fabric.as_ref(),
+        Accel::Tpu(t) => t.fabric.as_ref(),
+        Accel::Cpu => None,
+    };
+    if let (Accel::Tpu(_), Some(f)) = (&r.accelerator, fabric) {
+        annotations.insert(keys::INTERCONNECT.into(), f.name.clone());
+    }
     if let Some(g) = gpu {
         if !g.machine_types.is_empty() {
             annotations.insert(keys::MACHINE_TYPES.into(), g.machine_types.join(","));

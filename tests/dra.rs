@@ -272,3 +272,114 @@ fn validate_checks_the_claims_against_the_templates_given_with_the_runtime() {
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.all().contains("error[dra/claim-not-in-pod]") && r.all().contains("`imex`"), "{}", r.all());
 }
+
+// ------------------------------------------------------------------ TPU v6e: GKE DRANET netdev
+
+/// A TPU v6e entry with `interconnect: dra`, and the same slice without it.
+const V6E: &str = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: v6e-dranet}\nspec:\n  platform: gke\n  accelerator:\n    tpu: {type: v6e, topology: 4x4, interconnect: dra}\n---\napiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: v6e-plain}\nspec:\n  platform: gke\n  accelerator:\n    tpu: {type: v6e, topology: 4x4}\n";
+
+/// A GKE v6e 4x4 node pool of 4 ct6e-standard-4t hosts, with or without the DRANET node-pool label.
+fn v6e_pool(dranet: bool) -> String {
+    let label = if dranet { "      cloud.google.com/gke-networking-dra-driver: \"true\"\n" } else { "" };
+    let items: Vec<String> = (0..4)
+        .map(|i| {
+            format!(
+                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: gke-v6e-{i}\n    labels:\n      kubernetes.io/hostname: gke-v6e-{i}\n      kubernetes.io/os: linux\n      cloud.google.com/gke-nodepool: v6e-a\n      cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice\n      cloud.google.com/gke-tpu-topology: 4x4\n      node.kubernetes.io/instance-type: ct6e-standard-4t\n{label}  spec:\n    taints:\n    - {{effect: NoSchedule, key: google.com/tpu, value: present}}\n  status:\n    allocatable: {{cpu: \"180\", memory: 700Gi, google.com/tpu: \"4\", pods: \"110\"}}\n    conditions:\n    - {{type: Ready, status: \"True\", reason: KubeletReady}}\n"
+            )
+        })
+        .collect();
+    nodes(&items)
+}
+
+/// Issue 53 item 3: a v6e slice asks for GKE managed DRANET with `interconnect: dra` and claims
+/// every non-RDMA NIC of its host (the GKE page's `all-netdev` template: DeviceClass
+/// `netdev.google.com`, `allocationMode: All`), selects the node-pool label that turns the driver
+/// on, validates clean with its template, fits a pool with the label and not one without, and a
+/// queue's flavor carries the label.
+#[test]
+fn a_v6e_slice_with_interconnect_dra_claims_every_netdev_nic_of_its_host() {
+    let dir = support::dir_with(&[
+        ("v6e.yaml", V6E),
+        ("with.yaml", &v6e_pool(true)),
+        ("without.yaml", &v6e_pool(false)),
+        (
+            "queue.yaml",
+            "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntimeQueue\nmetadata: {name: v6e}\nspec:\n  runtimes: {names: [v6e-dranet]}\n  namespaces: [research]\n",
+        ),
+    ]);
+    let defaults = support::root().join("catalog/runtimes/defaults.yaml");
+    let defaults = defaults.to_str().unwrap();
+    let r = run_in(dir.path(), &["render", defaults, "v6e.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let docs = documents(&r.stdout);
+    let rt = object(&docs, "ClusterTrainingRuntime", "v6e-dranet");
+    let pod = node_pod(rt);
+    assert_eq!(pod["resourceClaims"], json!([{"name": "netdev", "resourceClaimTemplateName": "v6e-dranet-netdev"}]));
+    assert_eq!(node_container(rt)["resources"]["claims"], json!([{"name": "netdev"}]));
+    assert_eq!(node_container(rt)["resources"]["limits"]["google.com/tpu"], "4");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-networking-dra-driver"], "true");
+    assert_eq!(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"], "tpu-v6e-slice");
+    assert_eq!(rt["metadata"]["annotations"]["jax-runtimes.dev/interconnect"], "gke-dranet-netdev");
+    let t = object(&docs, "ResourceClaimTemplate", "v6e-dranet-netdev");
+    assert_eq!(
+        t["spec"]["spec"]["devices"]["requests"],
+        json!([{"name": "netdev", "exactly": {"deviceClassName": "netdev.google.com", "allocationMode": "All"}}])
+    );
+    // Without `interconnect: dra` the slice is as before: no claim, no template, no DRANET label.
+    let plain = object(&docs, "ClusterTrainingRuntime", "v6e-plain");
+    assert!(
+        node_pod(plain).get("resourceClaims").is_none()
+            && node_pod(plain)["nodeSelector"].get("cloud.google.com/gke-networking-dra-driver").is_none()
+    );
+    assert_eq!(docs.iter().filter(|d| d["kind"] == "ResourceClaimTemplate").count(), 1);
+
+    // Validated with its template: clean; a template of another DeviceClass: dra/device-class.
+    std::fs::write(dir.path().join("out.yaml"), &r.stdout).unwrap();
+    let v = run_in(dir.path(), &["validate", "out.yaml", "--color", "never"], None);
+    assert_eq!(v.code, 0, "{}", v.all());
+    assert!(!v.all().contains("warning[") && !v.all().contains("dra/"), "{}", v.all());
+    std::fs::write(
+        dir.path().join("wrong.yaml"),
+        r.stdout.replace("deviceClassName: netdev.google.com", "deviceClassName: mrdma.google.com"),
+    )
+    .unwrap();
+    let v = run_in(dir.path(), &["validate", "wrong.yaml", "--color", "never"], None);
+    assert!(v.all().contains("warning[dra/device-class]") && v.all().contains("`netdev.google.com`"), "{}", v.all());
+
+    // fit: the pool with the DRANET label takes it, the one without does not (and says why); the
+    // plain slice fits both.
+    let fit = |nodes_file: &str| -> Value {
+        let r = run_in(dir.path(), &["fit", "--nodes", nodes_file, defaults, "v6e.yaml", "--format", "json"], None);
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.all()))
+    };
+    let with = fit("with.yaml");
+    assert_eq!(
+        (verdict(&with, "v6e-dranet")["copies"].as_u64(), verdict(&with, "v6e-plain")["fits"].as_bool()),
+        (Some(1), Some(true)),
+        "{with}"
+    );
+    let without = fit("without.yaml");
+    let no = verdict(&without, "v6e-dranet");
+    assert_eq!(no["fits"], false, "{no}");
+    assert!(no["reason"].as_str().unwrap().contains("has no cloud.google.com/gke-networking-dra-driver"), "{no}");
+    assert_eq!(verdict(&without, "v6e-plain")["fits"], true);
+
+    // Kueue: the flavor selects the DRANET label too, so the pool without it gives no quota.
+    let r = run_in(dir.path(), &["kueue", "--nodes", "with.yaml", defaults, "v6e.yaml", "queue.yaml"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let objects = documents(&r.stdout);
+    let flavor = objects.iter().find(|o| o["kind"] == "ResourceFlavor").unwrap_or_else(|| panic!("{}", r.stdout));
+    assert_eq!(flavor["spec"]["nodeLabels"], pod["nodeSelector"], "{flavor}");
+    let r = run_in(dir.path(), &["kueue", "--nodes", "without.yaml", defaults, "v6e.yaml", "queue.yaml"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+}
+
+#[test]
+fn interconnect_dra_on_a_tpu_without_a_dra_fabric_is_refused_and_names_the_ones_with() {
+    let text = "apiVersion: jax-runtimes.dev/v1alpha1\nkind: JaxRuntime\nmetadata: {name: x}\nspec:\n  platform: gke\n  accelerator: {tpu: {type: v5e, topology: 4x4, interconnect: dra}}\n";
+    let dir = support::dir_with(&[("c.yaml", text)]);
+    let r = run_in(dir.path(), &["render", "c.yaml", "--color", "never"], None);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.is_empty(), "nothing written: {}", r.stdout);
+    assert!(r.stderr.contains("spec.accelerator.tpu.interconnect") && r.stderr.contains("`ct6e-standard-4t`"), "{}", r.all());
+}

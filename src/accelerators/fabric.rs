@@ -398,9 +398,18 @@ mod tests {
                     m.name,
                     f.platform
                 );
-                let known =
+                let gpu =
                     d.gpu.models.iter().filter_map(|g| g.on(&f.platform)).flat_map(|on| &on.machine_types).any(|mt| mt.name == m.name);
-                assert!(known, "{}: machine type {} is not in gpu.yaml for {}", f.name, m.name, f.platform);
+                // A TPU host's fabric is a DRA one (`interconnect: dra` on a TPU platform).
+                let tpu = d.tpu.platforms.contains(&f.platform)
+                    && d.tpu.generations.iter().flat_map(|g| &g.machine_types).any(|mt| mt.name == m.name);
+                assert!(
+                    gpu || (tpu && f.is_dra()),
+                    "{}: machine type {} is not in gpu.yaml (or a TPU one of a DRA fabric) for {}",
+                    f.name,
+                    m.name,
+                    f.platform
+                );
             }
         }
     }

@@ -203,7 +203,7 @@ pub struct DynamicSlice {
 }
 
 /// One valid slice shape: a topology formed by one machine type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TpuShape {
     pub generation: String,
@@ -218,6 +218,9 @@ pub struct TpuShape {
     /// Set for a slice formed at admission (`slicing: dynamic`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dynamic: Option<DynamicSlice>,
+    /// The DRA fabric of the slice's machine type (`interconnect: dra`), set by resolve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<super::fabric::FabricPatch>,
 }
 
 impl TpuShape {
@@ -486,6 +489,7 @@ impl TpuGeneration {
             machine_type: machine_type.name.clone(),
             accelerator_type: format!("{}-{}", self.accelerator_type_prefix, chips * self.tensor_cores_per_chip),
             dynamic: None,
+            fabric: None,
         }
     }
 

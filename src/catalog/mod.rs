@@ -404,6 +404,11 @@ pub struct TpuSpec {
     /// pool's topology, e.g. `4x4` for `2x4` subslices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<String>,
+    /// `dra`: the slice's machine type's DRA fabric (GKE managed DRANET on v6e: every non-RDMA NIC
+    /// of the host claimed through a ResourceClaimTemplate written beside the runtime). Default
+    /// (`auto`, `none`): no fabric; the slice's chips talk over ICI, the hosts over the pod network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<Interconnect>,
 }
 
 /// How a TPU slice is provisioned.

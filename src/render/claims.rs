@@ -80,8 +80,12 @@ pub struct CelSelector {
 
 /// The templates the runtime's pod claims (none without a DRA fabric).
 pub fn claim_templates(r: &Resolved) -> Vec<ResourceClaimTemplate> {
-    let Accel::Gpu(g) = &r.accelerator else { return Vec::new() };
-    let Some(f) = &g.fabric else { return Vec::new() };
+    let fabric = match &r.accelerator {
+        Accel::Gpu(g) => g.fabric.as_ref(),
+        Accel::Tpu(t) => t.fabric.as_ref(),
+        Accel::Cpu => None,
+    };
+    let Some(f) = fabric else { return Vec::new() };
     f.claims.iter().map(|c| template(r, &f.name, c)).collect()
 }
 

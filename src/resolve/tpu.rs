@@ -11,8 +11,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::resolved::{Accel, AcceleratorPlan};
 use crate::accelerators::nodes::nodes;
-use crate::accelerators::{data, parse_topology, DynamicSlice, TpuGeneration, TpuShape};
-use crate::catalog::{Platform, TpuSlicing, TpuSpec};
+use crate::accelerators::{data, parse_topology, DynamicSlice, FabricPatch, Overrides, TpuGeneration, TpuShape};
+use crate::catalog::{Interconnect, Platform, TpuSlicing, TpuSpec};
 use crate::diag::Diagnostic;
 use crate::rules::catalog::*;
 
@@ -81,12 +81,24 @@ pub(super) fn plan(
     let mut tolerations = data.tolerations.clone();
     tolerations.extend(nodes().pool_tolerations(platform.as_str(), &data.resource, &tolerations));
     let limits = BTreeMap::from([(data.resource.clone(), Quantity(shape.chips_per_host.to_string()))]);
+    let mut env = data.env.clone();
+    let mut shape = shape;
+    if tpu.interconnect == Some(Interconnect::Dra) {
+        match dra_fabric(&shape, platform.as_str()) {
+            Ok(f) => {
+                node_selector.extend(f.node_selector.iter().map(|(k, v)| (k.clone(), v.clone())));
+                env.extend(f.env.iter().cloned());
+                shape.fabric = Some(f);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
     Ok((
         AcceleratorPlan {
             num_nodes: shape.hosts as i32,
             node_selector,
             tolerations,
-            env: data.env.clone(),
+            env,
             jobset_annotations,
             limits,
             fallback_requests: BTreeMap::new(),
@@ -96,6 +108,36 @@ pub(super) fn plan(
         },
         errors,
     ))
+}
+
+/// `interconnect: dra`: the DRA fabric of the slice's machine type on the platform (GKE managed
+/// DRANET's `netdev.google.com` NICs on v6e hosts), or why there is none.
+fn dra_fabric(shape: &TpuShape, platform: &str) -> Result<FabricPatch, Diagnostic> {
+    let field = "spec.accelerator.tpu.interconnect";
+    let Some((f, m)) = data().fabrics.dra_of_machine(platform, &shape.machine_type) else {
+        let with: Vec<String> = data()
+            .fabrics
+            .fabrics
+            .iter()
+            .filter(|f| f.platform == platform && f.is_dra())
+            .flat_map(|f| &f.machine_types)
+            .filter(|m| data().tpu.generations.iter().any(|g| g.machine_types.iter().any(|t| t.name == m.name)))
+            .map(|m| format!("`{}`", m.name))
+            .collect();
+        return Err(Diagnostic::new(
+            &CATALOG_INVALID_VALUE,
+            format!(
+                "`interconnect` is `dra`, but no DRA fabric (DRANET) is known for TPU {} {} on `{}` on `{platform}`; TPU machine types with one: {}",
+                shape.generation,
+                shape.topology,
+                shape.machine_type,
+                if with.is_empty() { "none".to_string() } else { with.join(", ") }
+            ),
+        )
+        .with_field(field)
+        .with_help("remove `interconnect`, or choose a slice on a machine type with a DRA fabric (`jax-runtimes accelerators --kind tpu`)"));
+    };
+    f.patch(m, &Overrides::default()).map_err(|e| Diagnostic::new(&CATALOG_INVALID_VALUE, e.to_string()).with_field(field))
 }
 
 /// A dynamic slice's node selection (S1/S3 in `tpu.yaml`): the accelerator, and the partition

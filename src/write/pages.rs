@@ -293,7 +293,12 @@ fn page(r: &Resolved, object: &TrainingRuntime, manifest_file: &str) -> Result<P
         Accel::Gpu(g) => Some(g),
         _ => None,
     };
-    let interconnect = gpu_shape.and_then(|g| g.fabric.as_ref()).map(fabric_view).transpose()?;
+    let fabric = match &r.accelerator {
+        Accel::Gpu(g) => g.fabric.as_ref(),
+        Accel::Tpu(t) => t.fabric.as_ref(),
+        Accel::Cpu => None,
+    };
+    let interconnect = fabric.map(fabric_view).transpose()?;
     let no_interconnect = match gpu_shape {
         Some(g) if r.num_nodes > 1 && g.fabric.is_none() => Some(
             "No fast interconnect is wired: NCCL between the nodes uses the pod network (one ordinary NIC per node). `render` says why (`interconnect/not-wired`) unless the runtime sets `interconnect: none`.".to_string(),
