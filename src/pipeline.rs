@@ -289,23 +289,28 @@ fn plan_resolved<R>(resolution: Resolution, inventories: Inventories<'_>, mut ke
             }
         }
         fleet.add(&resolved, &runtime, &mut fleet_findings);
-        for t in render::claim_templates(&resolved) {
-            let name = t.metadata.name.clone().unwrap_or_default();
-            let stem = match &t.metadata.namespace {
-                Some(ns) => format!("resourceclaimtemplate_{ns}_{name}"),
-                None => format!("resourceclaimtemplate_{name}"),
+        let templates =
+            render::claim_templates(&resolved).into_iter().map(|t| ("resourceclaimtemplate", t.metadata.clone(), serde_json::to_value(&t)));
+        let domains =
+            render::compute_domains(&resolved).into_iter().map(|d| ("computedomain", d.metadata.clone(), serde_json::to_value(&d)));
+        for (kind, meta, value) in templates.chain(domains) {
+            let name = meta.name.clone().unwrap_or_default();
+            let stem = match &meta.namespace {
+                Some(ns) => format!("{kind}_{ns}_{name}"),
+                None => format!("{kind}_{name}"),
             };
-            match serde_json::to_value(&t) {
+            match value {
                 Ok(object) => out.companions.push(Companion {
                     source: resolved.origin.object.clone(),
                     runtime: (resolved.namespace.clone(), resolved.name.clone()),
                     file_name: fit_file_name(&stem, ".yaml"),
                     object,
                 }),
-                Err(e) => out.diagnostics.push(resolved.origin.locate(Diagnostic::new(
-                    &catalog::CATALOG_WRONG_TYPE,
-                    format!("the generated ResourceClaimTemplate cannot be serialized: {e}"),
-                ))),
+                Err(e) => out.diagnostics.push(
+                    resolved
+                        .origin
+                        .locate(Diagnostic::new(&catalog::CATALOG_WRONG_TYPE, format!("the generated {kind} cannot be serialized: {e}"))),
+                ),
             }
         }
         let file_name = file_name(resolved.namespace.as_deref(), &resolved.name);

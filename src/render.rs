@@ -22,7 +22,7 @@ mod claims;
 mod initializers;
 mod pod_template;
 
-pub use claims::{claim_templates, ResourceClaimTemplate};
+pub use claims::{claim_templates, compute_domains, ComputeDomain, ResourceClaimTemplate};
 
 pub use pod_template::{catalog_fields, CatalogFields};
 
@@ -107,18 +107,22 @@ pub fn render(r: &Resolved) -> Result<TrainingRuntime, Vec<Diagnostic>> {
 
     // DRA fabric: the pod claims the devices through the runtime's ResourceClaimTemplates (written
     // beside it, see `crate::pipeline`), and the `node` container uses every claim.
-    let claims = fabric.map(|f| f.claims.as_slice()).unwrap_or_default();
+    // A fabric's ComputeDomain (A4X Max): the pod claims its IMEX channel too, from the template
+    // the NVIDIA DRA driver makes for the ComputeDomain written beside the runtime.
+    let claims: Vec<&str> = fabric
+        .map(|f| f.claims.iter().map(|c| c.name.as_str()).chain(f.compute_domain.iter().map(|d| d.claim.as_str())).collect())
+        .unwrap_or_default();
     let mut resources = (r.resources.limits.is_some() || r.resources.requests.is_some()).then(|| r.resources.clone());
     if !claims.is_empty() {
         let with = resources.get_or_insert_with(ResourceRequirements::default);
-        with.claims = Some(claims.iter().map(|c| ResourceClaim { name: c.name.clone(), request: None }).collect());
+        with.claims = Some(claims.iter().map(|c| ResourceClaim { name: c.to_string(), request: None }).collect());
     }
     let pod_claims = non_empty(
         claims
             .iter()
             .map(|c| PodResourceClaim {
-                name: c.name.clone(),
-                resource_claim_template_name: Some(crate::accelerators::fabric::claim_template_name(&r.name, &c.name)),
+                name: c.to_string(),
+                resource_claim_template_name: Some(crate::accelerators::fabric::claim_template_name(&r.name, c)),
                 resource_claim_name: None,
             })
             .collect(),

@@ -34,8 +34,8 @@ fn a4x_max_claims_the_mrdma_nics_through_a_template_written_beside_it() {
     let docs = rendered();
     let rt = object(&docs, "ClusterTrainingRuntime", A4X_MAX);
     let pod = node_pod(rt);
-    assert_eq!(pod["resourceClaims"], json!([{"name": "rdma", "resourceClaimTemplateName": "jax-gpu-gke-a4xmax-2nodes-rdma"}]));
-    assert_eq!(node_container(rt)["resources"]["claims"], json!([{"name": "rdma"}]));
+    assert_eq!(pod["resourceClaims"][0], json!({"name": "rdma", "resourceClaimTemplateName": "jax-gpu-gke-a4xmax-2nodes-rdma"}));
+    assert_eq!(node_container(rt)["resources"]["claims"][0], json!({"name": "rdma"}));
     assert_eq!(node_container(rt)["resources"]["limits"]["nvidia.com/gpu"], "4", "whole-node RDMA: all 4 GPUs");
     // NVIDIA/aicr docs/integrator/gke-a4x-max-networking.md: the profile label the workload must
     // select, the node-pool label that turns DRANET on, the host driver mount.
@@ -233,8 +233,9 @@ fn validate_checks_the_claims_against_the_templates_given_with_the_runtime() {
     let dir = tempfile::tempdir().unwrap();
     let docs = rendered();
     let runtimes: Vec<&Value> = docs.iter().filter(|o| o["kind"] == "ClusterTrainingRuntime").collect();
-    let templates: Vec<&Value> = docs.iter().filter(|o| o["kind"] == "ResourceClaimTemplate").collect();
-    assert_eq!((runtimes.len(), templates.len()), (2, 2));
+    // With the ComputeDomain A4X Max's pods claim the channel of (its template is the driver's).
+    let templates: Vec<&Value> = docs.iter().filter(|o| o["kind"] == "ResourceClaimTemplate" || o["kind"] == "ComputeDomain").collect();
+    assert_eq!((runtimes.len(), templates.len()), (2, 3));
     let write = |name: &str, objects: &[&Value]| {
         let owned: Vec<Value> = objects.iter().map(|v| (*v).clone()).collect();
         support::write_stream(&dir.path().join(name), &owned);
@@ -245,12 +246,13 @@ fn validate_checks_the_claims_against_the_templates_given_with_the_runtime() {
     let r = run_in(dir.path(), &["validate", "runtimes.yaml", "templates.yaml", "--color", "never"], None);
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(!r.all().contains("dra/") && !r.all().contains("input/not-a-runtime"), "{}", r.all());
-    // Without them: a warning per claim (the templates may exist in the cluster), exit 0.
+    // Without them: a warning per claim (the templates may exist in the cluster), exit 0; A4X Max's
+    // pods claim its RDMA NICs and the ComputeDomain's channel.
     let r = run_in(dir.path(), &["validate", "runtimes.yaml", "--color", "never", "--format", "json"], None);
     assert_eq!(r.code, 0, "{}", r.all());
     let found: Value = serde_json::from_str(&r.stdout).unwrap();
     let ids: Vec<&str> = found.as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).filter(|id| id.starts_with("dra/")).collect();
-    assert_eq!(ids, ["dra/template-not-given", "dra/template-not-given"], "{found}");
+    assert_eq!(ids, ["dra/template-not-given"; 3], "{found}");
     // A template of another DeviceClass than the fabric's: a warning at the template.
     let mut wrong = templates[1].clone();
     assert_eq!(wrong["metadata"]["name"], "jax-gpu-gke-a4xmax-2nodes-rdma");
@@ -382,4 +384,98 @@ fn interconnect_dra_on_a_tpu_without_a_dra_fabric_is_refused_and_names_the_ones_
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.stdout.is_empty(), "nothing written: {}", r.stdout);
     assert!(r.stderr.contains("spec.accelerator.tpu.interconnect") && r.stderr.contains("`ct6e-standard-4t`"), "{}", r.all());
+}
+
+// ------------------------------------------------------------------ A4X Max: the ComputeDomain
+
+const DOMAIN: &str = "jax-gpu-gke-a4xmax-2nodes-compute-domain";
+const CHANNEL: &str = "jax-gpu-gke-a4xmax-2nodes-compute-domain-channel";
+
+/// Issue 53 item 3: Trainer cannot carry A4X Max's ComputeDomain (multi-node NVLink, IMEX), so
+/// render writes it beside the runtime and the pod claims its channel from the template the NVIDIA
+/// DRA driver makes (NVIDIA/aicr gke-a4x-max-networking.md "Workload wiring"; the driver's
+/// computedomain.go: `spec.channel.resourceClaimTemplate.name`, namespaced, `numNodes`).
+#[test]
+fn a4x_max_gets_its_compute_domain_beside_it_and_claims_the_channel() {
+    let docs = rendered();
+    let d = object(&docs, "ComputeDomain", DOMAIN);
+    assert_eq!(d["apiVersion"], "resource.nvidia.com/v1beta1");
+    assert!(d["metadata"].get("namespace").is_none(), "a ClusterTrainingRuntime's ComputeDomain is applied in each TrainJob namespace");
+    assert_eq!(d["spec"], json!({"numNodes": 2, "channel": {"resourceClaimTemplate": {"name": CHANNEL}}}));
+    let rt = object(&docs, "ClusterTrainingRuntime", A4X_MAX);
+    assert_eq!(
+        node_pod(rt)["resourceClaims"],
+        json!([{"name": "rdma", "resourceClaimTemplateName": "jax-gpu-gke-a4xmax-2nodes-rdma"},
+               {"name": "compute-domain-channel", "resourceClaimTemplateName": CHANNEL}])
+    );
+    assert_eq!(node_container(rt)["resources"]["claims"], json!([{"name": "rdma"}, {"name": "compute-domain-channel"}]));
+    // The driver makes the channel's template: render does not write one.
+    assert!(!docs.iter().any(|o| o["kind"] == "ResourceClaimTemplate" && o["metadata"]["name"] == CHANNEL));
+    // AKS DRANET has no ComputeDomain.
+    assert_eq!(docs.iter().filter(|o| o["kind"] == "ComputeDomain").count(), 1);
+
+    // render -o: its own file, listed in the kustomization.
+    let [def, cat] = catalog();
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_in(dir.path(), &["render", def.to_str().unwrap(), cat.to_str().unwrap(), "-o", "out"], None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let files = support::text_tree(&dir.path().join("out"));
+    assert!(files[&format!("computedomain_{DOMAIN}.yaml")].contains("kind: ComputeDomain"));
+    assert!(files["kustomization.yaml"].contains(&format!("computedomain_{DOMAIN}.yaml")), "{}", files["kustomization.yaml"]);
+}
+
+#[test]
+fn validate_checks_the_compute_domain_against_the_pod_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = rendered();
+    let rt = object(&docs, "ClusterTrainingRuntime", A4X_MAX).clone();
+    let template = object(&docs, "ResourceClaimTemplate", "jax-gpu-gke-a4xmax-2nodes-rdma").clone();
+    let domain = object(&docs, "ComputeDomain", DOMAIN).clone();
+    let write = |name: &str, objects: &[&Value]| {
+        let owned: Vec<Value> = objects.iter().map(|v| (*v).clone()).collect();
+        support::write_stream(&dir.path().join(name), &owned);
+    };
+    let rules = |files: &[&str]| -> (i32, Vec<String>) {
+        let mut args = vec!["validate", "--format", "json"];
+        args.extend(files);
+        let r = run_in(dir.path(), &args, None);
+        let found: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.all()));
+        let ids = found
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] != "info")
+            .map(|f| format!("{} {}", f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+            .collect();
+        (r.code, ids)
+    };
+    write("rt.yaml", &[&rt]);
+    write("template.yaml", &[&template]);
+    write("domain.yaml", &[&domain]);
+    // As render writes them: nothing to say (the channel's template is the driver's).
+    assert_eq!(rules(&["rt.yaml", "template.yaml", "domain.yaml"]), (0, vec![]));
+    // Without the ComputeDomain: its channel's template is not among the objects.
+    let (_, found) = rules(&["rt.yaml", "template.yaml"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("dra/template-not-given") && found[0].contains(CHANNEL), "{found:?}");
+    // A pod that does not claim the channel: dra/compute-domain.
+    let mut unclaimed = rt.clone();
+    let pod = &mut unclaimed["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"];
+    pod["resourceClaims"].as_array_mut().unwrap().retain(|c| c["name"] != "compute-domain-channel");
+    pod["containers"][0]["resources"]["claims"].as_array_mut().unwrap().retain(|c| c["name"] != "compute-domain-channel");
+    write("unclaimed.yaml", &[&unclaimed]);
+    let (code, found) = rules(&["unclaimed.yaml", "template.yaml", "domain.yaml"]);
+    assert_eq!(code, 0, "a warning");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("dra/compute-domain") && found[0].contains("`compute-domain-channel`"), "{found:?}");
+    // A ComputeDomain that expects fewer nodes than the runtime runs: dra/compute-domain at it.
+    let mut small = domain.clone();
+    small["spec"]["numNodes"] = json!(1);
+    write("small.yaml", &[&small]);
+    let (_, found) = rules(&["rt.yaml", "template.yaml", "small.yaml"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("dra/compute-domain") && found[0].contains("expects 1 node(s)") && found[0].contains("runs 2"),
+        "{found:?}"
+    );
 }

@@ -100,8 +100,10 @@ fn render_writes_one_file_per_runtime_and_a_kustomization_kubectl_builds() {
     let mut expected = expected_names.clone();
     expected.sort();
     assert_eq!(built_names, expected, "kubectl kustomize yields every runtime once");
-    // Runtimes, and the ResourceClaimTemplates of the DRA runtimes beside them.
-    assert!(docs.iter().all(|d| d["kind"] == "ClusterTrainingRuntime" || d["kind"] == "ResourceClaimTemplate"));
+    // Runtimes, and the ResourceClaimTemplates (and A4X Max's ComputeDomain) of the DRA runtimes beside them.
+    assert!(docs
+        .iter()
+        .all(|d| ["ClusterTrainingRuntime", "ResourceClaimTemplate", "ComputeDomain"].contains(&d["kind"].as_str().unwrap_or_default())));
 }
 
 #[test]

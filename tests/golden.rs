@@ -56,10 +56,15 @@ fn builtin_catalog_renders_deterministically_and_covers_every_kind() {
     let (_, second, _) = render(&["render"]);
     assert_eq!(first, second);
     let all: Vec<serde_json::Value> = jax_runtimes::yaml::parse_stream(&first).unwrap();
-    // Beside the runtimes, only what a DRA fabric's runtime needs: its ResourceClaimTemplates.
+    // Beside the runtimes, only what a DRA fabric's runtime needs: its ResourceClaimTemplates, and
+    // A4X Max's ComputeDomain.
     let (docs, beside): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
         all.into_iter().partition(|d| d["kind"] == "ClusterTrainingRuntime");
-    assert!(!beside.is_empty() && beside.iter().all(|d| d["kind"] == "ResourceClaimTemplate"), "{beside:?}");
+    assert!(
+        !beside.is_empty() && beside.iter().all(|d| d["kind"] == "ResourceClaimTemplate" || d["kind"] == "ComputeDomain"),
+        "{beside:?}"
+    );
+    assert_eq!(beside.iter().filter(|d| d["kind"] == "ComputeDomain").count(), 1, "{beside:?}");
     let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
     let summary = |n: &str| -> String {
         docs.iter().find(|d| d["metadata"]["name"] == n).unwrap()["metadata"]["annotations"]["jax-runtimes.dev/accelerator"]

@@ -94,10 +94,11 @@ fn exported() -> (tempfile::TempDir, BTreeMap<String, Value>) {
 /// example fleet (`jax-runtimes kueue`'s) and of Kueue's own guides (tests/public/kueue).
 fn good() -> Vec<Instance> {
     let runtimes = support::render(&[]);
-    // The runtimes (the DRA runtimes' ResourceClaimTemplates are a Kubernetes kind, not exported here).
+    // The runtimes (the DRA runtimes' ResourceClaimTemplates are a Kubernetes kind and A4X Max's
+    // ComputeDomain the NVIDIA driver's, not exported here).
     let mut out: Vec<Instance> = support::documents(&runtimes)
         .into_iter()
-        .filter(|v| v["kind"] != "ResourceClaimTemplate")
+        .filter(|v| v["kind"] != "ResourceClaimTemplate" && v["kind"] != "ComputeDomain")
         .map(|v| Instance { name: format!("runtime-{}", support::name_of(&v)), value: v, field: None })
         .collect();
     assert!(out.len() >= 30, "the built-in catalog renders {} runtimes", out.len());

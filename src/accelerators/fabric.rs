@@ -63,6 +63,10 @@ pub struct Fabric {
     /// Node labels the pod selects (`nodeSelector`): what the node pool must carry for the fabric.
     #[serde(default)]
     pub node_selector: BTreeMap<String, String>,
+    /// An NVIDIA ComputeDomain the pods need beside the claims (multi-node NVLink, IMEX): written
+    /// beside the runtime, its channel claimed by the pod.
+    #[serde(default)]
+    pub compute_domain: Option<ComputeDomainClaim>,
     /// What a runtime may override under `spec.accelerator.gpu.fabric`.
     pub settings: Vec<Setting>,
     /// How `validate` recognises a pod that uses the fabric.
@@ -111,6 +115,21 @@ pub struct DraClaim {
     /// CEL expressions every device must satisfy (`selectors[].cel.expression`).
     #[serde(default)]
     pub selectors: Vec<String>,
+}
+
+/// A fabric's ComputeDomain (NVIDIA DRA driver for GPUs, `resource.nvidia.com`): the pod claim of
+/// its IMEX channel, made from the ResourceClaimTemplate the driver creates for the ComputeDomain
+/// (named [`claim_template_name`] of the claim, as the ComputeDomain's `spec.channel` says).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ComputeDomainClaim {
+    /// The claim's name in the pod (a DNS label), e.g. `compute-domain-channel`.
+    pub claim: String,
+}
+
+/// The name of the ComputeDomain written beside runtime `runtime`.
+pub fn compute_domain_name(runtime: &str) -> String {
+    format!("{runtime}-compute-domain")
 }
 
 /// `exactly.allocationMode` of a device request (resource.k8s.io/v1 `DeviceRequest`).
@@ -261,6 +280,7 @@ pub struct FabricPatch {
     /// DRA claims (empty for a device-plugin fabric).
     pub claims: Vec<DraClaim>,
     pub node_selector: BTreeMap<String, String>,
+    pub compute_domain: Option<ComputeDomainClaim>,
     pub description: String,
     /// The fields of `spec.accelerator.gpu.fabric` the fabric takes.
     pub settings: Vec<String>,
@@ -370,6 +390,7 @@ impl Fabric {
             pod_network: self.pod_network,
             claims: self.claims.clone(),
             node_selector: self.node_selector.clone(),
+            compute_domain: self.compute_domain.clone(),
             description: self.description.clone(),
             settings: self.settings.iter().map(|s| s.field().to_string()).collect(),
             requires: self.requires.clone(),

@@ -275,7 +275,11 @@ fn check_documents_with(docs: &[Document], opts: &Options, catalog: bool) -> Vec
                 unserved.push((doc.source.name.clone(), doc.index));
             }
             diags.push(doc.locate(d.with_object(ObjectRef::of(&doc.value))));
-        } else if !checked(doc) && !crate::write::written_by_render(doc) && !crate::validate::claims::is_template(&doc.value) {
+        } else if !checked(doc)
+            && !crate::write::written_by_render(doc)
+            && !crate::validate::claims::is_template(&doc.value)
+            && !crate::validate::claims::is_compute_domain(&doc.value)
+        {
             diags.push(
                 doc.locate(
                     Diagnostic::finding(&INPUT_NOT_A_RUNTIME, "", "not a ClusterTrainingRuntime, TrainingRuntime or TrainJob; skipped")

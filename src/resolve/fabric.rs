@@ -294,6 +294,7 @@ fn custom(s: &FabricSpec, own_env: bool) -> Option<FabricPatch> {
         pod_network: false,
         claims: Vec::new(),
         node_selector: BTreeMap::new(),
+        compute_domain: None,
         description: "The extended resources, env and capabilities the runtime's `fabric` settings name.".into(),
         settings: ["resources", "env", "capabilities"].map(String::from).to_vec(),
         requires,

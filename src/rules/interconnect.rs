@@ -23,6 +23,9 @@ define_rules! {
     DRA_TEMPLATE_NOT_GIVEN = "dra/template-not-given", Warning, Accelerators,
         "A pod claim of a runtime names a ResourceClaimTemplate (`resourceClaimTemplateName`) that is not among the objects checked. It may exist in the cluster; a pod's claim names a template of the pod's own namespace, so where it does not exist the TrainJob's pods stay Pending.",
         "Check the templates with the runtime (`jax-runtimes render` writes them beside it: validate both files), or make sure the template exists in every namespace that runs TrainJobs of the runtime.";
+    DRA_COMPUTE_DOMAIN = "dra/compute-domain", Warning, Accelerators,
+        "A runtime whose DRA fabric needs an NVIDIA ComputeDomain (GKE A4X Max: multi-node NVLink through IMEX) does not claim the ComputeDomain's channel, or the ComputeDomain given with it expects fewer nodes (`spec.numNodes`) than the runtime runs: without the channel NVLink between the nodes (NVLS) stays off; with too few nodes, a driver that gates on `numNodes` holds or mixes up the pods.",
+        "Claim the channel in the pod (`resourceClaims[]` named as the fabric's claim, made from the template the ComputeDomain's `spec.channel.resourceClaimTemplate.name` names), as `jax-runtimes render` writes it, and give the ComputeDomain the runtime's `numNodes`.";
     DRA_DEVICE_CLASS = "dra/device-class", Warning, Accelerators,
         "A ResourceClaimTemplate that a runtime's pod claim is made from does not request the DeviceClass the runtime's DRA fabric (its `jax-runtimes.dev/interconnect` annotation) claims, e.g. `mrdma.google.com` for GKE A4X Max: the pods get other devices than the fabric's NICs, or stay Pending.",
         "Request the fabric's DeviceClass in the template (`exactly.deviceClassName`), as `jax-runtimes render` writes it, or annotate the runtime with the fabric it does use.";
