@@ -1846,6 +1846,18 @@ struct Stuck {
     says: Vec<&'static str>,
 }
 
+/// Objects a test created, deleted when it ends (passed or panicked).
+struct Removed<'a> {
+    cluster: &'a Cluster,
+    file: PathBuf,
+}
+
+impl Drop for Removed<'_> {
+    fn drop(&mut self) {
+        self.cluster.kubectl(&["delete", "-f", self.file.to_str().unwrap_or_default(), "--ignore-not-found", "--wait=true"]);
+    }
+}
+
 /// doctor live (issue 44): TrainJobs that do not run, in states the real control plane makes:
 /// the Job controller makes the pods of the Jobs JobSet makes of the TrainJob's JobSet
 /// (`preview --jobset`, [`jobs_of`]) and kube-scheduler leaves them Pending on an untolerated
@@ -1866,6 +1878,9 @@ fn doctor_names_the_cause_of_real_cluster_states() {
     let runtimes = dir.join("runtimes.yaml");
     std::fs::write(&runtimes, &r.stdout).unwrap();
     cluster.ok(&["apply", "--server-side", "--force-conflicts", "-f", runtimes.to_str().unwrap()]);
+    // The runtimes go when the test ends, passed or not: the tests after it create (or dry-run
+    // create) the same built-in names and would be refused as AlreadyExists.
+    let _gone = Removed { cluster: &cluster, file: runtimes.clone() };
     cluster.kubectl(&["delete", "nodes", "--all"]);
 
     let h100 = |name: &str, taints: &[(&str, &str)], accelerator: &str| {
